@@ -1,0 +1,61 @@
+# npu-doctor: `make run` and `make test` work on a fresh Debian machine.
+# The real build is CMake; this file drives it.
+
+BUILD       ?= build
+ASAN_BUILD  ?= build-asan
+FUZZ_BUILD  ?= build-fuzz
+JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build run test test-plain test-asan fuzz-smoke bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh test
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	@./$(BUILD)/npu-doctor check; status=$$?; echo "(npu-doctor check exited $$status)"
+
+test: deps
+	@$(MAKE) --no-print-directory test-plain
+	@$(MAKE) --no-print-directory test-asan
+
+test-plain:
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+	@echo "== tests (plain build) =="
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan:
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DND_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@echo "== tests (ASan+UBSan build) =="
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+# Each libFuzzer target for FUZZ_SECONDS (default 30), seeded from fuzz/corpus/.
+FUZZ_SECONDS ?= 30
+fuzz-smoke:
+	@scripts/install-deps.sh fuzz
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DND_FUZZ=ON >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	@set -e; for t in $(FUZZ_BUILD)/fuzz/fuzz_*; do \
+	  name=$$(basename $$t); work=$$(mktemp -d); \
+	  cp -r fuzz/corpus/$$name/. $$work/ 2>/dev/null || true; \
+	  echo "== $$name ($(FUZZ_SECONDS) s) =="; \
+	  $$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $$work >/dev/null 2>$$work.log \
+	    || { tail -50 $$work.log; exit 1; }; \
+	  tail -1 $$work.log; rm -rf $$work $$work.log; \
+	done
+
+bench: build
+	@scripts/install-deps.sh bench
+	@for b in bench/*.sh; do echo "== $$b =="; bash $$b || exit 1; done
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -1,0 +1,191 @@
+/* Secret detection by variable name, URL credential scrubbing, and the
+ * operator's extra patterns. */
+#include "core/redact.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sha256.h"
+#include "core/strbuf.h"
+
+#define ND_REDACT_MAX_PATTERNS 64
+
+static regex_t nd_extra[ND_REDACT_MAX_PATTERNS];
+static size_t nd_nextra;
+
+static const char *const nd_secret_words[] = {
+    "TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH", "PRIVATE", "COOKIE",
+};
+
+/* Names whose values are locations, not secrets (SSH_AUTH_SOCK, KEY_PATH...). */
+static const char *const nd_pathlike_suffixes[] = {
+    "PATH", "_DIR", "_FILE", "_HOME", "_SOCK", "_PATHS", "_ROOT",
+};
+
+int nd_redact_add_pattern(const char *regex, struct nd_error *err)
+{
+    if (nd_nextra == ND_REDACT_MAX_PATTERNS)
+        return nd_error_set(err, -E2BIG, "--redact: at most %d patterns", ND_REDACT_MAX_PATTERNS);
+    int rc = regcomp(&nd_extra[nd_nextra], regex, REG_EXTENDED | REG_ICASE | REG_NOSUB);
+    if (rc != 0) {
+        char msg[256];
+        regerror(rc, &nd_extra[nd_nextra], msg, sizeof msg);
+        return nd_error_set(err, -EINVAL, "--redact '%s': %s", regex, msg);
+    }
+    nd_nextra++;
+    return 0;
+}
+
+void nd_redact_reset(void)
+{
+    for (size_t i = 0; i < nd_nextra; i++)
+        regfree(&nd_extra[i]);
+    nd_nextra = 0;
+}
+
+static bool nd_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+bool nd_redact_name_is_secret(const char *name)
+{
+    for (size_t i = 0; i < nd_nextra; i++)
+        if (regexec(&nd_extra[i], name, 0, NULL, 0) == 0)
+            return true;
+    char up[256];
+    size_t n = 0;
+    for (; name[n] && n + 1 < sizeof up; n++)
+        up[n] = (char)toupper((unsigned char)name[n]);
+    up[n] = '\0';
+    for (size_t i = 0; i < sizeof nd_pathlike_suffixes / sizeof *nd_pathlike_suffixes; i++)
+        if (nd_ends_with(up, nd_pathlike_suffixes[i]))
+            return false;
+    for (size_t i = 0; i < sizeof nd_secret_words / sizeof *nd_secret_words; i++)
+        if (strstr(up, nd_secret_words[i]))
+            return true;
+    return false;
+}
+
+char *nd_redact_marker(const char *value)
+{
+    char hex[9];
+    nd_sha256_hex_prefix(value, strlen(value), hex, 8);
+    return nd_xasprintf("<redacted:%s>", hex);
+}
+
+bool nd_redact_is_marker(const char *s)
+{
+    if (strncmp(s, "<redacted:", 10) != 0)
+        return false;
+    for (int i = 0; i < 8; i++)
+        if (!isxdigit((unsigned char)s[10 + i]))
+            return false;
+    return s[18] == '>';
+}
+
+static bool nd_scheme_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '+' || c == '-' || c == '.';
+}
+
+/* Appends text to sb with every "scheme://user:password@" password replaced. */
+static void nd_scrub_urls(struct nd_strbuf *sb, const char *text)
+{
+    const char *p = text;
+    for (;;) {
+        const char *sep = strstr(p, "://");
+        if (!sep) {
+            nd_strbuf_adds(sb, p);
+            return;
+        }
+        const char *scheme = sep;
+        while (scheme > p && nd_scheme_char(scheme[-1]))
+            scheme--;
+        const char *auth = sep + 3;
+        size_t span = strcspn(auth, "/?# \t\n\"'");
+        const char *at = NULL;
+        for (size_t i = 0; i < span; i++)
+            if (auth[i] == '@')
+                at = auth + i;
+        const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+        if (scheme == sep || !at || !colon) {
+            nd_strbuf_add(sb, p, (size_t)(auth - p));
+            p = auth;
+            continue;
+        }
+        nd_strbuf_add(sb, p, (size_t)(colon + 1 - p));
+        char *pw = nd_xstrndup(colon + 1, (size_t)(at - colon - 1));
+        char *mark = nd_redact_marker(pw);
+        nd_strbuf_adds(sb, mark);
+        free(mark);
+        free(pw);
+        p = at;
+    }
+}
+
+char *nd_redact_value(const char *name, const char *value)
+{
+    if (!value)
+        return NULL;
+    if (name && nd_redact_name_is_secret(name))
+        return nd_redact_marker(value);
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_grow(&sb, strlen(value));
+    nd_scrub_urls(&sb, value);
+    return nd_strbuf_detach(&sb, NULL);
+}
+
+char *nd_redact_text(const char *text)
+{
+    struct nd_strbuf urls = ND_STRBUF_INIT;
+    nd_strbuf_grow(&urls, strlen(text));
+    nd_scrub_urls(&urls, text);
+    /* Then NAME=value words whose NAME is secret. */
+    struct nd_strbuf out = ND_STRBUF_INIT;
+    nd_strbuf_grow(&out, urls.len);
+    const char *p = urls.buf;
+    while (*p) {
+        const char *eq = strchr(p, '=');
+        if (!eq) {
+            nd_strbuf_adds(&out, p);
+            break;
+        }
+        const char *name = eq;
+        while (name > p && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
+            name--;
+        size_t nlen = (size_t)(eq - name);
+        char nbuf[256];
+        if (nlen == 0 || nlen >= sizeof nbuf) {
+            nd_strbuf_add(&out, p, (size_t)(eq + 1 - p));
+            p = eq + 1;
+            continue;
+        }
+        memcpy(nbuf, name, nlen);
+        nbuf[nlen] = '\0';
+        nd_strbuf_add(&out, p, (size_t)(eq + 1 - p));
+        p = eq + 1;
+        if (!nd_redact_name_is_secret(nbuf))
+            continue;
+        char quote = (*p == '"' || *p == '\'') ? *p : 0;
+        const char *vstart = quote ? p + 1 : p;
+        size_t vlen = quote ? strcspn(vstart, quote == '"' ? "\"" : "'") : strcspn(vstart, " \t\n,;&");
+        if (nd_redact_is_marker(vstart)) {
+            continue;
+        }
+        char *val = nd_xstrndup(vstart, vlen);
+        char *mark = nd_redact_marker(val);
+        if (quote)
+            nd_strbuf_addc(&out, quote);
+        nd_strbuf_adds(&out, mark);
+        free(mark);
+        free(val);
+        p = vstart + vlen;
+    }
+    nd_strbuf_free(&urls);
+    return nd_strbuf_detach(&out, NULL);
+}

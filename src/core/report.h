@@ -1,0 +1,65 @@
+/* The report a command builds: per-area check lines (for text), findings and
+ * grouped facts (for JSON). Reporters in report_text.c and report_json.c turn
+ * it into output; nothing else prints. */
+#ifndef ND_CORE_REPORT_H
+#define ND_CORE_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "core/finding.h"
+
+enum nd_check_status { ND_CHECK_OK, ND_CHECK_INFO, ND_CHECK_WARN, ND_CHECK_FAIL };
+
+struct nd_check_line {
+    char *area;                 /* "Host", "Ascend", "Environment", ... */
+    enum nd_check_status status;
+    char *text;
+};
+
+struct nd_report {
+    const char *command;        /* "check", "ps", ... (static string) */
+    struct nd_findings findings;
+    struct nd_check_line *lines;
+    size_t nlines;
+    json_t *facts;              /* object of groups; created on first use */
+    json_t *extra;              /* object merged into the JSON top level */
+};
+
+void nd_report_init(struct nd_report *rep, const char *command);
+void nd_report_free(struct nd_report *rep);
+void nd_report_line(struct nd_report *rep, const char *area, enum nd_check_status status,
+                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The facts object for one group ("host", "ascend", ...), created if absent.
+ * Borrowed reference. */
+json_t *nd_report_facts(struct nd_report *rep, const char *group);
+/* Sets a top-level JSON key (steals the reference to value). */
+void nd_report_set_extra(struct nd_report *rep, const char *key, json_t *value);
+
+struct nd_text_options {
+    bool color;
+    bool quiet;        /* problems only: no ✓ lines, no facts */
+    bool verbose;      /* include info-severity findings in full */
+};
+
+/* True when colour is wanted on this stream: a TTY and NO_COLOR unset. */
+bool nd_term_wants_color(FILE *fp);
+
+void nd_report_print_text(const struct nd_report *rep, FILE *fp, const struct nd_text_options *opt);
+/* One finding as a block: title, evidence, cause, fix. Used by run's live alerts too. */
+void nd_finding_print_text(const struct nd_finding *f, FILE *fp, bool color, const char *prefix);
+/* "2 errors, 1 warning" style summary line, no newline. */
+void nd_findings_summary(const struct nd_findings *list, char *buf, size_t size);
+
+json_t *nd_finding_to_json(const struct nd_finding *f);
+json_t *nd_findings_to_json(const struct nd_findings *list);
+/* {"schema": "npu-doctor/1", "command": ..., "findings": [...], "facts": {...}, extra...} */
+json_t *nd_report_to_json(const struct nd_report *rep);
+/* Prints nd_report_to_json, indented, with a trailing newline. Returns 0 or -EIO. */
+int nd_report_print_json(const struct nd_report *rep, FILE *fp);
+
+#define ND_JSON_SCHEMA "npu-doctor/1"
+
+#endif

@@ -1,0 +1,123 @@
+/* Human text output: check lines grouped by area, then findings as blocks
+ * with evidence, cause and fix. Aligned and short; colour only on a TTY. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/report.h"
+
+#define C_RED "\033[31m"
+#define C_YEL "\033[33m"
+#define C_GRN "\033[32m"
+#define C_DIM "\033[2m"
+#define C_BLD "\033[1m"
+#define C_OFF "\033[0m"
+
+static const char *nd_status_mark(enum nd_check_status s)
+{
+    switch (s) {
+    case ND_CHECK_OK: return "\xe2\x9c\x93";      /* ✓ */
+    case ND_CHECK_WARN: return "!";
+    case ND_CHECK_FAIL: return "\xe2\x9c\x97";    /* ✗ */
+    default: return "\xc2\xb7";                   /* · */
+    }
+}
+
+static const char *nd_status_color(enum nd_check_status s)
+{
+    switch (s) {
+    case ND_CHECK_OK: return C_GRN;
+    case ND_CHECK_WARN: return C_YEL;
+    case ND_CHECK_FAIL: return C_RED;
+    default: return C_DIM;
+    }
+}
+
+static const char *nd_sev_color(enum nd_severity s)
+{
+    return s == ND_SEV_ERROR ? C_RED : s == ND_SEV_WARNING ? C_YEL : C_DIM;
+}
+
+void nd_findings_summary(const struct nd_findings *list, char *buf, size_t size)
+{
+    size_t n[3] = {0, 0, 0};
+    for (size_t i = 0; i < list->n; i++)
+        n[list->v[i]->severity]++;
+    if (n[ND_SEV_ERROR] + n[ND_SEV_WARNING] + n[ND_SEV_INFO] == 0) {
+        snprintf(buf, size, "no problems found");
+        return;
+    }
+    snprintf(buf, size, "%zu error%s, %zu warning%s, %zu note%s", n[ND_SEV_ERROR],
+             n[ND_SEV_ERROR] == 1 ? "" : "s", n[ND_SEV_WARNING], n[ND_SEV_WARNING] == 1 ? "" : "s",
+             n[ND_SEV_INFO], n[ND_SEV_INFO] == 1 ? "" : "s");
+}
+
+void nd_finding_print_text(const struct nd_finding *f, FILE *fp, bool color, const char *prefix)
+{
+    const char *p = prefix ? prefix : "";
+    const char *sc = color ? nd_sev_color(f->severity) : "";
+    const char *off = color ? C_OFF : "";
+    const char *bold = color ? C_BLD : "";
+    const char *dim = color ? C_DIM : "";
+    fprintf(fp, "%s%s%s%s%s: %s%s%s  %s[%s]%s\n", p, sc, bold, nd_severity_name(f->severity), off,
+            bold, f->title, off, dim, f->id, off);
+    for (size_t i = 0; i < f->nevidence; i++) {
+        const struct nd_evidence *e = &f->evidence[i];
+        if (e->file && e->line > 0)
+            fprintf(fp, "%s    %s%s:%ld:%s %s\n", p, dim, e->file, e->line, off, e->text);
+        else if (e->file)
+            fprintf(fp, "%s    %s%s:%s %s\n", p, dim, e->file, off, e->text);
+        else
+            fprintf(fp, "%s    - %s\n", p, e->text);
+    }
+    if (f->count > 1)
+        fprintf(fp, "%s    (seen %ld times)\n", p, f->count);
+    if (f->cause)
+        fprintf(fp, "%s  %swhy:%s %s\n", p, bold, off, f->cause);
+    for (size_t i = 0; i < f->nfix; i++)
+        fprintf(fp, "%s  %s%s%s %s\n", p, bold, i == 0 ? "fix:" : "    ", off, f->fix[i]);
+}
+
+void nd_report_print_text(const struct nd_report *rep, FILE *fp, const struct nd_text_options *opt)
+{
+    bool color = opt && opt->color;
+    bool quiet = opt && opt->quiet;
+    const char *off = color ? C_OFF : "";
+
+    if (!quiet && rep->nlines) {
+        /* Areas in first-seen order; lines within an area in insertion order. */
+        for (size_t i = 0; i < rep->nlines; i++) {
+            bool seen = false;
+            for (size_t j = 0; j < i; j++)
+                if (strcmp(rep->lines[j].area, rep->lines[i].area) == 0) {
+                    seen = true;
+                    break;
+                }
+            if (seen)
+                continue;
+            fprintf(fp, "%s%s%s\n", color ? C_BLD : "", rep->lines[i].area, off);
+            for (size_t j = i; j < rep->nlines; j++) {
+                const struct nd_check_line *l = &rep->lines[j];
+                if (strcmp(l->area, rep->lines[i].area) != 0)
+                    continue;
+                fprintf(fp, "  %s%s%s %s\n", color ? nd_status_color(l->status) : "",
+                        nd_status_mark(l->status), off, l->text);
+            }
+        }
+    }
+
+    size_t shown = 0;
+    for (size_t i = 0; i < rep->findings.n; i++) {
+        const struct nd_finding *f = rep->findings.v[i];
+        if (f->severity == ND_SEV_INFO && (quiet || !(opt && opt->verbose)))
+            continue;
+        if (shown++ == 0 && !quiet)
+            fprintf(fp, "\n");
+        nd_finding_print_text(f, fp, color, NULL);
+        fprintf(fp, "\n");
+    }
+    if (!quiet) {
+        char sum[128];
+        nd_findings_summary(&rep->findings, sum, sizeof sum);
+        fprintf(fp, "%s%s\n", shown ? "" : "\n", sum);
+    }
+}

@@ -1,0 +1,146 @@
+/* The vendor device interface (design.md §4): one vtable per vendor, every
+ * vendor library opened with dlopen and its symbols declared by us. Callers
+ * outside device/ use the guarded entry points (nd_device_query and the
+ * session), which run the vtable in a child process with a deadline, so a
+ * hanging or crashing vendor library becomes a reported state, never a hang
+ * or crash of ours. Unknown values are explicit: a validity flag, never 0. */
+#ifndef ND_DEVICE_DEVICE_H
+#define ND_DEVICE_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/error.h"
+#include "core/finding.h"
+
+#define ND_MAX_DEVICES 64
+#define ND_MAX_DEVICE_PROCS 512
+
+struct nd_device {
+    int index;                  /* the index the job uses: Ascend logic id, CUDA ordinal */
+    int card_id, chip_id;       /* Ascend DCMI card/device ids; -1 for other vendors */
+    char name[96];              /* "910B3", "NVIDIA H200" */
+    char uuid[96];              /* NVIDIA UUID; "" when the vendor has none */
+    bool health_valid;
+    unsigned health;            /* Ascend: 0 OK, 1 warning, 2 alarm, 3 critical */
+    bool util_valid;
+    unsigned util_pct;          /* Ascend AI Core %, NVIDIA GPU % */
+    bool mem_valid;
+    uint64_t mem_used_bytes, mem_total_bytes;
+    bool temp_valid;
+    int temp_c;
+    bool power_valid;
+    double power_w;
+};
+
+struct nd_device_proc {
+    pid_t pid;                  /* as the vendor reports it: a HOST pid */
+    int device_index;
+    bool mem_valid;
+    uint64_t mem_bytes;
+};
+
+/* Everything one guarded query learned. Plain data (no pointers) so the
+ * guarded child can send it to the parent as bytes. */
+struct nd_device_state {
+    char vendor[16];            /* "ascend", "nvidia" */
+    bool lib_found;
+    char lib_path[512];
+    int status;                 /* 0 ok; < 0 the query failed, see error */
+    char failed_call[64];       /* "dcmi_init", "nvmlInit_v2"... when status < 0 */
+    int vendor_code;            /* the vendor's return code of failed_call */
+    char error[512];            /* "dcmi_init returned -8005: ..." or "timed out after 5 s" */
+    bool driver_version_valid;
+    char driver_version[80];
+    int cuda_driver_version;    /* NVIDIA: 12040 means 12.4; 0 unknown */
+    size_t ndevices;
+    struct nd_device devices[ND_MAX_DEVICES];
+    bool procs_valid;
+    size_t nprocs;
+    struct nd_device_proc procs[ND_MAX_DEVICE_PROCS];
+    double elapsed_s;
+};
+
+struct nd_vendor_ctx;
+
+struct nd_vendor {
+    const char *name;                       /* "ascend", "nvidia" */
+    const char *lib_soname;                 /* "libdcmi.so", "libnvidia-ml.so.1" */
+    const char *lib_override_env;           /* "NPU_DOCTOR_DCMI_LIB" */
+    /* dlopen + init; fills state->lib_* and, on failure, failed_call/vendor_code/error. */
+    int (*open)(struct nd_vendor_ctx **ctx, struct nd_device_state *state, struct nd_error *err);
+    /* Enumerates devices and static facts (name, uuid, driver version). */
+    int (*devices)(struct nd_vendor_ctx *ctx, struct nd_device_state *state, struct nd_error *err);
+    /* Refreshes utilisation, memory, health of the devices already listed. */
+    int (*sample)(struct nd_vendor_ctx *ctx, struct nd_device_state *state, struct nd_error *err);
+    /* Fills the per-device process list. */
+    int (*processes)(struct nd_vendor_ctx *ctx, struct nd_device_state *state, struct nd_error *err);
+    void (*close)(struct nd_vendor_ctx *ctx);
+};
+
+extern const struct nd_vendor nd_vendor_ascend;
+extern const struct nd_vendor nd_vendor_nvidia;
+/* NULL-terminated list of every vendor, Ascend first. */
+extern const struct nd_vendor *const nd_vendors[];
+
+#define ND_DEVICE_DEFAULT_TIMEOUT 5.0
+
+/* One guarded query in a child: open, devices, sample, processes, close.
+ * Always fills out (status < 0 when anything failed, including a hang or a
+ * crash of the child). Returns out->status. */
+int nd_device_query(const struct nd_vendor *v, double timeout_s, struct nd_device_state *out);
+
+/* A long-lived guarded child for repeated sampling (run/watch): the vendor
+ * library is initialised once; each sample is one request with a deadline.
+ * After a timeout or crash the session is dead and every later sample
+ * returns the failed state (the caller reports it once). */
+struct nd_device_session;
+int nd_device_session_open(const struct nd_vendor *v, double timeout_s, struct nd_device_session **s,
+                           struct nd_device_state *out);
+int nd_device_session_sample(struct nd_device_session *s, struct nd_device_state *out);
+void nd_device_session_close(struct nd_device_session *s);
+
+/* Finds a vendor library the way the job would: the override variable,
+ * LD_LIBRARY_PATH, the standard driver folders, then the ld cache.
+ * Returns 0 with the path, or -ENOENT. */
+int nd_device_find_library(const char *soname, const char *override_env, const char *const *std_dirs,
+                           char *out, size_t size);
+
+/* Turns a failed or noteworthy state into findings (-8005, NVML 18, a hang...). */
+void nd_device_state_findings(const struct nd_device_state *st, struct nd_findings *out);
+
+/* Vendor return codes as text (tables in ../shared/reference/). */
+const char *nd_dcmi_strerror(int code);
+const char *nd_acl_strerror(int code);
+const char *nd_nvml_strerror(int code);
+const char *nd_cuda_strerror(int code);
+
+/* Runtime smoke tests (check --level 2/3), each in a guarded child:
+ * Ascend through ACL, NVIDIA through the CUDA driver API. */
+struct nd_smoke_device {
+    int index;
+    bool ok;
+    bool bandwidth_valid;       /* level 3 */
+    double h2d_gbps, d2h_gbps;
+};
+
+struct nd_smoke_result {
+    char vendor[16];
+    bool lib_found;
+    char lib_path[512];
+    int status;                 /* 0 all steps passed; < 0 failed */
+    char failed_call[64];       /* "aclInit", "cuMemAlloc_v2"... */
+    int code;                   /* the vendor code of failed_call */
+    char meaning[256];          /* the code's meaning */
+    char fix[256];              /* the likely fix */
+    char error[512];            /* one line for the user */
+    size_t ndevices;
+    struct nd_smoke_device devices[ND_MAX_DEVICES];
+};
+
+int nd_smoke_ascend(int level, double timeout_s, struct nd_smoke_result *out);
+int nd_smoke_cuda(int level, double timeout_s, struct nd_smoke_result *out);
+
+#endif

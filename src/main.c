@@ -1,0 +1,73 @@
+/* npu-doctor: is the training job really on the accelerator, and if not, why?
+ * This file only dispatches `npu-doctor <command>` to cmd_<command>(). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/exitcode.h"
+
+struct nd_command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct nd_command nd_commands[] = {
+    {"check", cmd_check, "pre-flight check of driver, devices, CANN/CUDA, environment and Python stack"},
+    {"run", cmd_run, "run a job and watch it: catch a silent CPU fallback, idle devices, hangs, OOM"},
+    {"watch", cmd_watch, "attach to a running job (--pid N) and watch it the same way"},
+    {"ps", cmd_ps, "which processes hold a device, and which busy ML processes hold none"},
+    {"explain", cmd_explain, "name the root cause of a failed job from its logs"},
+    {"snapshot", cmd_snapshot, "record this environment as JSON, with secrets redacted"},
+    {"diff", cmd_diff, "compare snapshots: good run vs bad run, or one node vs the rest"},
+    {"rules", cmd_rules, "list, lint and test the knowledge-base rules"},
+};
+
+static void nd_usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: npu-doctor <command> [options]\n"
+            "       npu-doctor --version | --help\n\n"
+            "Is your training job really running on the NPU/GPU? If not, why, and what to type.\n\n"
+            "commands:\n");
+    for (size_t i = 0; i < sizeof nd_commands / sizeof *nd_commands; i++)
+        fprintf(fp, "  %-9s %s\n", nd_commands[i].name, nd_commands[i].summary);
+    fprintf(fp,
+            "\n'npu-doctor <command> --help' shows a command's options.\n"
+            "exit codes: 0 ok, 1 warnings, 2 errors, 64 usage, 66 input missing, 70 internal error;\n"
+            "run/watch return the job's own status (3 when --fail-fast stopped it).\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        nd_usage(stderr);
+        return ND_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        nd_usage(stdout);
+        return ND_EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 || strcmp(cmd, "version") == 0) {
+        printf("npu-doctor %s\n", ND_VERSION);
+        return ND_EXIT_OK;
+    }
+    if (strcmp(cmd, "help") == 0) {
+        if (argc < 3) {
+            nd_usage(stdout);
+            return ND_EXIT_OK;
+        }
+        cmd = argv[2];
+        for (size_t i = 0; i < sizeof nd_commands / sizeof *nd_commands; i++)
+            if (strcmp(cmd, nd_commands[i].name) == 0) {
+                char *av[] = {argv[2], "--help", NULL};
+                return nd_commands[i].fn(2, av);
+            }
+    }
+    for (size_t i = 0; i < sizeof nd_commands / sizeof *nd_commands; i++)
+        if (strcmp(cmd, nd_commands[i].name) == 0)
+            return nd_commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "npu-doctor: unknown command '%s' (see 'npu-doctor --help')\n", cmd);
+    return ND_EXIT_USAGE;
+}
