@@ -1,16 +1,151 @@
-/* npu-doctor check: placeholder until its issue lands. */
+/* npu-doctor check: the pre-flight check. Level 1 reads files only (well
+ * under a second); level 2 adds the Python import probe, the device layer
+ * and the runtime smoke test; level 3 adds bandwidth. Exit 0/1/2 by the
+ * worst finding; 64 usage, 66 missing input, 70 internal error. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "core/exitcode.h"
+#include "core/report.h"
+#include "core/rootfs.h"
+#include "probe/checkup.h"
+#include "probe/environ.h"
+
+static void check_usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: npu-doctor check [options]\n"
+            "\n"
+            "Checks that a job started here will really run on the NPU or GPU: driver, firmware,\n"
+            "CANN/CUDA install, the job's environment, the Python stack, versions, distributed settings.\n"
+            "\n"
+            "  -l, --level N        1: files only, no imports (default); 2: also import torch/torch_npu,\n"
+            "                       query the devices and run a runtime smoke test; 3: also bandwidth\n"
+            "      --json           one JSON object (schema npu-doctor/1) with findings and facts\n"
+            "  -q, --quiet          print problems only (for entrypoints: npu-doctor check -q || exit 1)\n"
+            "      --root DIR       inspect the install under DIR (a container's root file system)\n"
+            "      --env-from PID   judge the environment of a running process\n"
+            "      --env-file FILE  judge KEY=VALUE lines (env, docker inspect output)\n"
+            "      --python PATH    the job's interpreter (default: python3 on the job's PATH)\n"
+            "      --timeout SEC    deadline of the level-2 Python probe (default 30)\n"
+            "  -v, --verbose        also show notes (info findings)\n"
+            "  -h, --help           this help\n"
+            "\n"
+            "Exit status: 0 fine, 1 warnings, 2 errors, 64 usage, 66 missing input, 70 internal error.\n");
+}
+
+static int check_parse_num(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
 
 int cmd_check(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-        printf("usage: npu-doctor check [options]\n");
-        return ND_EXIT_OK;
+    static const struct option opts[] = {
+        {"level", required_argument, NULL, 'l'},  {"json", no_argument, NULL, 'j'},
+        {"quiet", no_argument, NULL, 'q'},        {"root", required_argument, NULL, 'r'},
+        {"env-from", required_argument, NULL, 'p'}, {"env-file", required_argument, NULL, 'f'},
+        {"python", required_argument, NULL, 'y'}, {"timeout", required_argument, NULL, 't'},
+        {"verbose", no_argument, NULL, 'v'},      {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int level = 1;
+    bool json = false, quiet = false, verbose = false;
+    const char *root = NULL, *env_file = NULL, *python = NULL;
+    long env_pid = -1;
+    double timeout = 30;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "l:qvh", opts, NULL)) != -1) {
+        double v;
+        switch (c) {
+        case 'l':
+            if (check_parse_num(optarg, 1, 3, &v) < 0 || v != (int)v)
+                return nd_cmd_fail("check", ND_EXIT_USAGE, "--level must be 1, 2 or 3, not '%s'", optarg);
+            level = (int)v;
+            break;
+        case 'j': json = true; break;
+        case 'q': quiet = true; break;
+        case 'v': verbose = true; break;
+        case 'r': root = optarg; break;
+        case 'f': env_file = optarg; break;
+        case 'y': python = optarg; break;
+        case 'p':
+            if (check_parse_num(optarg, 1, 4194304, &v) < 0 || v != (long)v)
+                return nd_cmd_fail("check", ND_EXIT_USAGE, "--env-from needs a process id, not '%s'", optarg);
+            env_pid = (long)v;
+            break;
+        case 't':
+            if (check_parse_num(optarg, 0.1, 3600, &timeout) < 0)
+                return nd_cmd_fail("check", ND_EXIT_USAGE, "--timeout needs seconds (0.1-3600), not '%s'", optarg);
+            break;
+        case 'h':
+            check_usage(stdout);
+            return ND_EXIT_OK;
+        default:
+            if (optopt)
+                return nd_cmd_fail("check", ND_EXIT_USAGE, "option -%c needs a value or is unknown (see --help)",
+                                   optopt);
+            return nd_cmd_fail("check", ND_EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
+        }
     }
-    return nd_cmd_fail("check", ND_EXIT_INTERNAL, "not implemented yet");
+    if (optind < argc)
+        return nd_cmd_fail("check", ND_EXIT_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
+    if (env_file && env_pid > 0)
+        return nd_cmd_fail("check", ND_EXIT_USAGE, "--env-from and --env-file exclude each other");
+
+    struct nd_error err = {0, ""};
+    if (root && nd_rootfs_set(root, &err) < 0)
+        return nd_cmd_fail("check", ND_EXIT_NOINPUT, "%s", err.msg);
+
+    struct nd_environ env;
+    int rc;
+    if (env_file)
+        rc = nd_environ_from_file(env_file, &env, &err);
+    else if (env_pid > 0)
+        rc = nd_environ_from_pid((pid_t)env_pid, &env, &err);
+    else
+        rc = nd_environ_from_self(&env);
+    if (rc < 0) {
+        nd_environ_free(&env);
+        return nd_cmd_fail("check", rc == -EINVAL ? ND_EXIT_USAGE : ND_EXIT_NOINPUT, "%s", err.msg);
+    }
+    if (python && strchr(python, '/') && !nd_rootfs_exists(python)) {
+        nd_environ_free(&env);
+        return nd_cmd_fail("check", ND_EXIT_NOINPUT, "--python %s: no such file", python);
+    }
+
+    struct nd_check_options opt = {
+        .level = level, .python = python, .env = &env, .probe_timeout_s = timeout, .device_timeout_s = 5.0,
+    };
+    struct nd_report rep;
+    nd_report_init(&rep, "check");
+    rc = nd_checkup_run(&opt, &rep, &err);
+    if (rc < 0) {
+        nd_report_free(&rep);
+        nd_environ_free(&env);
+        return nd_cmd_fail("check", ND_EXIT_INTERNAL, "%s", err.msg);
+    }
+    int code = nd_findings_exit_code(&rep.findings);
+    if (json) {
+        if (nd_report_print_json(&rep, stdout) < 0)
+            code = ND_EXIT_INTERNAL;
+    } else {
+        struct nd_text_options to = {.color = nd_term_wants_color(stdout), .quiet = quiet, .verbose = verbose};
+        nd_report_print_text(&rep, stdout, &to);
+    }
+    nd_report_free(&rep);
+    nd_environ_free(&env);
+    return code;
 }

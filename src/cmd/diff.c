@@ -1,16 +1,117 @@
-/* npu-doctor diff: placeholder until its issue lands. */
+/* npu-doctor diff: what differs between snapshots that matters, most
+ * relevant first; two files side by side, three and more against the
+ * majority. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/diff.h"
 #include "core/exitcode.h"
+#include "core/redact.h"
+#include "core/report.h"
+#include "core/snapshot.h"
+
+static void nd_diff_usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: npu-doctor diff [--all] [--json] [--redact REGEX]... A.json B.json [C.json...]\n"
+            "\n"
+            "Compares snapshots written by 'npu-doctor snapshot'. Two files: every difference that matters,\n"
+            "most relevant first (vendor stack and its environment variables, devices, Python stack, host\n"
+            "limits, the rest); PATH-like variables entry by entry (\"missing: /usr/local/...\").\n"
+            "Three or more files: for each fact the majority value and the nodes that differ\n"
+            "(\"node-17: CANN 8.0.0 (others: 8.1.RC1)\").\n"
+            "\n"
+            "      --all           also show noise: times, pids, hostnames, ranks, SHLVL, OLDPWD, SSH_*...\n"
+            "      --json          one JSON object: {\"differences\": [{\"key\", \"values\", \"majority\", \"outliers\"}]}\n"
+            "      --redact REGEX  also redact variables whose name matches REGEX (repeatable)\n"
+            "\n"
+            "Exit status: 0 no differences, 1 differences found, 64 usage (fewer than two files),\n"
+            "66 a file missing, unreadable, a directory, not a snapshot, truncated, or of a newer schema.\n");
+}
 
 int cmd_diff(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-        printf("usage: npu-doctor diff [options]\n");
-        return ND_EXIT_OK;
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},     {"json", no_argument, NULL, 'j'},
+        {"all", no_argument, NULL, 'a'},      {"redact", required_argument, NULL, 'x'},
+        {NULL, 0, NULL, 0},
+    };
+    bool json = false, all = false;
+    optind = 0;
+    opterr = 0;
+    int c, rc = ND_EXIT_OK;
+    struct nd_error err;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            nd_diff_usage(stdout);
+            nd_redact_reset();
+            return ND_EXIT_OK;
+        case 'j': json = true; break;
+        case 'a': all = true; break;
+        case 'x':
+            if (nd_redact_add_pattern(optarg, &err) < 0) {
+                nd_redact_reset();
+                return nd_cmd_fail("diff", ND_EXIT_USAGE, "%s", err.msg);
+            }
+            break;
+        case ':':
+            nd_redact_reset();
+            return nd_cmd_fail("diff", ND_EXIT_USAGE, "%s needs a value (see --help)", argv[optind - 1]);
+        default:
+            nd_redact_reset();
+            return nd_cmd_fail("diff", ND_EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
+        }
     }
-    return nd_cmd_fail("diff", ND_EXIT_INTERNAL, "not implemented yet");
+    size_t nfiles = (size_t)(argc - optind);
+    if (nfiles < 2) {
+        nd_redact_reset();
+        if (nfiles == 1)
+            return nd_cmd_fail("diff", ND_EXIT_USAGE,
+                               "needs two or more snapshots to compare, got only %s (see --help)", argv[optind]);
+        return nd_cmd_fail("diff", ND_EXIT_USAGE, "needs two or more snapshot files (see --help)");
+    }
+    for (size_t i = 0; i < nfiles; i++)
+        for (size_t j = i + 1; j < nfiles; j++)
+            if (strcmp(argv[optind + i], argv[optind + j]) == 0) {
+                nd_redact_reset();
+                return nd_cmd_fail("diff", ND_EXIT_USAGE, "%s is given twice", argv[optind + i]);
+            }
+
+    /* One document in memory at a time: 1000 snapshots stay small. */
+    struct nd_diff *d = nd_diff_new(nfiles);
+    for (size_t i = 0; i < nfiles; i++) {
+        const char *path = argv[optind + (int)i];
+        json_t *doc;
+        nd_error_clear(&err);
+        if (nd_snapshot_load(path, &doc, &err) < 0) {
+            nd_diff_free(d);
+            nd_redact_reset();
+            return nd_cmd_fail("diff", ND_EXIT_NOINPUT, "%s", err.msg);
+        }
+        nd_diff_add(d, i, path, doc);
+        json_decref(doc);
+    }
+    struct nd_diff_result r;
+    nd_diff_compute(d, all, &r);
+    if (json) {
+        json_t *o = nd_diff_to_json(d, &r);
+        nd_redact_json(o);
+        if (json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+            rc = ND_EXIT_INTERNAL;
+        fputc('\n', stdout);
+        json_decref(o);
+    } else {
+        nd_diff_print_text(d, &r, stdout, nd_term_wants_color(stdout));
+    }
+    if (rc == ND_EXIT_OK)
+        rc = r.n ? 1 : ND_EXIT_OK;
+    if (fflush(stdout) != 0)
+        rc = nd_cmd_fail("diff", ND_EXIT_INTERNAL, "cannot write to stdout");
+    nd_diff_result_free(&r);
+    nd_diff_free(d);
+    nd_redact_reset();
+    return rc;
 }

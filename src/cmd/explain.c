@@ -1,16 +1,163 @@
-/* npu-doctor explain: placeholder until its issue lands. */
+/* npu-doctor explain: reads logs (files, directories, stdin, .gz) and names
+ * the root cause of a failed job first, with its evidence, cause and fix. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "core/exitcode.h"
+#include "core/json_util.h"
+#include "core/report.h"
+#include "core/rootfs.h"
+#include "kb/kb.h"
+
+static void explain_usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: npu-doctor explain [options] LOG|DIR|- ...\n"
+            "\n"
+            "Names the root cause of a failed job from its logs: plog/slog, rank logs,\n"
+            "job output; directories are read recursively, .gz through zlib, - is stdin.\n"
+            "\n"
+            "  --json          one JSON object (schema npu-doctor/1), root cause first\n"
+            "  --all           show every finding in full, wrappers and notes included\n"
+            "  --rules DIR     load more *.rules files from DIR (repeatable)\n"
+            "  --root DIR      read /etc/npu-doctor/rules.d under DIR\n"
+            "  -h, --help      this text\n"
+            "\n"
+            "Exit: 0 nothing above info, 1 warnings, 2 errors, 64 usage or broken rules,\n"
+            "66 nothing could be read.\n");
+}
+
+static void explain_print_text(const struct nd_findings *fs, struct nd_kb_scan *scan, bool all, FILE *fp)
+{
+    bool color = nd_term_wants_color(fp);
+    if (fs->n == 0) {
+        fprintf(fp, "No known problem found in %zu input%s (%llu lines).\n", nd_kb_scan_inputs(scan),
+                nd_kb_scan_inputs(scan) == 1 ? "" : "s", nd_kb_scan_lines(scan));
+        return;
+    }
+    const struct nd_finding *root = fs->v[0];
+    fprintf(fp, "%sRoot cause%s", color ? "\033[1m" : "", color ? "\033[0m" : "");
+    if (root->rank >= 0)
+        fprintf(fp, " (rank %d", root->rank);
+    else
+        fprintf(fp, " (");
+    if (root->first_file)
+        fprintf(fp, "%s%s:%ld", root->rank >= 0 ? ", " : "", root->first_file, root->first_line);
+    fprintf(fp, "):\n");
+    nd_finding_print_text(root, fp, color, NULL);
+    if (fs->n > 1) {
+        fprintf(fp, "\n%s (%zu):\n", all ? "Everything else" : "Also found, most likely consequences", fs->n - 1);
+        for (size_t i = 1; i < fs->n; i++) {
+            const struct nd_finding *f = fs->v[i];
+            if (all) {
+                nd_finding_print_text(f, fp, color, "  ");
+                continue;
+            }
+            char where[512] = "";
+            if (f->first_file)
+                snprintf(where, sizeof where, "  %s:%ld", f->first_file, f->first_line);
+            char times[32] = "";
+            if (f->count > 1)
+                snprintf(times, sizeof times, " (x%ld)", f->count);
+            fprintf(fp, "  %-7s  %-16s  %s%s%s\n", nd_severity_name(f->severity), f->category, f->title, times,
+                    where);
+        }
+    }
+    char sum[128];
+    nd_findings_summary(fs, sum, sizeof sum);
+    fprintf(fp, "\n%s in %zu input%s (%llu lines)\n", sum, nd_kb_scan_inputs(scan),
+            nd_kb_scan_inputs(scan) == 1 ? "" : "s", nd_kb_scan_lines(scan));
+}
 
 int cmd_explain(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-        printf("usage: npu-doctor explain [options]\n");
-        return ND_EXIT_OK;
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'},  {"all", no_argument, NULL, 'a'},
+        {"rules", required_argument, NULL, 'r'}, {"root", required_argument, NULL, 'R'},
+        {"help", no_argument, NULL, 'h'},  {NULL, 0, NULL, 0},
+    };
+    bool json = false, all = false;
+    const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
+    size_t ndirs = 0;
+    int c, rc;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = true; break;
+        case 'a': all = true; break;
+        case 'r': dirs[ndirs++] = optarg; break;
+        case 'R': {
+            struct nd_error err = {0};
+            if (nd_rootfs_set(optarg, &err) != 0) {
+                free(dirs);
+                return nd_cmd_fail("explain", ND_EXIT_NOINPUT, "%s", err.msg);
+            }
+            break;
+        }
+        case 'h': explain_usage(stdout); free(dirs); return ND_EXIT_OK;
+        default: explain_usage(stderr); free(dirs); return ND_EXIT_USAGE;
+        }
     }
-    return nd_cmd_fail("explain", ND_EXIT_INTERNAL, "not implemented yet");
+    if (optind >= argc) {
+        free(dirs);
+        return nd_cmd_fail("explain", ND_EXIT_USAGE, "name at least one log file, directory or - (stdin)");
+    }
+    struct nd_error err = {0};
+    struct nd_kb *kb = NULL;
+    rc = nd_kb_load(&kb, dirs, ndirs, &err);
+    free(dirs);
+    if (rc != 0)
+        return nd_cmd_fail("explain", rc == -EINVAL ? ND_EXIT_USAGE : rc == -ENOENT ? ND_EXIT_NOINPUT
+                                                                                       : ND_EXIT_INTERNAL,
+                           "%s", err.msg);
+    struct nd_kb_scan *scan = nd_kb_scan_new(kb);
+    for (int i = optind; i < argc; i++)
+        nd_kb_scan_path(scan, argv[i]);
+    for (size_t i = 0; i < nd_kb_scan_nnotes(scan); i++)
+        fprintf(stderr, "npu-doctor explain: note: %s\n", nd_kb_scan_note(scan, i));
+    if (nd_kb_scan_inputs(scan) == 0) {
+        nd_kb_scan_free(scan);
+        nd_kb_free(kb);
+        return nd_cmd_fail("explain", ND_EXIT_NOINPUT, "nothing could be read from the inputs given");
+    }
+    struct nd_report rep;
+    nd_report_init(&rep, "explain");
+    nd_kb_scan_finish(scan, &rep.findings, all);
+    json_t *inputs = json_object();
+    json_object_set_new(inputs, "read", json_integer((json_int_t)nd_kb_scan_inputs(scan)));
+    json_object_set_new(inputs, "bytes", json_integer((json_int_t)nd_kb_scan_bytes(scan)));
+    json_object_set_new(inputs, "lines", json_integer((json_int_t)nd_kb_scan_lines(scan)));
+    nd_report_set_extra(&rep, "inputs", inputs);
+    json_t *notes = json_array();
+    for (size_t i = 0; i < nd_kb_scan_nnotes(scan); i++)
+        json_array_append_new(notes, nd_json_str(nd_kb_scan_note(scan, i)));
+    nd_report_set_extra(&rep, "notes", notes);
+    if (rep.findings.n > 0) {
+        const struct nd_finding *r = rep.findings.v[0];
+        json_t *root = json_object();
+        json_object_set_new(root, "id", nd_json_str(r->id));
+        json_object_set_new(root, "category", nd_json_str(r->category));
+        if (r->first_file) {
+            json_object_set_new(root, "file", nd_json_str(r->first_file));
+            json_object_set_new(root, "line", json_integer(r->first_line));
+        }
+        if (r->rank >= 0)
+            json_object_set_new(root, "rank", json_integer(r->rank));
+        nd_report_set_extra(&rep, "root_cause", root);
+    }
+    if (json) {
+        if (nd_report_print_json(&rep, stdout) != 0)
+            rc = ND_EXIT_INTERNAL;
+    } else {
+        explain_print_text(&rep.findings, scan, all, stdout);
+    }
+    int code = rc ? rc : nd_findings_exit_code(&rep.findings);
+    nd_report_free(&rep);
+    nd_kb_scan_free(scan);
+    nd_kb_free(kb);
+    return code;
 }

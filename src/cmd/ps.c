@@ -1,16 +1,607 @@
-/* npu-doctor ps: placeholder until its issue lands. */
+/* npu-doctor ps: every process next to every device. For each process: CPU
+ * cores over a short window, RSS, the devices it holds (vendor process
+ * lists, open device files), device memory, frameworks loaded, and a verdict
+ * ("npu:0 (31.7 GiB)", "CPU only: 3.8 cores busy, torch loaded, no device
+ * held"). The window is overlapped with the slow work: the first CPU sample
+ * is taken, then devices are queried and footprints read, and only the rest
+ * of the window is slept before the second sample. */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "core/exitcode.h"
+#include "core/fileio.h"
+#include "core/json_util.h"
+#include "core/redact.h"
+#include "core/report.h"
+#include "core/rootfs.h"
+#include "core/spawn.h"
+#include "core/strbuf.h"
+#include "device/device.h"
+#include "proc/footprint.h"
+#include "proc/proc.h"
+#include "proc/verdict.h"
+
+#define ND_PS_CMD_MAX 4096
+/* Below this much address space no ML runtime can be mapped (see nd_ps_footprint). */
+#define ND_PS_MAPS_MIN_VSIZE (64ull << 20)
+
+static const char nd_ps_usage[] =
+    "usage: npu-doctor ps [--pid N] [--user U] [--interval SECONDS] [--busy CORES] [--all] [--json]\n"
+    "                     [--root DIR]\n"
+    "\n"
+    "Every process next to every device: CPU cores used, RSS, devices held,\n"
+    "device memory, frameworks loaded, and a verdict per process.\n"
+    "By default only the processes that hold a device (or a control node) or\n"
+    "are busy (at least 0.5 cores over the window, see --busy) are listed,\n"
+    "with the frameworks they loaded; --all adds the idle ones (an idle\n"
+    "process with torch loaded shows there).\n"
+    "\n"
+    "  --pid N          that process and its descendants (all of them listed)\n"
+    "  --user U         only processes of user U (name or uid)\n"
+    "  --interval S     CPU sampling window in seconds (default 1; 0 = average\n"
+    "                   over each process's lifetime, like ps aux)\n"
+    "  --busy CORES     a process using this many cores is busy (default 0.5);\n"
+    "                   an ML process using twice that without holding a\n"
+    "                   device while the devices idle is reported\n"
+    "  --all            list every process\n"
+    "  --json           one JSON object (devices, processes, findings)\n"
+    "  --root DIR       read device and install paths under DIR\n"
+    "  -h, --help       this text\n"
+    "\n"
+    "Exit status: 0, or 1 when devices sit idle while a CPU-bound ML process\n"
+    "holds none; 64 usage error; 66 no such pid/user or --root missing.\n";
+
+struct nd_ps_opts {
+    pid_t pid;
+    bool have_user;
+    uid_t uid;
+    double interval;
+    double busy;
+    bool all;
+    bool json;
+};
+
+struct nd_ps_row {
+    pid_t pid, ppid;
+    uint64_t starttime;
+    uint64_t ticks0;
+    uint64_t vsize;
+    bool maps_skipped;
+    bool gone;
+    uid_t uid;
+    char user[64];
+    char *command;           /* redacted, malloc'd */
+    bool rss_valid;
+    uint64_t rss_bytes;
+    struct nd_proc_facts facts;
+    enum nd_verdict verdict;
+    char verdict_text[256];
+    bool shown;
+};
+
+static int nd_ps_parse_user(const char *s, uid_t *uid)
+{
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+    if (getpwnam_r(s, &pw, buf, sizeof buf, &res) == 0 && res) {
+        *uid = res->pw_uid;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*s && !*end && errno == 0 && v <= UINT_MAX - 1) {
+        *uid = (uid_t)v;
+        return 0;
+    }
+    return -ENOENT;
+}
+
+static int nd_ps_parse_args(int argc, char **argv, struct nd_ps_opts *o, bool *help)
+{
+    static const struct option longopts[] = {
+        {"pid", required_argument, NULL, 'p'},  {"user", required_argument, NULL, 'u'},
+        {"interval", required_argument, NULL, 'i'}, {"all", no_argument, NULL, 'a'},
+        {"json", no_argument, NULL, 'j'},       {"root", required_argument, NULL, 'r'},
+        {"busy", required_argument, NULL, 'b'},
+        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->interval = 1.0;
+    o->busy = ND_VERDICT_BUSY_CORES;
+    *help = false;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'p': {
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || errno || v <= 0 || v > INT_MAX)
+                return nd_cmd_fail("ps", ND_EXIT_USAGE, "--pid wants a process id, not '%s'", optarg);
+            o->pid = (pid_t)v;
+            break;
+        }
+        case 'u':
+            if (nd_ps_parse_user(optarg, &o->uid) < 0)
+                return nd_cmd_fail("ps", ND_EXIT_NOINPUT, "--user %s: no such user", optarg);
+            o->have_user = true;
+            break;
+        case 'i':
+            errno = 0;
+            o->interval = strtod(optarg, &end);
+            if (!*optarg || *end || errno || !isfinite(o->interval) || o->interval < 0 || o->interval > 3600)
+                return nd_cmd_fail("ps", ND_EXIT_USAGE, "--interval wants seconds between 0 and 3600, not '%s'",
+                                   optarg);
+            break;
+        case 'b':
+            errno = 0;
+            o->busy = strtod(optarg, &end);
+            if (!*optarg || *end || errno || !isfinite(o->busy) || o->busy <= 0 || o->busy > 4096)
+                return nd_cmd_fail("ps", ND_EXIT_USAGE, "--busy wants a number of cores above 0, not '%s'", optarg);
+            break;
+        case 'a': o->all = true; break;
+        case 'j': o->json = true; break;
+        case 'r': {
+            struct nd_error err = {0, ""};
+            if (nd_rootfs_set(optarg, &err) < 0)
+                return nd_cmd_fail("ps", ND_EXIT_NOINPUT, "%s", err.msg);
+            break;
+        }
+        case 'h': *help = true; return 0;
+        case ':':
+            return nd_cmd_fail("ps", ND_EXIT_USAGE, "%s needs a value (see npu-doctor ps --help)", argv[optind - 1]);
+        default:
+            return nd_cmd_fail("ps", ND_EXIT_USAGE, "unknown option '%s' (see npu-doctor ps --help)",
+                               argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return nd_cmd_fail("ps", ND_EXIT_USAGE, "unexpected argument '%s' (see npu-doctor ps --help)", argv[optind]);
+    return 0;
+}
+
+/* Seconds since boot, for lifetime CPU averages (--interval 0). */
+static double nd_uptime_s(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
+        return -1;
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Queries every vendor; keeps the states of vendors whose library exists.
+ * A library that exists but fails is a finding (a hang in dcmi_init is a
+ * diagnosis, not a hang of ours). */
+static size_t nd_ps_query_devices(struct nd_device_state **states, size_t max, struct nd_findings *findings)
+{
+    size_t n = 0;
+    for (size_t i = 0; nd_vendors[i] && n < max; i++) {
+        struct nd_device_state *st = nd_xcalloc(1, sizeof *st);
+        nd_device_query(nd_vendors[i], ND_DEVICE_DEFAULT_TIMEOUT, st);
+        if (!st->lib_found) {
+            free(st);
+            continue;
+        }
+        if (st->status < 0)
+            nd_device_state_findings(st, findings);
+        states[n++] = st;
+    }
+    return n;
+}
+
+static int nd_ps_cmp_rows(const void *a, const void *b)
+{
+    const struct nd_ps_row *x = a, *y = b;
+    /* Device holders first, then the busiest, then by pid. */
+    if (x->facts.fp.holds_device != y->facts.fp.holds_device)
+        return x->facts.fp.holds_device ? -1 : 1;
+    double cx = x->facts.cpu_valid ? x->facts.cpu_cores : 0, cy = y->facts.cpu_valid ? y->facts.cpu_cores : 0;
+    if (fabs(cx - cy) >= 0.05)
+        return cx > cy ? -1 : 1;
+    return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static json_t *nd_ps_device_json(const struct nd_device_state *st, const struct nd_device *d)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "vendor", json_string(st->vendor));
+    json_object_set_new(o, "index", json_integer(d->index));
+    json_object_set_new(o, "name", nd_json_str(d->name));
+    json_object_set_new(o, "utilization", d->util_valid ? json_integer(d->util_pct) : json_null());
+    json_object_set_new(o, "memory_used_bytes", d->mem_valid ? json_integer((json_int_t)d->mem_used_bytes) : json_null());
+    json_object_set_new(o, "memory_total_bytes",
+                        d->mem_valid ? json_integer((json_int_t)d->mem_total_bytes) : json_null());
+    return o;
+}
+
+static json_t *nd_ps_row_json(const struct nd_ps_row *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "pid", json_integer(r->pid));
+    json_object_set_new(o, "ppid", json_integer(r->ppid));
+    json_object_set_new(o, "user", nd_json_str(r->user));
+    json_object_set_new(o, "command", nd_json_str(r->command));
+    json_object_set_new(o, "cpu_cores",
+                        r->facts.cpu_valid ? json_real(round(r->facts.cpu_cores * 100) / 100) : json_null());
+    json_object_set_new(o, "rss_bytes", r->rss_valid ? json_integer((json_int_t)r->rss_bytes) : json_null());
+    json_t *devs = json_array();
+    const struct nd_footprint *fp = &r->facts.fp;
+    for (size_t i = 0; i < fp->nheld; i++) {
+        const struct nd_held_device *h = &fp->held[i];
+        if (h->index < 0)
+            continue;
+        json_t *d = json_object();
+        json_object_set_new(d, "vendor", json_string(h->vendor));
+        json_object_set_new(d, "index", json_integer(h->index));
+        json_object_set_new(d, "memory_bytes", h->mem_valid ? json_integer((json_int_t)h->mem_bytes) : json_null());
+        json_object_set_new(d, "how", json_string(h->how == ND_HOLD_VENDOR_LIST ? "vendor-list" : "device-file"));
+        json_array_append_new(devs, d);
+    }
+    json_object_set_new(o, "devices", devs);
+    json_object_set_new(o, "control_node_open", json_boolean(fp->control_only));
+    json_t *fws = json_array();
+    for (unsigned bit = 1; bit <= ND_FW_PYTHON; bit <<= 1)
+        if ((fp->frameworks & bit) && nd_framework_name(bit))
+            json_array_append_new(fws, json_string(nd_framework_name(bit)));
+    json_object_set_new(o, "frameworks", fws);
+    /* false when unreadable (not ours) or skipped (too small for any runtime) */
+    json_object_set_new(o, "maps_read", json_boolean(fp->maps_read));
+    json_object_set_new(o, "verdict", json_string(nd_verdict_name(r->verdict)));
+    json_object_set_new(o, "verdict_text", nd_json_str(r->verdict_text));
+    return o;
+}
+
+/* ---- text ---- */
+
+static void nd_ps_print_devices(FILE *fp, struct nd_device_state *const *states, size_t nstates)
+{
+    size_t total = 0;
+    for (size_t s = 0; s < nstates; s++)
+        total += states[s]->status == 0 ? states[s]->ndevices : 0;
+    for (size_t s = 0; s < nstates; s++) {
+        const struct nd_device_state *st = states[s];
+        if (st->status < 0)
+            fprintf(fp, "%s: %s\n", st->vendor, st->error[0] ? st->error : "query failed");
+    }
+    if (total == 0)
+        return;
+    fprintf(fp, "%-8s %-14s %5s  %s\n", "DEVICE", "NAME", "UTIL", "MEMORY");
+    for (size_t s = 0; s < nstates; s++) {
+        const struct nd_device_state *st = states[s];
+        if (st->status < 0)
+            continue;
+        for (size_t i = 0; i < st->ndevices && i < ND_MAX_DEVICES; i++) {
+            const struct nd_device *d = &st->devices[i];
+            char id[32], util[16], mem[80] = "?";
+            snprintf(id, sizeof id, "%s:%d", nd_verdict_device_word(st->vendor), d->index);
+            if (d->util_valid)
+                snprintf(util, sizeof util, "%u%%", d->util_pct);
+            else
+                snprintf(util, sizeof util, "?");
+            if (d->mem_valid) {
+                char u[32], t[32];
+                nd_format_bytes(d->mem_used_bytes, u, sizeof u);
+                nd_format_bytes(d->mem_total_bytes, t, sizeof t);
+                snprintf(mem, sizeof mem, "%s / %s", u, t);
+            }
+            fprintf(fp, "%-8s %-14s %5s  %s\n", id, d->name[0] ? d->name : "?", util, mem);
+        }
+    }
+    fputc('\n', fp);
+}
+
+/* Cuts a display string to width columns (bytes; commands are mostly ASCII)
+ * with an ellipsis, into buf. */
+static const char *nd_ps_cut(const char *s, size_t width, char *buf, size_t size)
+{
+    size_t n = strlen(s);
+    if (n <= width || width < 4) {
+        snprintf(buf, size, "%s", s);
+        return buf;
+    }
+    snprintf(buf, size, "%.*s...", (int)(width - 3), s);
+    return buf;
+}
+
+static void nd_ps_print_table(FILE *fp, struct nd_ps_row *rows, size_t n)
+{
+    enum { C_PID, C_USER, C_CPU, C_RSS, C_DEV, C_DMEM, C_FW, C_VERDICT, C_CMD, NCOL };
+    static const char *const head[NCOL] = {"PID", "USER", "CPU", "RSS", "DEVICES", "DEV MEM", "FRAMEWORKS",
+                                           "VERDICT", "COMMAND"};
+    static const bool right[NCOL] = {true, false, true, true, false, true, false, false, false};
+    size_t w[NCOL];
+    for (int c = 0; c < NCOL; c++)
+        w[c] = strlen(head[c]);
+    char(*cell)[NCOL][256] = nd_xcalloc(n ? n : 1, sizeof *cell);
+    for (size_t i = 0; i < n; i++) {
+        const struct nd_ps_row *r = &rows[i];
+        const struct nd_footprint *f = &r->facts.fp;
+        snprintf(cell[i][C_PID], 256, "%d", (int)r->pid);
+        snprintf(cell[i][C_USER], 256, "%.16s", r->user);
+        if (r->facts.cpu_valid)
+            snprintf(cell[i][C_CPU], 256, "%.1f", r->facts.cpu_cores);
+        else
+            snprintf(cell[i][C_CPU], 256, "?");
+        if (r->rss_valid)
+            nd_format_bytes(r->rss_bytes, cell[i][C_RSS], 256);
+        else
+            snprintf(cell[i][C_RSS], 256, "-");
+        nd_footprint_devices_text(f, cell[i][C_DEV], 256);
+        if (!cell[i][C_DEV][0])
+            snprintf(cell[i][C_DEV], 256, "-");
+        uint64_t mem;
+        if (nd_footprint_device_mem(f, &mem))
+            nd_format_bytes(mem, cell[i][C_DMEM], 256);
+        else
+            snprintf(cell[i][C_DMEM], 256, "-");
+        nd_frameworks_describe(f->frameworks & ND_FW_ML_MASK, cell[i][C_FW], 256);
+        if (!cell[i][C_FW][0])
+            snprintf(cell[i][C_FW], 256, f->maps_read || r->maps_skipped ? "-" : "?");
+        snprintf(cell[i][C_VERDICT], 256, "%s", r->verdict_text);
+        nd_ps_cut(r->command ? r->command : "?", 60, cell[i][C_CMD], 256);
+        for (int c = 0; c < NCOL; c++)
+            if (strlen(cell[i][c]) > w[c])
+                w[c] = strlen(cell[i][c]);
+    }
+    for (size_t i = 0; i <= n; i++) {
+        /* Row 0 is the heading; the last column is never padded. */
+        for (int c = 0; c < NCOL; c++) {
+            const char *text = i == 0 ? head[c] : cell[i - 1][c];
+            if (c == NCOL - 1)
+                fprintf(fp, "%s\n", text);
+            else if (right[c])
+                fprintf(fp, "%*s  ", (int)w[c], text);
+            else
+                fprintf(fp, "%-*s  ", (int)w[c], text);
+        }
+    }
+    free(cell);
+}
+
+/* ---- the command ---- */
+
+/* First pass: who exists (and is the asked user's), their CPU ticks now. */
+static int nd_ps_collect(const struct nd_ps_opts *o, struct nd_ps_row **rows_out, size_t *n_out)
+{
+    pid_t *pids;
+    size_t n;
+    int rc = o->pid ? nd_proc_tree(o->pid, &pids, &n) : nd_proc_list(&pids, &n);
+    if (rc < 0)
+        return rc;
+    struct nd_ps_row *rows = nd_xcalloc(n ? n : 1, sizeof *rows);
+    size_t k = 0;
+    pid_t self = getpid();
+    long page = nd_proc_page_size();
+    for (size_t i = 0; i < n; i++) {
+        struct nd_proc_stat st;
+        uid_t uid = (uid_t)-1;
+        /* The owner costs a stat call: only --user needs it for every process. */
+        if (pids[i] == self || (o->have_user && (nd_proc_owner(pids[i], &uid) < 0 || uid != o->uid)) ||
+            nd_proc_read_stat(pids[i], &st) < 0)
+            continue;
+        struct nd_ps_row *r = &rows[k++];
+        r->pid = pids[i];
+        r->ppid = st.ppid;
+        r->uid = uid;
+        r->starttime = st.starttime_ticks;
+        r->ticks0 = st.utime_ticks + st.stime_ticks;
+        r->vsize = st.vsize_bytes;
+        /* Kernel threads have no memory of their own: RSS unknown, not 0. */
+        r->rss_valid = st.vsize_bytes > 0 && st.rss_pages >= 0;
+        r->rss_bytes = r->rss_valid ? (uint64_t)st.rss_pages * (uint64_t)page : 0;
+        r->facts.pid = r->pid;
+    }
+    free(pids);
+    *rows_out = rows;
+    *n_out = k;
+    return 0;
+}
+
+/* The footprint. Reading /proc/PID/maps is the one costly read per process
+ * (a torch process's maps is ~200 KB of kernel-made text), so it is read
+ * only where the answer can be shown: with --pid or --all for every process,
+ * otherwise for device holders and busy processes (second pass, after the
+ * window). And never for a process whose whole address space is under
+ * ND_PS_MAPS_MIN_VSIZE: every ML runtime and framework is larger than that
+ * (libtorch_cpu alone is hundreds of MiB). */
+static bool nd_ps_maps_possible(const struct nd_ps_row *r, const struct nd_ps_opts *o)
+{
+    return o->pid || r->vsize >= ND_PS_MAPS_MIN_VSIZE;
+}
+
+static void nd_ps_footprint(struct nd_ps_row *r, const struct nd_ps_opts *o,
+                            const struct nd_device_state *const *states, size_t nstates, bool with_maps)
+{
+    unsigned flags = with_maps && nd_ps_maps_possible(r, o) ? 0 : ND_FOOTPRINT_SKIP_MAPS;
+    r->maps_skipped = flags != 0;
+    if (nd_footprint_of_flags(r->pid, states, nstates, NULL, flags, &r->facts.fp) == -ESRCH)
+        r->gone = true;
+}
+
+/* For the rows shown: owner name and command line (redacted). */
+static void nd_ps_label(struct nd_ps_row *r)
+{
+    if (r->uid == (uid_t)-1 && nd_proc_owner(r->pid, &r->uid) < 0)
+        snprintf(r->user, sizeof r->user, "?");
+    else
+        nd_proc_user_name(r->uid, r->user, sizeof r->user);
+    char *cmd = nd_xmalloc(ND_PS_CMD_MAX);
+    if (nd_proc_read_cmdline(r->pid, cmd, ND_PS_CMD_MAX) < 0)
+        snprintf(cmd, ND_PS_CMD_MAX, "?");
+    r->command = nd_redact_text(cmd);
+    free(cmd);
+    r->facts.command = r->command;
+}
+
+/* Closes the window: CPU cores per process. */
+static void nd_ps_cpu(struct nd_ps_row *rows, size_t n, double interval, double window)
+{
+    long hz = nd_proc_clock_ticks();
+    double up = interval > 0 ? 0 : nd_uptime_s();
+    for (size_t i = 0; i < n; i++) {
+        struct nd_ps_row *r = &rows[i];
+        if (r->gone)
+            continue;
+        if (interval <= 0) {
+            /* No window: the lifetime average from the first read, like ps aux. */
+            double age = up - (double)r->starttime / (double)hz;
+            if (up > 0 && age > 0) {
+                r->facts.cpu_valid = true;
+                r->facts.cpu_cores = (double)r->ticks0 / (double)hz / age;
+            }
+            continue;
+        }
+        struct nd_proc_stat st;
+        if (nd_proc_read_stat(r->pid, &st) < 0 || st.starttime_ticks != r->starttime) {
+            r->gone = true;
+            continue;
+        }
+        uint64_t t1 = st.utime_ticks + st.stime_ticks;
+        if (window > 0) {
+            r->facts.cpu_valid = true;
+            r->facts.cpu_cores = (double)(t1 >= r->ticks0 ? t1 - r->ticks0 : 0) / (double)hz / window;
+        }
+    }
+}
 
 int cmd_ps(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-        printf("usage: npu-doctor ps [options]\n");
+    struct nd_ps_opts o;
+    bool help;
+    int rc = nd_ps_parse_args(argc, argv, &o, &help);
+    if (rc != 0)
+        return rc;
+    if (help) {
+        fputs(nd_ps_usage, stdout);
         return ND_EXIT_OK;
     }
-    return nd_cmd_fail("ps", ND_EXIT_INTERNAL, "not implemented yet");
+    if (o.pid && !nd_proc_exists(o.pid))
+        return nd_cmd_fail("ps", ND_EXIT_NOINPUT, "--pid %d: no such process", (int)o.pid);
+
+    struct nd_report rep;
+    nd_report_init(&rep, "ps");
+
+    double t0 = nd_monotonic_now();
+    struct nd_ps_row *rows;
+    size_t n;
+    rc = nd_ps_collect(&o, &rows, &n);
+    if (rc < 0) {
+        nd_report_free(&rep);
+        if (rc == -ESRCH)
+            return nd_cmd_fail("ps", ND_EXIT_NOINPUT, "--pid %d: no such process", (int)o.pid);
+        return nd_cmd_fail("ps", ND_EXIT_INTERNAL, "cannot list /proc: %s", strerror(-rc));
+    }
+
+    struct nd_device_state *states[8];
+    size_t nstates = nd_ps_query_devices(states, sizeof states / sizeof states[0], &rep.findings);
+    const struct nd_device_state *const *cstates = (const struct nd_device_state *const *)states;
+
+    bool every_maps = o.all || o.pid;
+    for (size_t i = 0; i < n; i++)
+        nd_ps_footprint(&rows[i], &o, cstates, nstates, every_maps);
+
+    double window = 0;
+    if (o.interval > 0) {
+        double left = t0 + o.interval - nd_monotonic_now();
+        if (left > 0) {
+            struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+            while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+                ;
+        }
+        window = nd_monotonic_now() - t0;
+    }
+    nd_ps_cpu(rows, n, o.interval, window);
+    /* Second pass: the frameworks of holders and busy processes. */
+    for (size_t i = 0; i < n && !every_maps; i++) {
+        struct nd_ps_row *r = &rows[i];
+        const struct nd_footprint *f = &r->facts.fp;
+        if (!r->gone && r->maps_skipped && nd_ps_maps_possible(r, &o) &&
+            (f->nheld > 0 || (r->facts.cpu_valid && r->facts.cpu_cores >= o.busy)))
+            nd_ps_footprint(r, &o, cstates, nstates, true);
+    }
+
+    /* Keep the live rows, judge them, pick what to show. */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!rows[i].gone)
+            rows[k++] = rows[i];
+    size_t total = k;
+    n = k;
+    qsort(rows, n, sizeof *rows, nd_ps_cmp_rows);
+    struct nd_proc_facts *facts = nd_xcalloc(n ? n : 1, sizeof *facts);
+    size_t shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        rows[i].shown = o.all || o.pid || nd_verdict_interesting(&rows[i].facts, o.busy);
+        if (rows[i].shown) {
+            nd_ps_label(&rows[i]);
+            shown++;
+        }
+        rows[i].verdict = nd_verdict_judge(&rows[i].facts, cstates, nstates, o.busy, rows[i].verdict_text,
+                                           sizeof rows[i].verdict_text);
+        facts[i] = rows[i].facts;
+    }
+    nd_verdict_findings(facts, n, cstates, nstates, o.busy, &rep.findings);
+    free(facts);
+
+    int exit_code = nd_findings_exit_code(&rep.findings);
+    if (o.json) {
+        json_t *devs = json_array();
+        for (size_t s = 0; s < nstates; s++)
+            if (states[s]->status == 0)
+                for (size_t i = 0; i < states[s]->ndevices && i < ND_MAX_DEVICES; i++)
+                    json_array_append_new(devs, nd_ps_device_json(states[s], &states[s]->devices[i]));
+        nd_report_set_extra(&rep, "devices", devs);
+        json_t *procs = json_array();
+        for (size_t i = 0; i < n; i++)
+            if (rows[i].shown)
+                json_array_append_new(procs, nd_ps_row_json(&rows[i]));
+        nd_report_set_extra(&rep, "processes", procs);
+        nd_report_set_extra(&rep, "processes_total", json_integer((json_int_t)total));
+        nd_report_set_extra(&rep, "listing", json_string(o.all || o.pid ? "all" : "interesting"));
+        nd_report_set_extra(&rep, "cpu_window_s", json_real(round(window * 1000) / 1000));
+        if (nd_report_print_json(&rep, stdout) < 0)
+            exit_code = ND_EXIT_INTERNAL;
+    } else {
+        nd_ps_print_devices(stdout, states, nstates);
+        struct nd_ps_row *vis = nd_xcalloc(shown ? shown : 1, sizeof *vis);
+        size_t v = 0;
+        for (size_t i = 0; i < n; i++)
+            if (rows[i].shown)
+                vis[v++] = rows[i];
+        if (v)
+            nd_ps_print_table(stdout, vis, v);
+        free(vis);
+        if (!o.all && !o.pid)
+            printf("%zu of %zu processes shown (device holders and busy ones); --all lists every one\n", shown,
+                   total);
+        if (o.interval == 0)
+            printf("CPU is the average over each process's lifetime (--interval 0)\n");
+        bool color = nd_term_wants_color(stdout);
+        for (size_t i = 0; i < rep.findings.n; i++) {
+            fputc('\n', stdout);
+            nd_finding_print_text(rep.findings.v[i], stdout, color, NULL);
+        }
+        if (fflush(stdout) != 0)
+            exit_code = ND_EXIT_INTERNAL;
+    }
+
+    for (size_t i = 0; i < n; i++)
+        free(rows[i].command);
+    free(rows);
+    for (size_t s = 0; s < nstates; s++)
+        free(states[s]);
+    nd_report_free(&rep);
+    return exit_code;
 }

@@ -1,16 +1,191 @@
-/* npu-doctor run: placeholder until its issue lands. */
+/* npu-doctor run [options] -- CMD ARGS...: runs the job under the supervisor
+ * (its own process group, byte-exact passthrough, signal forwarding) and
+ * watches it with the monitor. Returns the job's own status (128+N for a
+ * signal), 3 when --fail-fast stopped it, 127/126 when it could not start. */
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/run_common.h"
 #include "core/exitcode.h"
+#include "core/report.h"
+#include "core/spawn.h"
+#include "kb/kb.h"
+#include "monitor/monitor.h"
+#include "monitor/supervisor.h"
+
+static void nd_run_usage(void)
+{
+    printf("usage: npu-doctor run [options] -- CMD [ARGS...]\n\n"
+           "Runs CMD and watches it: is it really on the NPU/GPU? Reports a silent CPU\n"
+           "fallback within the window, an input-bound or hung job, memory trouble and\n"
+           "what the exit status means. Output passes through unchanged; signals go to\n"
+           "the job; a second Ctrl-C within 3 s stops it. Exit status: the job's own.\n\n"
+           "options:\n%s"
+           "\nexample:\n  npu-doctor run --report out/ -- python3 train.py\n",
+           nd_run_common_help);
+}
+
+struct nd_run_ctx {
+    struct nd_monitor *mon;
+    struct nd_supervisor *sv;
+};
+
+static void nd_run_line(void *arg, int stream, const char *line, size_t len, long lineno)
+{
+    struct nd_run_ctx *c = arg;
+    nd_monitor_line(c->mon, stream, line, len, lineno);
+}
+
+static double nd_run_tick(void *arg, double now)
+{
+    struct nd_run_ctx *c = arg;
+    uint64_t bytes, lines;
+    nd_supervisor_output(c->sv, &bytes, &lines);
+    nd_monitor_set_output(c->mon, bytes, lines, nd_supervisor_lines_skipped(c->sv));
+    double next = nd_monitor_tick(c->mon, now);
+    if (nd_monitor_wants_stop(c->mon))
+        nd_supervisor_stop(c->sv);
+    return next;
+}
+
+/* Processes of the job that left its group (setsid) are ended too. */
+static void nd_run_sweep(struct nd_monitor *mon, double grace_s)
+{
+    if (nd_monitor_signal_all(mon, SIGTERM) == 0)
+        return;
+    double end = nd_monotonic_now() + grace_s;
+    while (nd_monotonic_now() < end && nd_monitor_signal_all(mon, 0) > 0) {
+        nd_monitor_reap(mon);
+        usleep(20000);
+    }
+    nd_monitor_signal_all(mon, SIGKILL);
+    end = nd_monotonic_now() + 1.0;
+    while (nd_monotonic_now() < end && nd_monitor_signal_all(mon, 0) > 0) {
+        nd_monitor_reap(mon);
+        usleep(10000);
+    }
+}
 
 int cmd_run(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-        printf("usage: npu-doctor run [options]\n");
-        return ND_EXIT_OK;
+    static const struct option longopts[] = {ND_RUN_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
+    struct nd_run_options o;
+    nd_run_options_default(&o);
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        if (c == 'h' || c == ND_OPT_HELP) {
+            nd_run_usage();
+            return ND_EXIT_OK;
+        }
+        if (c == '?' || c == ':')
+            return nd_cmd_fail("run", ND_EXIT_USAGE, "unknown or incomplete option '%s' (see --help)",
+                               argv[optind - 1]);
+        int rc = nd_run_option("run", c, optarg, &o);
+        if (rc == 1)
+            return nd_cmd_fail("run", ND_EXIT_USAGE, "option '%s' is not for run", argv[optind - 1]);
+        if (rc)
+            return rc;
     }
-    return nd_cmd_fail("run", ND_EXIT_INTERNAL, "not implemented yet");
+    if (optind >= argc)
+        return nd_cmd_fail("run", ND_EXIT_USAGE, "no command given (usage: npu-doctor run [options] -- CMD ARGS...)");
+    int rc = nd_run_options_check("run", &o);
+    if (rc)
+        return rc;
+    FILE *summary = NULL;
+    rc = nd_run_prepare("run", &o, &summary);
+    if (rc)
+        return rc;
+
+    struct nd_error err = {0};
+    struct nd_kb *kb = NULL;
+    const char *dirs[1] = {o.rules_dir};
+    if (nd_kb_load(&kb, dirs, o.rules_dir ? 1 : 0, &err) < 0) {
+        if (o.rules_dir) {
+            if (summary)
+                fclose(summary);
+            return nd_cmd_fail("run", ND_EXIT_USAGE, "--rules: %s", err.msg);
+        }
+        fprintf(stderr, "npu-doctor: warning: knowledge base not loaded (%s); using the built-in line table\n",
+                err.msg);
+        kb = NULL;
+    }
+
+    char **job_argv = argv + optind;
+    struct nd_supervisor_opts so = {job_argv, o.grace_s, isatty(STDOUT_FILENO) == 1, isatty(STDERR_FILENO) == 1,
+                                    summary ? fileno(summary) : -1};
+    struct nd_supervisor *sv = NULL;
+    rc = nd_supervisor_start(&so, &sv, &err);
+    if (rc < 0) {
+        fprintf(stderr, "npu-doctor run: %s\n", err.msg);
+        nd_kb_free(kb);
+        if (summary)
+            fclose(summary);
+        if (rc == -ENOENT)
+            return 127;   /* as a shell says: command not found */
+        if (rc == -EACCES || rc == -ENOEXEC || rc == -EISDIR || rc == -ENOTDIR || rc == -ELOOP || rc == -E2BIG)
+            return 126;   /* found but cannot be executed */
+        return ND_EXIT_INTERNAL;
+    }
+
+    struct nd_monitor_opts mo = {
+        .command = "run",
+        .cfg = o.cfg,
+        .root = nd_supervisor_pid(sv),
+        .pgid = nd_supervisor_pid(sv),
+        .argv = job_argv,
+        .quiet = o.quiet,
+        .fail_fast = o.fail_fast,
+        .color = nd_term_wants_color(stderr),
+        .out_observed = true,
+        .report_dir = o.report_dir,
+        .metrics_path = o.metrics_path,
+        .json_summary = summary,
+        .synthetic_clock = o.synthetic_clock,
+        .no_devices = o.no_devices,
+        .kb = kb,
+    };
+    struct nd_run_ctx ctx = {NULL, sv};
+    if (nd_monitor_new(&mo, &ctx.mon, &err) < 0) {
+        /* The job is already running: it goes on, unwatched. */
+        fprintf(stderr, "npu-doctor: warning: the monitor could not start (%s); the job runs unwatched\n", err.msg);
+        struct nd_supervisor_hooks none = {NULL, NULL, NULL};
+        nd_supervisor_run(sv, &none, 0);
+        int code = nd_supervisor_exit_code(sv);
+        nd_supervisor_free(sv);
+        nd_kb_free(kb);
+        if (summary)
+            fclose(summary);
+        return code;
+    }
+    double first = nd_monitor_start(ctx.mon);
+    struct nd_supervisor_hooks hooks = {&ctx, nd_run_line, nd_run_tick};
+    nd_supervisor_run(sv, &hooks, first);
+
+    double duration = nd_monotonic_now() - nd_supervisor_started_at(sv);
+    uint64_t bytes, lines;
+    nd_supervisor_output(sv, &bytes, &lines);
+    nd_monitor_set_output(ctx.mon, bytes, lines, nd_supervisor_lines_skipped(sv));
+    nd_run_sweep(ctx.mon, o.grace_s);
+
+    int ws = nd_supervisor_wait_status(sv);
+    struct nd_exit_info ex = {WIFEXITED(ws), WIFEXITED(ws) ? WEXITSTATUS(ws) : 0, WIFSIGNALED(ws),
+                              WIFSIGNALED(ws) ? WTERMSIG(ws) : 0, nd_supervisor_stopped(sv)};
+    int code = nd_supervisor_exit_code(sv);
+    nd_monitor_finish(ctx.mon, &ex, code, o.synthetic_clock ? nd_monitor_clock(ctx.mon) : duration);
+    bool stopped = nd_supervisor_stopped(sv);
+    nd_monitor_free(ctx.mon);
+    nd_supervisor_free(sv);
+    nd_kb_free(kb);
+    if (summary)
+        fclose(summary);
+    return stopped ? ND_EXIT_FAIL_FAST : code;
 }

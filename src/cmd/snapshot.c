@@ -1,16 +1,259 @@
-/* npu-doctor snapshot: placeholder until its issue lands. */
+/* npu-doctor snapshot: this node's whole picture (check's facts and
+ * findings, devices, Python packages, limits, the redacted environment and
+ * who the rank is) as one JSON document for `npu-doctor diff`. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "core/exitcode.h"
+#include "core/fileio.h"
+#include "core/redact.h"
+#include "core/report.h"
+#include "core/rootfs.h"
+#include "core/snapshot.h"
+#include "device/device.h"
+#include "probe/checkup.h"
+#include "probe/environ.h"
+#include "probe/python_packages.h"
+
+static void nd_snapshot_usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: npu-doctor snapshot [--json | --text] [-o FILE] [--level 1|2] [--root DIR]\n"
+            "                           [--env-file FILE | --env-from PID] [--python PATH] [--redact REGEX]...\n"
+            "\n"
+            "Records this node as one JSON document (schema npu-doctor/1, snapshot version %d): check's\n"
+            "facts and findings, the devices, Python package versions, host limits, the environment with\n"
+            "secrets redacted, and the rank identity (torchrun, Slurm, Open MPI/PMI, Kubernetes).\n"
+            "Compare snapshots with 'npu-doctor diff'.\n"
+            "\n"
+            "  -o, --output FILE   write the JSON to FILE (atomically). In FILE, %%n is the node name,\n"
+            "                      %%h the hostname, %%r the rank, %%j the Slurm job id, %%p the pid, %%%% a '%%':\n"
+            "                      srun --ntasks-per-node=1 npu-doctor snapshot -o snap-%%n.json\n"
+            "      --json          print the JSON on stdout (the default when stdout is not a terminal)\n"
+            "      --text          print the short summary (the default on a terminal)\n"
+            "      --level N       1: files only (default); 2: also import torch/torch_npu (as check --level 2)\n"
+            "      --root DIR      read installation and device files under DIR (default /)\n"
+            "      --env-file FILE the job's environment from KEY=VALUE lines or docker inspect JSON\n"
+            "      --env-from PID  the job's environment from /proc/PID/environ\n"
+            "      --python PATH   the job's interpreter (default: python3 on the job's PATH)\n"
+            "      --redact REGEX  also redact variables whose name matches REGEX (repeatable)\n"
+            "  -q, --quiet         with -o: print nothing on success\n"
+            "\n"
+            "Exit status: 0 written (problems found are findings inside the document), 64 usage,\n"
+            "66 unreadable input or unwritable output, 70 internal error.\n",
+            ND_SNAPSHOT_VERSION);
+}
+
+struct nd_snapshot_opts {
+    bool json, text, quiet;
+    const char *output;
+    int level;
+    const char *root;
+    const char *env_file;
+    long env_pid;
+    const char *python;
+};
+
+static int nd_snapshot_parse_args(int argc, char **argv, struct nd_snapshot_opts *o)
+{
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},      {"json", no_argument, NULL, 'j'},
+        {"text", no_argument, NULL, 't'},      {"output", required_argument, NULL, 'o'},
+        {"level", required_argument, NULL, 'l'}, {"root", required_argument, NULL, 'R'},
+        {"env-file", required_argument, NULL, 'E'}, {"env-from", required_argument, NULL, 'P'},
+        {"python", required_argument, NULL, 'y'}, {"redact", required_argument, NULL, 'x'},
+        {"quiet", no_argument, NULL, 'q'},     {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->level = 1;
+    o->env_pid = -1;
+    optind = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":ho:q", longopts, NULL)) != -1) {
+        struct nd_error err;
+        char *end;
+        switch (c) {
+        case 'h':
+            nd_snapshot_usage(stdout);
+            return 1;
+        case 'j': o->json = true; break;
+        case 't': o->text = true; break;
+        case 'q': o->quiet = true; break;
+        case 'o': o->output = optarg; break;
+        case 'R': o->root = optarg; break;
+        case 'E': o->env_file = optarg; break;
+        case 'y': o->python = optarg; break;
+        case 'l':
+            if (strcmp(optarg, "1") != 0 && strcmp(optarg, "2") != 0)
+                return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "--level must be 1 or 2, not '%s'", optarg);
+            o->level = atoi(optarg);
+            break;
+        case 'P':
+            errno = 0;
+            o->env_pid = strtol(optarg, &end, 10);
+            if (errno || *end || o->env_pid <= 0)
+                return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "--env-from wants a process id, not '%s'", optarg);
+            break;
+        case 'x':
+            if (nd_redact_add_pattern(optarg, &err) < 0)
+                return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "%s", err.msg);
+            break;
+        case ':':
+            return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "%s needs a value (see --help)", argv[optind - 1]);
+        default:
+            return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
+    if (o->json && o->text)
+        return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "--json and --text exclude each other");
+    if (o->env_file && o->env_pid > 0)
+        return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "--env-file and --env-from exclude each other");
+    return 0;
+}
+
+static int nd_snapshot_env(const struct nd_snapshot_opts *o, struct nd_environ *env)
+{
+    struct nd_error err;
+    nd_error_clear(&err);
+    int rc;
+    if (o->env_file)
+        rc = nd_environ_from_file(o->env_file, env, &err);
+    else if (o->env_pid > 0)
+        rc = nd_environ_from_pid((pid_t)o->env_pid, env, &err);
+    else
+        rc = nd_environ_from_self(env);
+    if (rc < 0) {
+        nd_environ_free(env);
+        return nd_cmd_fail("snapshot", ND_EXIT_NOINPUT, "%s", err.msg[0] ? err.msg : strerror(-rc));
+    }
+    return 0;
+}
+
+/* Every vendor's guarded device query, in the device layer's order. */
+static void nd_snapshot_devices(struct nd_report *rep)
+{
+    json_t *devices = json_array(), *layer = json_array();
+    struct nd_device_state *st = malloc(sizeof *st);
+    for (size_t i = 0; st && nd_vendors[i]; i++) {
+        nd_device_query(nd_vendors[i], ND_DEVICE_DEFAULT_TIMEOUT, st);
+        nd_snapshot_add_device_state(devices, layer, st);
+    }
+    free(st);
+    nd_report_set_extra(rep, "devices", devices);
+    nd_report_set_extra(rep, "device_layer", layer);
+}
+
+/* Builds the whole document (redacted). NULL on an internal error. */
+static json_t *nd_snapshot_build(const struct nd_snapshot_opts *o, const struct nd_environ *env, const char *host)
+{
+    struct nd_report rep;
+    nd_report_init(&rep, "snapshot");
+    struct nd_check_options copt = {
+        .level = o->level, .python = o->python, .env = env, .probe_timeout_s = 30, .device_timeout_s = 5,
+    };
+    struct nd_error err;
+    nd_error_clear(&err);
+    if (nd_checkup_run(&copt, &rep, &err) < 0) {
+        nd_cmd_fail("snapshot", ND_EXIT_INTERNAL, "check failed: %s", err.msg);
+        nd_report_free(&rep);
+        return NULL;
+    }
+    nd_report_set_extra(&rep, "snapshot_version", json_integer(ND_SNAPSHOT_VERSION));
+    nd_report_set_extra(&rep, "tool_version", json_string(ND_VERSION));
+    nd_report_set_extra(&rep, "level", json_integer(o->level));
+    nd_report_set_extra(&rep, "identity", nd_snapshot_identity(env, host, time(NULL)));
+    nd_snapshot_devices(&rep);
+    nd_report_set_extra(&rep, "device_files", nd_snapshot_device_files_json());
+    nd_report_set_extra(&rep, "python", nd_python_packages_json(o->python, env, 30));
+    nd_report_set_extra(&rep, "limits", nd_snapshot_limits_json());
+    nd_report_set_extra(&rep, "env", nd_snapshot_env_json(env, NULL));
+    json_t *doc = nd_report_to_json(&rep);
+    nd_report_free(&rep);
+    /* Facts and findings come from other probes: the last word is ours. */
+    nd_redact_json(doc);
+    return doc;
+}
+
+static char *nd_snapshot_dump(const json_t *doc)
+{
+    char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (!s)
+        return NULL;
+    size_t n = strlen(s);
+    char *out = realloc(s, n + 2);
+    if (!out) {
+        free(s);
+        return NULL;
+    }
+    out[n] = '\n';
+    out[n + 1] = '\0';
+    return out;
+}
 
 int cmd_snapshot(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-        printf("usage: npu-doctor snapshot [options]\n");
-        return ND_EXIT_OK;
+    struct nd_snapshot_opts o;
+    int rc = nd_snapshot_parse_args(argc, argv, &o);
+    if (rc != 0) {
+        nd_redact_reset();
+        return rc > 0 ? ND_EXIT_OK : -rc;
     }
-    return nd_cmd_fail("snapshot", ND_EXIT_INTERNAL, "not implemented yet");
+    struct nd_error err;
+    nd_error_clear(&err);
+    if (o.root && nd_rootfs_set(o.root, &err) < 0) {
+        nd_redact_reset();
+        return nd_cmd_fail("snapshot", ND_EXIT_NOINPUT, "%s", err.msg);
+    }
+    struct nd_environ env;
+    if ((rc = nd_snapshot_env(&o, &env)) != 0) {
+        nd_redact_reset();
+        return rc;
+    }
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0)
+        snprintf(host, sizeof host, "unknown");
+    char *path = NULL;
+    if (o.output && nd_snapshot_expand_output(o.output, &env, host, &path, &err) < 0) {
+        nd_environ_free(&env);
+        nd_redact_reset();
+        return nd_cmd_fail("snapshot", ND_EXIT_USAGE, "%s", err.msg);
+    }
+    json_t *doc = nd_snapshot_build(&o, &env, host);
+    nd_environ_free(&env);
+    char *text = doc ? nd_snapshot_dump(doc) : NULL;
+    rc = ND_EXIT_OK;
+    if (!doc) {
+        rc = ND_EXIT_INTERNAL;
+    } else if (!text) {
+        rc = nd_cmd_fail("snapshot", ND_EXIT_INTERNAL, "cannot serialise the snapshot");
+    } else if (path) {
+        if (nd_write_file_atomic(path, text, strlen(text), &err) < 0)
+            rc = nd_cmd_fail("snapshot", ND_EXIT_NOINPUT, "%s", err.msg);
+        else if (o.json)
+            fputs(text, stdout);
+        else if (!o.quiet)
+            printf("wrote %s (%zu devices, %zu environment variables, %zu findings)\n", path,
+                   json_array_size(json_object_get(doc, "devices")), json_object_size(json_object_get(doc, "env")),
+                   json_array_size(json_object_get(doc, "findings")));
+    } else if (o.json || (!o.text && !isatty(STDOUT_FILENO))) {
+        fputs(text, stdout);
+    } else {
+        nd_snapshot_print_text(doc, stdout, nd_term_wants_color(stdout));
+    }
+    if (fflush(stdout) != 0 && rc == ND_EXIT_OK)
+        rc = nd_cmd_fail("snapshot", ND_EXIT_INTERNAL, "cannot write to stdout: %s", strerror(errno));
+    free(text);
+    free(path);
+    json_decref(doc);
+    nd_redact_reset();
+    return rc;
 }

@@ -1,16 +1,177 @@
-/* npu-doctor watch: placeholder until its issue lands. */
+/* npu-doctor watch --pid N [--for S]: the run monitor attached to a process
+ * tree that is already running (no output passthrough). Ends when the
+ * process exits or after --for seconds. Exit status: 0/1/2 by the worst
+ * finding, 3 when --fail-fast stopped the process. */
+#include <errno.h>
 #include <getopt.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/run_common.h"
 #include "core/exitcode.h"
+#include "core/report.h"
+#include "core/spawn.h"
+#include "monitor/monitor.h"
+#include "proc/proc.h"
+
+static void nd_watch_usage(void)
+{
+    printf("usage: npu-doctor watch --pid N [--for SECONDS] [options]\n\n"
+           "Attaches to a running job (N and all its descendants) and watches it like\n"
+           "`run` does: is it really on the NPU/GPU? Ends when N exits or after --for.\n\n"
+           "options:\n"
+           "  --pid N               the job's main process (required)\n"
+           "  --for S               stop watching after S seconds\n%s"
+           "\nexample:\n  npu-doctor watch --pid 4242 --for 60\n",
+           nd_run_common_help);
+}
+
+static bool nd_alive(pid_t pid)
+{
+    if (kill(pid, 0) < 0 && errno == ESRCH)
+        return false;
+    struct nd_proc_stat st;
+    return nd_proc_read_stat(pid, &st) == 0 && st.state != 'Z' && st.state != 'X';
+}
+
+static int nd_pidfd_open(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    return -1;
+#endif
+}
+
+/* --fail-fast: SIGTERM to the job (its group when it leads one), SIGKILL after the grace. */
+static void nd_watch_stop(struct nd_monitor *mon, pid_t pid, pid_t pgid, double grace_s)
+{
+    if (pgid > 0)
+        kill(-pgid, SIGTERM);
+    nd_monitor_signal_all(mon, SIGTERM);
+    double end = nd_monotonic_now() + grace_s;
+    while (nd_monotonic_now() < end && nd_alive(pid))
+        usleep(20000);
+    if (pgid > 0)
+        kill(-pgid, SIGKILL);
+    nd_monitor_signal_all(mon, SIGKILL);
+}
 
 int cmd_watch(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-        printf("usage: npu-doctor watch [options]\n");
-        return ND_EXIT_OK;
+    static const struct option longopts[] = {ND_RUN_COMMON_LONGOPTS,
+                                             {"pid", required_argument, NULL, ND_OPT_PID},
+                                             {"for", required_argument, NULL, ND_OPT_FOR},
+                                             {NULL, 0, NULL, 0}};
+    struct nd_run_options o;
+    nd_run_options_default(&o);
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (c == 'h' || c == ND_OPT_HELP) {
+            nd_watch_usage();
+            return ND_EXIT_OK;
+        }
+        if (c == '?' || c == ':')
+            return nd_cmd_fail("watch", ND_EXIT_USAGE, "unknown or incomplete option '%s' (see --help)",
+                               argv[optind - 1]);
+        int rc = nd_run_option("watch", c, optarg, &o);
+        if (rc == 1)
+            return nd_cmd_fail("watch", ND_EXIT_USAGE, "option '%s' is not for watch", argv[optind - 1]);
+        if (rc)
+            return rc;
     }
-    return nd_cmd_fail("watch", ND_EXIT_INTERNAL, "not implemented yet");
+    if (optind < argc)
+        return nd_cmd_fail("watch", ND_EXIT_USAGE, "unexpected argument '%s' (watch takes --pid N)", argv[optind]);
+    if (o.pid <= 0)
+        return nd_cmd_fail("watch", ND_EXIT_USAGE, "--pid N is required");
+    int rc = nd_run_options_check("watch", &o);
+    if (rc)
+        return rc;
+    pid_t pid = (pid_t)o.pid;
+    if (!nd_alive(pid))
+        return nd_cmd_fail("watch", ND_EXIT_NOINPUT, "--pid %d: no such process", (int)pid);
+    FILE *summary = NULL;
+    rc = nd_run_prepare("watch", &o, &summary);
+    if (rc)
+        return rc;
+
+    char cmdline[1024];
+    if (nd_proc_read_cmdline(pid, cmdline, sizeof cmdline) < 0)
+        snprintf(cmdline, sizeof cmdline, "pid %d", (int)pid);
+    char *job_argv[2] = {cmdline, NULL};
+    pid_t pgid = getpgid(pid);
+    struct nd_monitor_opts mo = {
+        .command = "watch",
+        .cfg = o.cfg,
+        .root = pid,
+        .pgid = pgid == pid ? pid : 0,
+        .argv = job_argv,
+        .quiet = o.quiet,
+        .fail_fast = o.fail_fast,
+        .color = nd_term_wants_color(stderr),
+        .out_observed = false,
+        .report_dir = o.report_dir,
+        .metrics_path = o.metrics_path,
+        .json_summary = summary,
+        .synthetic_clock = o.synthetic_clock,
+        .no_devices = o.no_devices,
+        .kb = NULL,
+    };
+    struct nd_monitor *mon = NULL;
+    struct nd_error err = {0};
+    if (nd_monitor_new(&mo, &mon, &err) < 0) {
+        if (summary)
+            fclose(summary);
+        return nd_cmd_fail("watch", ND_EXIT_INTERNAL, "%s", err.msg);
+    }
+    double start = nd_monotonic_now();
+    int pidfd = nd_pidfd_open(pid);
+    double next = nd_monitor_start(mon);
+    bool stopped = false;
+    for (;;) {
+        double now = nd_monotonic_now();
+        if (o.for_s > 0 && (o.synthetic_clock ? nd_monitor_clock(mon) : now - start) >= o.for_s)
+            break;
+        if (!nd_alive(pid))
+            break;
+        if (now >= next || o.synthetic_clock) {
+            next = nd_monitor_tick(mon, now);
+            if (nd_monitor_wants_stop(mon)) {
+                nd_watch_stop(mon, pid, mo.pgid, o.grace_s);
+                stopped = true;
+                break;
+            }
+            continue;
+        }
+        double until = next;
+        if (o.for_s > 0 && start + o.for_s < until)
+            until = start + o.for_s;
+        int ms = (int)((until - now) * 1000) + 1;
+        if (ms > 1000)
+            ms = 1000;
+        if (pidfd >= 0) {
+            struct pollfd pf = {pidfd, POLLIN, 0};
+            poll(&pf, 1, ms);
+        } else {
+            usleep((useconds_t)ms * 1000);
+        }
+    }
+    if (pidfd >= 0)
+        close(pidfd);
+    double duration = o.synthetic_clock ? nd_monitor_clock(mon) : nd_monotonic_now() - start;
+    nd_monitor_finish(mon, NULL, -1, duration);
+    int code = stopped ? ND_EXIT_FAIL_FAST : nd_findings_exit_code(nd_monitor_findings(mon));
+    nd_monitor_free(mon);
+    if (summary)
+        fclose(summary);
+    return code;
 }

@@ -120,7 +120,10 @@ static void nd_scrub_urls(struct nd_strbuf *sb, const char *text)
         }
         nd_strbuf_add(sb, p, (size_t)(colon + 1 - p));
         char *pw = nd_xstrndup(colon + 1, (size_t)(at - colon - 1));
-        char *mark = nd_redact_marker(pw);
+        /* Already redacted (a snapshot read back): hashing the marker again
+         * would make equal secrets look different. */
+        char *mark = nd_redact_is_marker(pw) && strlen(pw) == ND_REDACT_MARKER_LEN ? nd_xstrdup(pw)
+                                                                                  : nd_redact_marker(pw);
         nd_strbuf_adds(sb, mark);
         free(mark);
         free(pw);
@@ -128,16 +131,86 @@ static void nd_scrub_urls(struct nd_strbuf *sb, const char *text)
     }
 }
 
+/* Well-known token shapes that are secrets whatever variable or log line
+ * holds them: a prefix, then at least min characters of the token alphabet. */
+struct nd_token_shape {
+    const char *prefix;
+    size_t min;
+    bool upper_only;    /* AWS access key ids: [A-Z0-9] */
+};
+
+static const struct nd_token_shape nd_token_shapes[] = {
+    {"hf_", 20, false},     {"ghp_", 20, false},  {"gho_", 20, false},  {"ghu_", 20, false},
+    {"ghs_", 20, false},    {"ghr_", 20, false},  {"github_pat_", 20, false},
+    {"glpat-", 20, false},  {"xoxb-", 10, false}, {"xoxp-", 10, false}, {"xoxa-", 10, false},
+    {"AKIA", 16, true},     {"ASIA", 16, true},
+};
+
+static bool nd_token_char(char c, bool upper_only)
+{
+    if (upper_only)
+        return isupper((unsigned char)c) || isdigit((unsigned char)c);
+    return isalnum((unsigned char)c) || c == '_' || c == '-';
+}
+
+/* Length of a token starting at p (0 when none starts there). */
+static size_t nd_token_at(const char *start, const char *p)
+{
+    if (p > start && (isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '-'))
+        return 0;
+    for (size_t i = 0; i < sizeof nd_token_shapes / sizeof *nd_token_shapes; i++) {
+        const struct nd_token_shape *t = &nd_token_shapes[i];
+        size_t plen = strlen(t->prefix);
+        if (strncmp(p, t->prefix, plen) != 0)
+            continue;
+        size_t n = 0;
+        while (nd_token_char(p[plen + n], t->upper_only))
+            n++;
+        if (n >= t->min)
+            return plen + n;
+    }
+    return 0;
+}
+
+/* Replaces token-shaped words in s (malloc'd) with markers; returns the new
+ * string, freeing s. Cheap when there is nothing to do. */
+static char *nd_scrub_tokens(char *s)
+{
+    bool maybe = false;
+    for (size_t i = 0; i < sizeof nd_token_shapes / sizeof *nd_token_shapes && !maybe; i++)
+        maybe = strstr(s, nd_token_shapes[i].prefix) != NULL;
+    if (!maybe)
+        return s;
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    for (const char *p = s; *p;) {
+        size_t n = nd_token_at(s, p);
+        if (n == 0) {
+            nd_strbuf_addc(&sb, *p++);
+            continue;
+        }
+        char *tok = nd_xstrndup(p, n);
+        char *mark = nd_redact_marker(tok);
+        nd_strbuf_adds(&sb, mark);
+        free(mark);
+        free(tok);
+        p += n;
+    }
+    free(s);
+    return nd_strbuf_detach(&sb, NULL);
+}
+
 char *nd_redact_value(const char *name, const char *value)
 {
     if (!value)
         return NULL;
+    if (nd_redact_is_marker(value) && strlen(value) == ND_REDACT_MARKER_LEN)
+        return nd_xstrdup(value);   /* idempotent: redacting twice changes nothing */
     if (name && nd_redact_name_is_secret(name))
         return nd_redact_marker(value);
     struct nd_strbuf sb = ND_STRBUF_INIT;
     nd_strbuf_grow(&sb, strlen(value));
     nd_scrub_urls(&sb, value);
-    return nd_strbuf_detach(&sb, NULL);
+    return nd_scrub_tokens(nd_strbuf_detach(&sb, NULL));
 }
 
 char *nd_redact_text(const char *text)
@@ -187,5 +260,5 @@ char *nd_redact_text(const char *text)
         p = vstart + vlen;
     }
     nd_strbuf_free(&urls);
-    return nd_strbuf_detach(&out, NULL);
+    return nd_scrub_tokens(nd_strbuf_detach(&out, NULL));
 }

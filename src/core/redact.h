@@ -22,12 +22,23 @@ bool nd_redact_name_is_secret(const char *name);
 /* A malloc'd printable value: the marker for secret names, otherwise the
  * value with any URL password ("scheme://user:pass@") replaced. */
 char *nd_redact_value(const char *name, const char *value);
-/* A malloc'd copy of free text (log lines, argv) with URL passwords and
- * "NAME=value" pairs of secret names replaced. */
+/* A malloc'd copy of free text (log lines, argv) with URL passwords,
+ * "NAME=value" pairs of secret names and well-known token shapes (hf_...,
+ * ghp_..., AKIA...) replaced. nd_redact_value scrubs token shapes too. */
 char *nd_redact_text(const char *text);
-/* The marker for a value: "<redacted:" + 8 hex digits + ">". */
+/* The marker for a value: "<redacted:" + 8 hex digits + ">". Redaction is
+ * idempotent: a marker passed through any function here stays as it is. */
+#define ND_REDACT_MARKER_LEN 19
 char *nd_redact_marker(const char *value);
 /* True when s looks like a marker produced above. */
 bool nd_redact_is_marker(const char *s);
+
+/* Redacts a whole JSON document in place (redact_json.c), as the last step
+ * before any JSON leaves the program: every string member whose name looks
+ * like an environment variable (no lower-case letter) and is a secret name
+ * becomes a marker, and every other string goes through nd_redact_text.
+ * Objects shaped {"name": N, "value": V} count V as N's. Idempotent. */
+struct json_t;
+void nd_redact_json(struct json_t *doc);
 
 #endif

@@ -61,6 +61,13 @@ struct nd_device_state {
     size_t nprocs;
     struct nd_device_proc procs[ND_MAX_DEVICE_PROCS];
     double elapsed_s;
+    /* Added by issue 3 (additive): how a guarded query ended when it did
+     * not return by itself, and the first non-fatal problem (a per-device
+     * call that failed, a process list that could not be read). */
+    bool timed_out;             /* the child hung in failed_call and was killed */
+    bool crashed;               /* the child died from crash_signal in failed_call */
+    int crash_signal;
+    char warning[256];
 };
 
 struct nd_vendor_ctx;
@@ -89,13 +96,32 @@ extern const struct nd_vendor *const nd_vendors[];
 
 /* One guarded query in a child: open, devices, sample, processes, close.
  * Always fills out (status < 0 when anything failed, including a hang or a
- * crash of the child). Returns out->status. */
+ * crash of the child). Returns out->status. A hang gives status -ETIMEDOUT,
+ * timed_out, and error "timed out after N s in <call>"; a crash gives
+ * status -ECHILD, crashed, and "crashed with SIGSEGV in <call>". A process
+ * list that cannot be read leaves status 0, procs_valid false and a warning. */
 int nd_device_query(const struct nd_vendor *v, double timeout_s, struct nd_device_state *out);
+
+/* For backends: call before each vendor call ("dcmi_init") so that a hang or
+ * crash in the guarded child can name it. A no-op outside the child. */
+void nd_device_progress(const char *call);
+/* For backends: records a failed vendor call in state (status, failed_call,
+ * vendor_code, error "<call> returned <code>: <meaning>") and returns status. */
+int nd_device_state_fail(struct nd_device_state *st, int status, const char *call, int code, const char *meaning);
+/* The query without the guard, in this process (used inside the child, and
+ * by tests that want the raw vtable). Never call it outside a child in the
+ * tool: the vendor library may hang or crash. */
+int nd_device_query_unguarded(const struct nd_vendor *v, struct nd_device_state *out);
 
 /* A long-lived guarded child for repeated sampling (run/watch): the vendor
  * library is initialised once; each sample is one request with a deadline.
  * After a timeout or crash the session is dead and every later sample
- * returns the failed state (the caller reports it once). */
+ * returns the failed state (the caller reports it once).
+ * open: fills out with the first full sample (devices, utilisation, procs).
+ * On failure it returns out->status < 0 and sets *s = NULL (nothing to
+ * close). sample(NULL, out) returns -EINVAL; close(NULL) does nothing. The
+ * child has its own process group, keeps no fds of ours but its channel,
+ * and dies with us (PR_SET_PDEATHSIG). */
 struct nd_device_session;
 int nd_device_session_open(const struct nd_vendor *v, double timeout_s, struct nd_device_session **s,
                            struct nd_device_state *out);
@@ -124,6 +150,7 @@ struct nd_smoke_device {
     bool ok;
     bool bandwidth_valid;       /* level 3 */
     double h2d_gbps, d2h_gbps;
+    bool bandwidth_low;         /* level 3: far below its siblings (nd_smoke_flag_slow) */
 };
 
 struct nd_smoke_result {
@@ -142,5 +169,13 @@ struct nd_smoke_result {
 
 int nd_smoke_ascend(int level, double timeout_s, struct nd_smoke_result *out);
 int nd_smoke_cuda(int level, double timeout_s, struct nd_smoke_result *out);
+
+/* Level 3: marks devices whose H2D or D2H bandwidth is below half the
+ * median of all devices with bandwidth (needs 2+ devices). Returns how many
+ * were marked. Pure: shared by both smoke tests. */
+size_t nd_smoke_flag_slow(struct nd_smoke_result *r);
+/* Turns a smoke result into findings: the failing call with code, meaning
+ * and fix; a slow device; nothing when all passed. */
+void nd_smoke_findings(const struct nd_smoke_result *r, struct nd_findings *out);
 
 #endif

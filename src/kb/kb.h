@@ -28,4 +28,64 @@ int nd_kb_explain_buffer(struct nd_kb *kb, const char *name, const char *buf, si
 int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char *source, long lineno,
                      struct nd_findings *out);
 
+/* ---- Additions for explain, rules and tests (issue 5) ---- */
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Read-only view of one loaded rule (rules list). */
+struct nd_kb_rule_info {
+    const char *id, *category, *vendor, *title, *file;
+    enum nd_severity severity;
+    long line;
+    size_t npatterns, nexamples, ncounters;
+};
+size_t nd_kb_rule_count(const struct nd_kb *kb);
+void nd_kb_rule_get(const struct nd_kb *kb, size_t i, struct nd_kb_rule_info *out);
+/* Every pattern, one per line (for bench/explain.sh: grep -E -f / rg -f). */
+void nd_kb_write_patterns(const struct nd_kb *kb, FILE *fp);
+
+/* Checks the rule files at path (one file, or every *.rules in a directory):
+ * unknown keys, patterns that do not compile, duplicate ids, missing
+ * category or fix. Each problem is written to fp as "file:line: message".
+ * Returns the number of problems, or a negative errno (err filled) when path
+ * cannot be read. */
+int nd_kb_lint_path(const char *path, FILE *fp, struct nd_error *err);
+
+/* Runs every rule's examples (must match the rule) and counter examples
+ * (must not). Failures go to fp; *nchecked gets the number of lines tried.
+ * Returns the number of failures. */
+size_t nd_kb_test_examples(struct nd_kb *kb, FILE *fp, size_t *nchecked);
+
+/* explain: streams inputs through the matcher, then ranks what it found. */
+struct nd_kb_scan;
+struct nd_kb_scan *nd_kb_scan_new(struct nd_kb *kb);
+/* A file, a directory (recursive) or "-" for stdin; .gz is read through
+ * zlib. Problems (missing, binary, empty, truncated, loops, huge lines) are
+ * recorded as notes and never stop the run. Returns 0 when at least one byte
+ * was scanned from path, -errno otherwise. */
+int nd_kb_scan_path(struct nd_kb_scan *s, const char *path);
+int nd_kb_scan_buffer(struct nd_kb_scan *s, const char *name, const char *buf, size_t len);
+/* Inputs from which something was read, bytes and lines scanned. */
+size_t nd_kb_scan_inputs(const struct nd_kb_scan *s);
+unsigned long long nd_kb_scan_bytes(const struct nd_kb_scan *s);
+unsigned long long nd_kb_scan_lines(const struct nd_kb_scan *s);
+size_t nd_kb_scan_nnotes(const struct nd_kb_scan *s);
+const char *nd_kb_scan_note(const struct nd_kb_scan *s, size_t i);
+/* Appends the findings, root cause first. Wrappers (EZ9999 "Inner Error")
+ * that defer to specific lines near them, and info findings, are left out
+ * unless all is set. */
+void nd_kb_scan_finish(struct nd_kb_scan *s, struct nd_findings *out, bool all);
+void nd_kb_scan_free(struct nd_kb_scan *s);
+
+/* The first timestamp in a log line (CANN plog "2024-05-01-10:00:00.123.456",
+ * Python logging "2024-05-01 10:00:00,123", ISO 8601 with optional zone) as
+ * seconds since the epoch (UTC when a zone is given, else as written).
+ * Returns true when one was found. */
+bool nd_kb_parse_timestamp(const char *line, size_t len, double *out);
+/* The rank named by a line ("[rank3]:", "RankID:3") or a path ("rank_3.log",
+ * "rank3/"), or -1. */
+int nd_kb_line_rank(const char *line, size_t len);
+int nd_kb_path_rank(const char *path);
+
 #endif

@@ -72,7 +72,17 @@ void nd_footprint_cache_free(struct nd_footprint_cache *c);
 int nd_footprint_of(pid_t pid, const struct nd_device_state *const *states, size_t nstates,
                     struct nd_footprint_cache *cache, struct nd_footprint *out);
 
+/* Flags for nd_footprint_of_flags. */
+#define ND_FOOTPRINT_SKIP_MAPS 1u    /* no maps read: frameworks 0, maps_read false */
+
+/* nd_footprint_of with flags: `ps` skips the maps of processes too small to
+ * hold an ML runtime, the one costly read per process. */
+int nd_footprint_of_flags(pid_t pid, const struct nd_device_state *const *states, size_t nstates,
+                          struct nd_footprint_cache *cache, unsigned flags, struct nd_footprint *out);
+
 /* "torch, torch_npu, ascendcl" (empty string when none). */
 void nd_frameworks_describe(unsigned frameworks, char *buf, size_t size);
+/* The name of one ND_FW_* bit ("torch_npu"), or NULL for anything else. */
+const char *nd_framework_name(unsigned bit);
 
 #endif

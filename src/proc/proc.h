@@ -19,6 +19,7 @@ struct nd_proc_stat {
     long num_threads;
     uint64_t starttime_ticks;   /* since boot; with pid, identifies a process */
     int64_t rss_pages;
+    uint64_t vsize_bytes;       /* virtual memory size (field 23) */
 };
 
 #define ND_PROC_MAX_NSPID 8
@@ -37,6 +38,9 @@ int nd_proc_parse_stat(const char *buf, size_t len, struct nd_proc_stat *out);
 int nd_proc_parse_status(const char *buf, size_t len, struct nd_proc_status *out);
 
 /* Readers: 0, or -ESRCH when the process is gone, -EACCES, ... */
+/* The owner (effective uid) of a process, from its /proc folder: one stat
+ * call, cheaper than reading status when only the owner matters. */
+int nd_proc_owner(pid_t pid, uid_t *uid);
 int nd_proc_read_stat(pid_t pid, struct nd_proc_stat *out);
 int nd_proc_read_status(pid_t pid, struct nd_proc_status *out);
 /* argv joined with spaces, at most size-1 bytes; falls back to [comm]. */
@@ -56,5 +60,9 @@ long nd_proc_page_size(void);
 /* The pid of a host pid as seen in our pid namespace: matches NSpid lines.
  * Returns our pid, or 0 when not found (different namespace and no match). */
 pid_t nd_proc_host_to_local(pid_t host_pid, const pid_t *candidates, size_t n);
+/* The outermost pid NSpid names for a process (its pid in the namespace of
+ * the /proc we read, the host's when we run on the host); local_pid when the
+ * kernel prints no NSpid line. */
+pid_t nd_proc_status_host_pid(const struct nd_proc_status *st, pid_t local_pid);
 
 #endif

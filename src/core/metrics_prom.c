@@ -1,0 +1,87 @@
+/* node_exporter textfile output for run/watch (see metrics_prom.h). Every
+ * category x severity counter is always present, so alert rules using
+ * increase() see the zero before the first finding. */
+#include "core/metrics_prom.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fileio.h"
+#include "core/strbuf.h"
+
+static const char *const nd_prom_categories[] = {
+    ND_CAT_ENV_NOT_LOADED, ND_CAT_VERSION_MISMATCH, ND_CAT_NO_DEVICE, ND_CAT_UNSUPPORTED_OP, ND_CAT_DEVICE_OOM,
+    ND_CAT_HOST_OOM,       ND_CAT_DISTRIBUTED,      ND_CAT_NUMERICS,  ND_CAT_DEVICE_FAULT,   ND_CAT_CPU_FALLBACK,
+    ND_CAT_INPUT_BOUND,    ND_CAT_HANG,             ND_CAT_CONFIG,
+};
+
+/* Label values escape backslash, double quote and newline. */
+static void nd_prom_label(struct nd_strbuf *sb, const char *v)
+{
+    for (; *v; v++) {
+        if (*v == '\\' || *v == '"')
+            nd_strbuf_addc(sb, '\\');
+        if (*v == '\n') {
+            nd_strbuf_adds(sb, "\\n");
+            continue;
+        }
+        nd_strbuf_addc(sb, *v);
+    }
+}
+
+static void nd_prom_dev_labels(struct nd_strbuf *sb, const struct nd_prom_device *d)
+{
+    nd_strbuf_addf(sb, "{device=\"%d\",vendor=\"", d->index);
+    nd_prom_label(sb, d->vendor);
+    nd_strbuf_adds(sb, "\"}");
+}
+
+char *nd_prom_render(const struct nd_prom_snapshot *m, size_t *len)
+{
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_init(&sb);
+    nd_strbuf_adds(&sb, "# HELP npu_doctor_job_cpu_cores CPU cores used by the watched job's process tree.\n"
+                        "# TYPE npu_doctor_job_cpu_cores gauge\n");
+    nd_strbuf_addf(&sb, "npu_doctor_job_cpu_cores %.3f\n", m->cpu_cores);
+    nd_strbuf_adds(&sb, "# HELP npu_doctor_job_on_device 1 when a process of the job holds a device.\n"
+                        "# TYPE npu_doctor_job_on_device gauge\n");
+    nd_strbuf_addf(&sb, "npu_doctor_job_on_device %d\n", m->on_device ? 1 : 0);
+    nd_strbuf_adds(&sb, "# HELP npu_doctor_device_utilization_ratio Device utilisation, 0-1.\n"
+                        "# TYPE npu_doctor_device_utilization_ratio gauge\n");
+    for (size_t i = 0; i < m->ndev; i++)
+        if (m->dev[i].util_valid) {
+            nd_strbuf_adds(&sb, "npu_doctor_device_utilization_ratio");
+            nd_prom_dev_labels(&sb, &m->dev[i]);
+            nd_strbuf_addf(&sb, " %.3f\n", m->dev[i].util_ratio);
+        }
+    nd_strbuf_adds(&sb, "# HELP npu_doctor_device_memory_used_bytes Device memory in use.\n"
+                        "# TYPE npu_doctor_device_memory_used_bytes gauge\n");
+    for (size_t i = 0; i < m->ndev; i++)
+        if (m->dev[i].mem_valid) {
+            nd_strbuf_adds(&sb, "npu_doctor_device_memory_used_bytes");
+            nd_prom_dev_labels(&sb, &m->dev[i]);
+            nd_strbuf_addf(&sb, " %llu\n", (unsigned long long)m->dev[i].mem_used_bytes);
+        }
+    nd_strbuf_adds(&sb, "# HELP npu_doctor_findings_total Findings reported so far, by category and severity.\n"
+                        "# TYPE npu_doctor_findings_total counter\n");
+    for (size_t c = 0; c < sizeof nd_prom_categories / sizeof *nd_prom_categories; c++)
+        for (int sev = ND_SEV_ERROR; sev >= ND_SEV_INFO; sev--) {
+            long n = 0;
+            for (size_t i = 0; m->findings && i < m->findings->n; i++)
+                if ((int)m->findings->v[i]->severity == sev &&
+                    strcmp(m->findings->v[i]->category, nd_prom_categories[c]) == 0)
+                    n++;
+            nd_strbuf_addf(&sb, "npu_doctor_findings_total{category=\"%s\",severity=\"%s\"} %ld\n",
+                           nd_prom_categories[c], nd_severity_name((enum nd_severity)sev), n);
+        }
+    return nd_strbuf_detach(&sb, len);
+}
+
+int nd_prom_write(const char *path, const struct nd_prom_snapshot *m, struct nd_error *err)
+{
+    size_t len;
+    char *text = nd_prom_render(m, &len);
+    int rc = nd_write_file_atomic(path, text, len, err);
+    free(text);
+    return rc;
+}

@@ -1,0 +1,93 @@
+/* Redaction of a whole JSON document: the safety net every JSON output
+ * (snapshot, check --json, run reports, diff) passes through, so a secret that
+ * a probe copied into a fact or a finding's evidence never leaves the program. */
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "core/json_util.h"
+#include "core/redact.h"
+
+/* Deep documents are redacted as deep as jansson parses them; the bound only
+ * protects our own stack. */
+#define ND_REDACT_MAX_DEPTH 4096
+
+static void nd_redact_node(json_t *node, const char *name, int depth);
+
+/* Member names are judged as secret names only when they look like
+ * environment variables (no lower-case letter): our own schema words ("key"
+ * in a diff, "tokenizers" in a package list) are not secrets. */
+static bool nd_env_style_name(const char *name)
+{
+    if (!name || !*name)
+        return false;
+    for (const char *p = name; *p; p++)
+        if (islower((unsigned char)*p))
+            return false;
+    return true;
+}
+
+/* Replaces the string j (a member or element) in its container when the
+ * redacted form differs. Returns the new value, or NULL when unchanged. */
+static json_t *nd_redacted_string(const json_t *j, const char *name)
+{
+    const char *s = json_string_value(j);
+    char *r = nd_env_style_name(name) && nd_redact_name_is_secret(name) ? nd_redact_value(name, s) : nd_redact_text(s);
+    json_t *out = NULL;
+    if (strcmp(r, s) != 0)
+        out = nd_json_str(r);
+    free(r);
+    return out;
+}
+
+static void nd_redact_object(json_t *obj, int depth)
+{
+    /* {"name": "HF_TOKEN", "value": "..."}: the value belongs to that name. */
+    const char *pair_name = nd_json_get_str(obj, "name");
+    const char *key;
+    json_t *val;
+    void *it = json_object_iter(obj);
+    while (it) {
+        key = json_object_iter_key(it);
+        val = json_object_iter_value(it);
+        const char *as = (pair_name && strcmp(key, "value") == 0) ? pair_name : key;
+        if (json_is_string(val)) {
+            json_t *r = nd_redacted_string(val, as);
+            if (r)
+                json_object_iter_set_new(obj, it, r);
+        } else {
+            nd_redact_node(val, as, depth + 1);
+        }
+        it = json_object_iter_next(obj, it);
+    }
+}
+
+static void nd_redact_node(json_t *node, const char *name, int depth)
+{
+    if (depth > ND_REDACT_MAX_DEPTH)
+        return;
+    if (json_is_object(node)) {
+        nd_redact_object(node, depth);
+    } else if (json_is_array(node)) {
+        /* Elements of a secret-named array ("HF_TOKENS": [...]) are secrets too. */
+        for (size_t i = 0; i < json_array_size(node); i++) {
+            json_t *el = json_array_get(node, i);
+            if (json_is_string(el)) {
+                json_t *r = nd_redacted_string(el, name);
+                if (r)
+                    json_array_set_new(node, i, r);
+            } else {
+                nd_redact_node(el, name, depth + 1);
+            }
+        }
+    }
+}
+
+void nd_redact_json(struct json_t *doc)
+{
+    if (doc)
+        nd_redact_node(doc, NULL, 0);
+}

@@ -1,0 +1,288 @@
+/* The parts of a snapshot document built from gathered data (environment,
+ * limits, device files, device layer), and its short text summary. */
+#include "core/snapshot.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/statvfs.h>
+
+#include "core/fileio.h"
+#include "core/json_util.h"
+#include "core/redact.h"
+#include "core/rootfs.h"
+#include "core/strbuf.h"
+
+json_t *nd_snapshot_env_json(const struct nd_environ *env, size_t *nredacted)
+{
+    /* Sorted by name, so two snapshots read side by side line up. */
+    size_t *order = nd_xcalloc(env->n ? env->n : 1, sizeof *order);
+    for (size_t i = 0; i < env->n; i++)
+        order[i] = i;
+    for (size_t i = 1; i < env->n; i++) {
+        size_t k = order[i], j = i;
+        while (j > 0 && strcmp(env->names[order[j - 1]], env->names[k]) > 0) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = k;
+    }
+    json_t *o = json_object();
+    size_t changed = 0;
+    for (size_t i = 0; i < env->n; i++) {
+        const char *name = env->names[order[i]], *value = env->values[order[i]];
+        char *r = nd_redact_value(name, value);
+        if (strcmp(r, value) != 0)
+            changed++;
+        json_object_set_new(o, name, nd_json_str(r));
+        free(r);
+    }
+    free(order);
+    if (nredacted)
+        *nredacted = changed;
+    return o;
+}
+
+static void nd_set_limit(json_t *o, const char *key, int resource)
+{
+    struct rlimit rl;
+    if (getrlimit(resource, &rl) != 0)
+        return;
+    if (rl.rlim_cur == RLIM_INFINITY)
+        json_object_set_new(o, key, json_string("unlimited"));
+    else
+        json_object_set_new(o, key, json_integer((json_int_t)rl.rlim_cur));
+}
+
+json_t *nd_snapshot_limits_json(void)
+{
+    json_t *o = json_object();
+    struct statvfs sv;
+    if (statvfs("/dev/shm", &sv) == 0)
+        json_object_set_new(o, "shm_bytes", json_integer((json_int_t)((unsigned long long)sv.f_blocks * sv.f_frsize)));
+    nd_set_limit(o, "memlock_bytes", RLIMIT_MEMLOCK);
+    nd_set_limit(o, "nofile", RLIMIT_NOFILE);
+    nd_set_limit(o, "nproc", RLIMIT_NPROC);
+    nd_set_limit(o, "stack_bytes", RLIMIT_STACK);
+    return o;
+}
+
+static bool nd_is_accel_dev(const char *name)
+{
+    static const char *const prefixes[] = {"davinci", "devmm_svm", "hisi_hdc", "nvidia"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return false;
+}
+
+static int nd_cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+json_t *nd_snapshot_device_files_json(void)
+{
+    json_t *arr = json_array();
+    DIR *d = nd_rootfs_opendir("/dev");
+    if (!d)
+        return arr;
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (!nd_is_accel_dev(de->d_name))
+            continue;
+        names = nd_xrealloc(names, (n + 1) * sizeof *names);
+        names[n++] = nd_xasprintf("/dev/%s", de->d_name);
+    }
+    closedir(d);
+    if (n)
+        qsort(names, n, sizeof *names, nd_cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        json_array_append_new(arr, nd_json_str(names[i]));
+        free(names[i]);
+    }
+    free(names);
+    return arr;
+}
+
+void nd_snapshot_add_device_state(json_t *devices, json_t *layer, const struct nd_device_state *st)
+{
+    json_t *l = json_object();
+    json_object_set_new(l, "vendor", nd_json_str(st->vendor));
+    json_object_set_new(l, "library", st->lib_found ? nd_json_str(st->lib_path) : json_null());
+    json_object_set_new(l, "status", json_string(st->status == 0 ? "ok" : "failed"));
+    if (st->status != 0) {
+        json_object_set_new(l, "error", nd_json_str(st->error));
+        if (st->failed_call[0])
+            json_object_set_new(l, "failed_call", nd_json_str(st->failed_call));
+    }
+    if (st->driver_version_valid)
+        json_object_set_new(l, "driver_version", nd_json_str(st->driver_version));
+    if (st->cuda_driver_version > 0)
+        json_object_set_new(l, "cuda_driver_version", json_integer(st->cuda_driver_version));
+    json_object_set_new(l, "device_count", json_integer((json_int_t)st->ndevices));
+    json_array_append_new(layer, l);
+
+    size_t nd = st->ndevices < ND_MAX_DEVICES ? st->ndevices : ND_MAX_DEVICES;
+    for (size_t i = 0; i < nd; i++) {
+        const struct nd_device *d = &st->devices[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "vendor", nd_json_str(st->vendor));
+        json_object_set_new(o, "index", json_integer(d->index));
+        json_object_set_new(o, "name", nd_json_str(d->name));
+        if (d->uuid[0])
+            json_object_set_new(o, "uuid", nd_json_str(d->uuid));
+        if (d->card_id >= 0)
+            json_object_set_new(o, "card_id", json_integer(d->card_id));
+        if (d->chip_id >= 0)
+            json_object_set_new(o, "chip_id", json_integer(d->chip_id));
+        if (d->health_valid)
+            json_object_set_new(o, "health", json_integer(d->health));
+        if (d->mem_valid)
+            json_object_set_new(o, "memory_total_bytes", json_integer((json_int_t)d->mem_total_bytes));
+        /* Values that move from second to second: diff ignores them. */
+        json_t *s = json_object();
+        if (d->util_valid)
+            json_object_set_new(s, "utilization", json_real(d->util_pct / 100.0));
+        if (d->mem_valid)
+            json_object_set_new(s, "memory_used_bytes", json_integer((json_int_t)d->mem_used_bytes));
+        if (d->temp_valid)
+            json_object_set_new(s, "temperature_c", json_integer(d->temp_c));
+        if (d->power_valid)
+            json_object_set_new(s, "power_w", json_real(d->power_w));
+        json_object_set_new(o, "sample", s);
+        json_array_append_new(devices, o);
+    }
+}
+
+/* "value" of a JSON scalar for the summary, or "?" when absent. */
+static const char *nd_str_or(const json_t *o, const char *key, const char *dflt)
+{
+    const char *s = nd_json_get_str(o, key);
+    return s ? s : dflt;
+}
+
+static void nd_print_limit(struct nd_strbuf *sb, const json_t *limits, const char *key, const char *label, bool bytes)
+{
+    json_t *v = json_object_get(limits, key);
+    if (!v)
+        return;
+    if (sb->len)
+        nd_strbuf_adds(sb, ", ");
+    if (json_is_integer(v) && bytes) {
+        char b[32];
+        nd_format_bytes((unsigned long long)json_integer_value(v), b, sizeof b);
+        nd_strbuf_addf(sb, "%s %s", label, b);
+    } else if (json_is_integer(v)) {
+        nd_strbuf_addf(sb, "%s %lld", label, (long long)json_integer_value(v));
+    } else {
+        nd_strbuf_addf(sb, "%s %s", label, nd_str_or(limits, key, "?"));
+    }
+}
+
+void nd_snapshot_print_text(const json_t *doc, FILE *fp, bool color)
+{
+    const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
+    json_t *id = json_object_get(doc, "identity");
+    fprintf(fp, "%ssnapshot of %s%s at %s", bold, nd_str_or(id, "hostname", "?"), reset, nd_str_or(id, "time", "?"));
+    json_t *rank = json_object_get(id, "rank");
+    if (json_is_integer(rank))
+        fprintf(fp, ", rank %lld", (long long)json_integer_value(rank));
+    json_t *k8s = json_object_get(id, "kubernetes");
+    if (k8s)
+        fprintf(fp, ", pod %s/%s", nd_str_or(k8s, "namespace", "?"), nd_str_or(k8s, "pod", "?"));
+    fputc('\n', fp);
+
+    /* Devices: "8 x 910B3 (ascend)", or why the layer saw none. */
+    json_t *devices = json_object_get(doc, "devices");
+    json_t *layer = json_object_get(doc, "device_layer");
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    size_t i;
+    json_t *l;
+    json_array_foreach(layer, i, l) {
+        const char *vendor = nd_str_or(l, "vendor", "?");
+        json_int_t count = json_integer_value(json_object_get(l, "device_count"));
+        if (sb.len)
+            nd_strbuf_adds(&sb, "; ");
+        if (count > 0) {
+            const char *name = "?";
+            size_t j;
+            json_t *d;
+            json_array_foreach(devices, j, d)
+                if (strcmp(nd_str_or(d, "vendor", ""), vendor) == 0) {
+                    name = nd_str_or(d, "name", "?");
+                    break;
+                }
+            nd_strbuf_addf(&sb, "%lld x %s (%s", (long long)count, name, vendor);
+            const char *drv = nd_json_get_str(l, "driver_version");
+            if (drv)
+                nd_strbuf_addf(&sb, ", driver %s", drv);
+            nd_strbuf_addc(&sb, ')');
+        } else {
+            nd_strbuf_addf(&sb, "%s: %s", vendor, nd_str_or(l, "error", "no devices"));
+        }
+    }
+    fprintf(fp, "  %-10s %s\n", "devices", sb.len ? sb.buf : "none found");
+    nd_strbuf_reset(&sb);
+
+    json_t *files = json_object_get(doc, "device_files");
+    fprintf(fp, "  %-10s %zu under /dev\n", "dev files", json_array_size(files));
+
+    json_t *facts = json_object_get(doc, "facts");
+    const char *group;
+    json_t *g;
+    json_object_foreach(facts, group, g) {
+        if (sb.len)
+            nd_strbuf_adds(&sb, ", ");
+        nd_strbuf_addf(&sb, "%s (%zu)", group, json_is_object(g) ? json_object_size(g) : json_array_size(g));
+    }
+    fprintf(fp, "  %-10s %s\n", "facts", sb.len ? sb.buf : "none gathered");
+    nd_strbuf_reset(&sb);
+
+    json_t *py = json_object_get(doc, "python");
+    json_t *pk = json_object_get(py, "packages");
+    if (nd_json_get_str(py, "executable")) {
+        fprintf(fp, "  %-10s %s %s, %zu packages", "python", nd_str_or(py, "executable", "?"), nd_str_or(py, "version", "?"),
+                json_object_size(pk));
+        static const char *const key_pkgs[] = {"torch", "torch_npu", "torch-npu", "transformers", "deepspeed"};
+        for (size_t k = 0; k < sizeof key_pkgs / sizeof *key_pkgs; k++) {
+            const char *v = nd_json_get_str(pk, key_pkgs[k]);
+            if (v)
+                fprintf(fp, ", %s %s", key_pkgs[k], v);
+        }
+        fputc('\n', fp);
+    } else {
+        fprintf(fp, "  %-10s %s\n", "python", nd_str_or(py, "error", "not found"));
+    }
+
+    json_t *limits = json_object_get(doc, "limits");
+    nd_print_limit(&sb, limits, "shm_bytes", "/dev/shm", true);
+    nd_print_limit(&sb, limits, "memlock_bytes", "memlock", true);
+    nd_print_limit(&sb, limits, "nofile", "nofile", false);
+    fprintf(fp, "  %-10s %s\n", "limits", sb.len ? sb.buf : "unknown");
+    nd_strbuf_free(&sb);
+
+    json_t *env = json_object_get(doc, "env");
+    size_t nred = 0;
+    const char *name;
+    json_t *v;
+    json_object_foreach(env, name, v) {
+        const char *s = json_string_value(v);
+        if (s && strstr(s, "<redacted:"))
+            nred++;
+    }
+    fprintf(fp, "  %-10s %zu variables, %zu with secrets redacted\n", "env", json_object_size(env), nred);
+
+    json_t *findings = json_object_get(doc, "findings");
+    size_t nerr = 0, nwarn = 0;
+    json_t *f;
+    json_array_foreach(findings, i, f) {
+        const char *sev = nd_str_or(f, "severity", "");
+        nerr += strcmp(sev, "error") == 0;
+        nwarn += strcmp(sev, "warning") == 0;
+    }
+    fprintf(fp, "  %-10s %zu errors, %zu warnings (npu-doctor check explains them)\n", "findings", nerr, nwarn);
+}

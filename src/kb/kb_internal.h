@@ -1,0 +1,128 @@
+/* Private to src/kb/: the rule model, the rule-file parser and the compiled
+ * matcher that kb_rules.c, kb_load.c, kb_scan.c and kb_rank.c share. Unit
+ * tests include it to test the parser and the ranking directly. */
+#ifndef ND_KB_KB_INTERNAL_H
+#define ND_KB_KB_INTERNAL_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <hs/hs.h>
+
+#include "kb/kb.h"
+
+/* A list of strings, each with the rule-file line it came from. */
+struct nd_strv {
+    char **v;
+    long *line;
+    size_t n;
+};
+
+void nd_strv_push(struct nd_strv *sv, const char *s, long line);
+void nd_strv_free(struct nd_strv *sv);
+
+/* How a rule takes part in ranking (design: causes before their symptoms). */
+enum nd_kb_role { ND_ROLE_CAUSE = 0, ND_ROLE_SYMPTOM = 1, ND_ROLE_WRAPPER = 2 };
+
+struct nd_kb_capture {
+    char *name;
+    regex_t re;
+};
+
+struct nd_kb_rule {
+    char *id;
+    char *category;
+    char *vendor;
+    char *title;
+    char *cause;
+    char *see;
+    char *file;             /* rule file, for lint messages */
+    long line;              /* line of the [section] */
+    int severity;           /* enum nd_severity; -1 until set */
+    int confidence;         /* enum nd_confidence */
+    enum nd_kb_role role;
+    int tier;               /* ranking weight, derived from category and role */
+    struct nd_strv patterns, fixes, examples, counters, outranks, captures_src;
+    struct nd_kb_capture *captures;
+    size_t ncaptures;
+    size_t *outrank_idx;    /* resolved outranks, indexes into the rule table */
+    size_t noutrank_idx;
+};
+
+struct nd_kb_ruleset {
+    struct nd_kb_rule *v;
+    size_t n, cap;
+};
+
+/* Parses one rule file's text. Rules are appended to set (a rule whose id is
+ * already there replaces it when replace is true, else it is a duplicate).
+ * Each problem is appended to problems as "file:line: message". */
+void nd_kb_parse_rules(struct nd_kb_ruleset *set, const char *file, const char *text, size_t len,
+                       bool replace, struct nd_strv *problems);
+/* Checks what the parser cannot: required keys, known category, that every
+ * pattern and capture compiles (position in the message), outranks targets.
+ * Appends problems; compiles the captures of valid rules. Call once per set.
+ * ref (may be NULL) holds further rules that outranks may name (lint). */
+void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *ref, struct nd_strv *problems);
+/* Parses the compiled-in rule files into set. */
+void nd_kb_parse_builtin(struct nd_kb_ruleset *set, struct nd_strv *problems);
+void nd_kb_rule_free(struct nd_kb_rule *r);
+void nd_kb_ruleset_free(struct nd_kb_ruleset *set);
+/* Ranking weight of a category (cause categories high, symptoms low). */
+int nd_kb_category_tier(const char *category);
+
+struct nd_kb {
+    struct nd_kb_ruleset rules;
+    hs_database_t *db;
+    hs_scratch_t *scratch;
+    unsigned *pat_rule;         /* pattern id -> rule index */
+    size_t npatterns;
+};
+
+/* Builds the vectorscan database over every pattern of the rules (from the
+ * cache in kb_cache.c when the same patterns were compiled before). */
+int nd_kb_compile(struct nd_kb *kb, struct nd_error *err);
+void nd_kb_cache_key(const char *const *exprs, const unsigned *flags, size_t n, char key[33]);
+hs_database_t *nd_kb_cache_load(const char *key);
+void nd_kb_cache_store(const hs_database_t *db, const char *key);
+
+/* Fills {name}, {name|default} and {name?text with $} placeholders in tmpl
+ * from the rule's captures run on line ({name?...} vanishes without a value). Returns a malloc'd string. */
+char *nd_kb_expand(const struct nd_kb_rule *r, const char *tmpl, const char *line);
+
+/* One place a rule matched. */
+struct nd_kb_occ {
+    const char *file;       /* interned source name (owned by the scan) */
+    long line;
+    double ts;              /* seconds, or < 0 when unknown */
+    int rank;               /* -1 when unknown */
+    char *text;             /* trimmed line, NULL when not kept */
+};
+
+/* Everything the scan learnt about one rule. Memory is bounded: a few
+ * occurrences with text, counters for the rest. */
+#define ND_KB_SAMPLES 3
+struct nd_kb_hit {
+    long count;
+    long deferred;          /* wrapper matches with a specific line near them */
+    struct nd_kb_occ first;         /* in scan order */
+    struct nd_kb_occ earliest;      /* by timestamp (== first when none) */
+    struct nd_kb_occ samples[ND_KB_SAMPLES];
+    size_t nsamples;
+    unsigned long long rank_mask;   /* ranks 0..63 seen */
+    size_t seq;                     /* order in which rules were first seen */
+};
+
+/* Ranks the hits (one per rule, count 0 = not seen) and appends findings
+ * root cause first. Pure: no I/O, used by nd_kb_scan_finish and unit tests. */
+void nd_kb_rank_hits(const struct nd_kb *kb, const struct nd_kb_hit *hits, struct nd_findings *out,
+                     bool all);
+
+/* Trims a log line for keeping: whitespace, control bytes, length cap
+ * (ND_KB_TEXT_MAX; evidence shows fewer, captures may look further). */
+#define ND_KB_TEXT_MAX 1000
+#define ND_KB_EVIDENCE_MAX 240
+char *nd_kb_trim_line(const char *line, size_t len);
+
+#endif

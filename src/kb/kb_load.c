@@ -1,0 +1,219 @@
+/* Loading the knowledge base: compiled-in rules, then /etc/npu-doctor/rules.d
+ * (through the root prefix), then --rules directories; one vectorscan
+ * database over every pattern; `rules lint` and `rules list` helpers. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/embedded.h"
+#include "core/fileio.h"
+#include "core/rootfs.h"
+#include "core/strbuf.h"
+#include "kb/kb_internal.h"
+
+#define ND_KB_RULE_FILE_MAX (4u << 20)
+
+static bool nd_kb_is_rules_name(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 6 && strcmp(name + n - 6, ".rules") == 0 && name[0] != '.';
+}
+
+void nd_kb_parse_builtin(struct nd_kb_ruleset *set, struct nd_strv *problems)
+{
+    for (const struct nd_embedded_file *f = nd_embedded_files; f->name; f++)
+        if (strncmp(f->name, "rules/", 6) == 0 && nd_kb_is_rules_name(f->name))
+            nd_kb_parse_rules(set, f->name, f->data, f->len, false, problems);
+}
+
+static int nd_kb_name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.rules files of a directory, sorted, as host paths. A plain file is
+ * returned as itself. */
+static int nd_kb_list_rule_files(const char *host_path, struct nd_strv *out, struct nd_error *err)
+{
+    struct stat st;
+    if (stat(host_path, &st) != 0)
+        return nd_error_set(err, -errno, "%s: %s", host_path, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) {
+        nd_strv_push(out, host_path, 0);
+        return 0;
+    }
+    DIR *d = opendir(host_path);
+    if (!d)
+        return nd_error_set(err, -errno, "%s: %s", host_path, strerror(errno));
+    size_t start = out->n;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (!nd_kb_is_rules_name(de->d_name))
+            continue;
+        char *p = nd_xasprintf("%s/%s", host_path, de->d_name);
+        nd_strv_push(out, p, 0);
+        free(p);
+    }
+    closedir(d);
+    qsort(out->v + start, out->n - start, sizeof *out->v, nd_kb_name_cmp);
+    return 0;
+}
+
+static int nd_kb_parse_path(struct nd_kb_ruleset *set, const char *host_path, bool replace,
+                            struct nd_strv *problems, struct nd_error *err)
+{
+    struct nd_strv files = {0};
+    int rc = nd_kb_list_rule_files(host_path, &files, err);
+    for (size_t i = 0; rc == 0 && i < files.n; i++) {
+        char *buf = NULL;
+        size_t len = 0;
+        rc = nd_read_file(files.v[i], ND_KB_RULE_FILE_MAX, &buf, &len, err);
+        if (rc == 0)
+            nd_kb_parse_rules(set, files.v[i], buf, len, replace, problems);
+        free(buf);
+    }
+    nd_strv_free(&files);
+    return rc;
+}
+
+int nd_kb_compile(struct nd_kb *kb, struct nd_error *err)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < kb->rules.n; i++)
+        n += kb->rules.v[i].patterns.n;
+    if (n == 0)
+        return nd_error_set(err, -EINVAL, "no rule patterns to compile");
+    const char **exprs = nd_xcalloc(n, sizeof *exprs);
+    unsigned *flags = nd_xcalloc(n, sizeof *flags);
+    unsigned *ids = nd_xcalloc(n, sizeof *ids);
+    kb->pat_rule = nd_xcalloc(n, sizeof *kb->pat_rule);
+    size_t k = 0;
+    for (size_t i = 0; i < kb->rules.n; i++)
+        for (size_t j = 0; j < kb->rules.v[i].patterns.n; j++, k++) {
+            exprs[k] = kb->rules.v[i].patterns.v[j];
+            flags[k] = HS_FLAG_MULTILINE;
+            ids[k] = (unsigned)k;
+            kb->pat_rule[k] = (unsigned)i;
+        }
+    kb->npatterns = n;
+    hs_compile_error_t *cerr = NULL;
+    int rc = 0;
+    char key[33];
+    nd_kb_cache_key(exprs, flags, n, key);
+    kb->db = nd_kb_cache_load(key);
+    if (kb->db) {
+        if (hs_alloc_scratch(kb->db, &kb->scratch) != HS_SUCCESS)
+            rc = nd_error_set(err, -ENOMEM, "cannot allocate vectorscan scratch space");
+    } else if (hs_compile_multi(exprs, flags, ids, (unsigned)n, HS_MODE_BLOCK, NULL, &kb->db, &cerr) != HS_SUCCESS) {
+        if (cerr && cerr->expression >= 0 && (size_t)cerr->expression < n) {
+            const struct nd_kb_rule *r = &kb->rules.v[kb->pat_rule[cerr->expression]];
+            size_t base = 0;
+            while (&kb->rules.v[kb->pat_rule[base]] != r)
+                base++;
+            rc = nd_error_set(err, -EINVAL, "%s:%ld: [%s] pattern does not compile: %s", r->file,
+                              r->patterns.line[(size_t)cerr->expression - base], r->id, cerr->message);
+        } else {
+            rc = nd_error_set(err, -EINVAL, "cannot compile the rule patterns: %s",
+                              cerr ? cerr->message : "unknown error");
+        }
+        hs_free_compile_error(cerr);
+    } else if (hs_alloc_scratch(kb->db, &kb->scratch) != HS_SUCCESS) {
+        rc = nd_error_set(err, -ENOMEM, "cannot allocate vectorscan scratch space");
+    } else {
+        nd_kb_cache_store(kb->db, key);
+    }
+    free(exprs);
+    free(flags);
+    free(ids);
+    return rc;
+}
+
+int nd_kb_load(struct nd_kb **out, const char *const *extra_dirs, size_t nextra, struct nd_error *err)
+{
+    *out = NULL;
+    struct nd_kb *kb = nd_xcalloc(1, sizeof *kb);
+    struct nd_strv problems = {0};
+    int rc = 0;
+    nd_kb_parse_builtin(&kb->rules, &problems);
+    const char *sysdir = "/etc/npu-doctor/rules.d";
+    if (problems.n == 0 && nd_rootfs_is_dir(sysdir)) {
+        char host[4096];
+        if (nd_rootfs_path(sysdir, host, sizeof host) == 0)
+            rc = nd_kb_parse_path(&kb->rules, host, true, &problems, err);
+    }
+    for (size_t i = 0; rc == 0 && problems.n == 0 && i < nextra; i++)
+        rc = nd_kb_parse_path(&kb->rules, extra_dirs[i], true, &problems, err);
+    if (rc == 0 && problems.n == 0)
+        nd_kb_check_rules(&kb->rules, NULL, &problems);
+    if (rc == 0 && problems.n > 0)
+        rc = nd_error_set(err, -EINVAL, "%s", problems.v[0]);
+    if (rc == 0)
+        rc = nd_kb_compile(kb, err);
+    nd_strv_free(&problems);
+    if (rc != 0) {
+        nd_kb_free(kb);
+        return rc;
+    }
+    *out = kb;
+    return 0;
+}
+
+void nd_kb_free(struct nd_kb *kb)
+{
+    if (!kb)
+        return;
+    nd_kb_ruleset_free(&kb->rules);
+    hs_free_scratch(kb->scratch);
+    hs_free_database(kb->db);
+    free(kb->pat_rule);
+    free(kb);
+}
+
+size_t nd_kb_rule_count(const struct nd_kb *kb)
+{
+    return kb->rules.n;
+}
+
+void nd_kb_rule_get(const struct nd_kb *kb, size_t i, struct nd_kb_rule_info *out)
+{
+    const struct nd_kb_rule *r = &kb->rules.v[i];
+    out->id = r->id;
+    out->category = r->category;
+    out->vendor = r->vendor ? r->vendor : "any";
+    out->title = r->title;
+    out->file = r->file;
+    out->severity = (enum nd_severity)r->severity;
+    out->line = r->line;
+    out->npatterns = r->patterns.n;
+    out->nexamples = r->examples.n;
+    out->ncounters = r->counters.n;
+}
+
+void nd_kb_write_patterns(const struct nd_kb *kb, FILE *fp)
+{
+    for (size_t i = 0; i < kb->rules.n; i++)
+        for (size_t j = 0; j < kb->rules.v[i].patterns.n; j++)
+            fprintf(fp, "%s\n", kb->rules.v[i].patterns.v[j]);
+}
+
+int nd_kb_lint_path(const char *path, FILE *fp, struct nd_error *err)
+{
+    struct nd_kb_ruleset set = {0}, ref = {0};
+    struct nd_strv problems = {0}, refprob = {0};
+    int rc = nd_kb_parse_path(&set, path, false, &problems, err);
+    if (rc == 0) {
+        nd_kb_parse_builtin(&ref, &refprob);
+        nd_kb_check_rules(&set, &ref, &problems);
+        for (size_t i = 0; i < problems.n; i++)
+            fprintf(fp, "%s\n", problems.v[i]);
+        rc = (int)problems.n;
+    }
+    nd_kb_ruleset_free(&set);
+    nd_kb_ruleset_free(&ref);
+    nd_strv_free(&problems);
+    nd_strv_free(&refprob);
+    return rc;
+}

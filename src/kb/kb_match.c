@@ -1,0 +1,131 @@
+/* Matching single lines and small buffers: `run` calls nd_kb_match_line on
+ * every output line, `check` explains probe stderr, and `rules test` runs
+ * each rule's examples through the same database. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/redact.h"
+#include "core/strbuf.h"
+#include "kb/kb_internal.h"
+
+#define ND_KB_LINE_HITS 16
+
+struct nd_kb_line_ctx {
+    const struct nd_kb *kb;
+    unsigned rules[ND_KB_LINE_HITS];
+    size_t n;
+};
+
+static int nd_kb_line_cb(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags,
+                         void *ctx)
+{
+    (void)from;
+    (void)to;
+    (void)flags;
+    struct nd_kb_line_ctx *c = ctx;
+    unsigned ri = c->kb->pat_rule[id];
+    for (size_t i = 0; i < c->n; i++)
+        if (c->rules[i] == ri)
+            return 0;
+    if (c->n < ND_KB_LINE_HITS)
+        c->rules[c->n++] = ri;
+    return 0;
+}
+
+static void nd_kb_match_rules(const struct nd_kb *kb, const char *line, size_t len, struct nd_kb_line_ctx *c)
+{
+    c->kb = kb;
+    c->n = 0;
+    if (len > 0xffffffffu)
+        len = 0xffffffffu;
+    hs_scan(kb->db, line ? line : "", (unsigned)len, 0, kb->scratch, nd_kb_line_cb, c);
+}
+
+int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char *source, long lineno,
+                     struct nd_findings *out)
+{
+    if (!kb || !out)
+        return 0;
+    struct nd_kb_line_ctx c;
+    nd_kb_match_rules(kb, line, len, &c);
+    if (c.n == 0)
+        return 0;
+    char *text = nd_kb_trim_line(line, len);
+    int added = 0;
+    for (size_t i = 0; i < c.n; i++) {
+        const struct nd_kb_rule *r = &kb->rules.v[c.rules[i]];
+        char *title = nd_kb_expand(r, r->title, text);
+        struct nd_finding *f = nd_findings_add(out, r->id, r->category, (enum nd_severity)r->severity, "%s", title);
+        free(title);
+        f->confidence = (enum nd_confidence)r->confidence;
+        if (r->cause) {
+            char *cause = nd_kb_expand(r, r->cause, text);
+            nd_finding_set_cause(f, "%s", cause);
+            free(cause);
+        }
+        for (size_t j = 0; j < r->fixes.n; j++) {
+            char *fx = nd_kb_expand(r, r->fixes.v[j], text);
+            nd_finding_add_fix(f, "%s", fx);
+            free(fx);
+        }
+        if (r->see)
+            nd_finding_add_fix(f, "see %s", r->see);
+        char *red = nd_redact_text(text);
+        nd_finding_add_evidence(f, source, lineno, "%.*s", ND_KB_EVIDENCE_MAX, red);
+        free(red);
+        f->count = 1;
+        f->rank = nd_kb_line_rank(line, len);
+        added++;
+    }
+    free(text);
+    return added;
+}
+
+int nd_kb_explain_buffer(struct nd_kb *kb, const char *name, const char *buf, size_t len,
+                         struct nd_findings *out, struct nd_error *err)
+{
+    (void)err;
+    if (!kb || !out)
+        return 0;
+    struct nd_kb_scan *s = nd_kb_scan_new(kb);
+    nd_kb_scan_buffer(s, name ? name : "<buffer>", buf, len);
+    nd_kb_scan_finish(s, out, false);
+    nd_kb_scan_free(s);
+    return 0;
+}
+
+static bool nd_kb_line_has(const struct nd_kb_line_ctx *c, size_t ri)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (c->rules[i] == ri)
+            return true;
+    return false;
+}
+
+size_t nd_kb_test_examples(struct nd_kb *kb, FILE *fp, size_t *nchecked)
+{
+    size_t fails = 0, checked = 0;
+    struct nd_kb_line_ctx c;
+    for (size_t i = 0; i < kb->rules.n; i++) {
+        const struct nd_kb_rule *r = &kb->rules.v[i];
+        for (size_t j = 0; j < r->examples.n; j++, checked++) {
+            nd_kb_match_rules(kb, r->examples.v[j], strlen(r->examples.v[j]), &c);
+            if (!nd_kb_line_has(&c, i)) {
+                fprintf(fp, "%s:%ld: [%s] example does not match: %s\n", r->file, r->examples.line[j], r->id,
+                        r->examples.v[j]);
+                fails++;
+            }
+        }
+        for (size_t j = 0; j < r->counters.n; j++, checked++) {
+            nd_kb_match_rules(kb, r->counters.v[j], strlen(r->counters.v[j]), &c);
+            if (nd_kb_line_has(&c, i)) {
+                fprintf(fp, "%s:%ld: [%s] counter example matches: %s\n", r->file, r->counters.line[j], r->id,
+                        r->counters.v[j]);
+                fails++;
+            }
+        }
+    }
+    if (nchecked)
+        *nchecked = checked;
+    return fails;
+}

@@ -1,0 +1,205 @@
+/* Ranking: turns per-rule hits into findings ordered root cause first.
+ * Order: severity, then the rule's tier (cause categories above symptoms,
+ * wrappers last), then the earliest timestamp across files, then first
+ * appearance; finally each rule's `outranks` list is enforced. Pure. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/redact.h"
+#include "core/strbuf.h"
+#include "kb/kb_internal.h"
+
+/* A capture's value from line: group 1 when the regex has one, else the
+ * whole match; printable and short, since it lands in titles. */
+static char *nd_kb_capture_value(const struct nd_kb_capture *c, const char *line)
+{
+    regmatch_t m[2];
+    if (!line || regexec(&c->re, line, 2, m, 0) != 0)
+        return NULL;
+    regmatch_t g = (m[1].rm_so >= 0) ? m[1] : m[0];
+    size_t n = (size_t)(g.rm_eo - g.rm_so);
+    if (n == 0)
+        return NULL;
+    if (n > 80)
+        n = 80;
+    char *v = nd_xstrndup(line + g.rm_so, n);
+    for (char *p = v; *p; p++)
+        if ((unsigned char)*p < 0x20)
+            *p = ' ';
+    return v;
+}
+
+char *nd_kb_expand(const struct nd_kb_rule *r, const char *tmpl, const char *line)
+{
+    if (!tmpl)
+        return NULL;
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_init(&sb);
+    for (const char *p = tmpl; *p;) {
+        const char *e = p + 1;
+        if (*p == '{') {
+            while (*e && (isalnum((unsigned char)*e) || *e == '_'))
+                e++;
+        }
+        if (*p != '{' || e == p + 1 || (*e != '}' && *e != '|' && *e != '?')) {
+            nd_strbuf_addc(&sb, *p++);
+            continue;
+        }
+        size_t nlen = (size_t)(e - p - 1);
+        const char *dflt = NULL;
+        size_t dlen = 0;
+        const char *close = strchr(e, '}');
+        if (!close) {
+            nd_strbuf_addc(&sb, *p++);
+            continue;
+        }
+        if (*e == '|') {
+            dflt = e + 1;
+            dlen = (size_t)(close - dflt);
+        }
+        char *val = NULL;
+        for (size_t i = 0; i < r->ncaptures && !val; i++)
+            if (strlen(r->captures[i].name) == nlen && strncmp(r->captures[i].name, p + 1, nlen) == 0)
+                val = nd_kb_capture_value(&r->captures[i], line);
+        if (*e == '?') {
+            /* {name?text}: text only when the capture matched, $ = value. */
+            for (const char *t = e + 1; val && t < close; t++) {
+                if (*t == '$')
+                    nd_strbuf_adds(&sb, val);
+                else
+                    nd_strbuf_addc(&sb, *t);
+            }
+        } else if (val)
+            nd_strbuf_adds(&sb, val);
+        else if (dflt)
+            nd_strbuf_add(&sb, dflt, dlen);
+        else
+            nd_strbuf_adds(&sb, "(unknown)");
+        free(val);
+        p = close + 1;
+    }
+    return nd_strbuf_detach(&sb, NULL);
+}
+
+struct nd_kb_cand {
+    size_t ri;
+    const struct nd_kb_hit *h;
+    const struct nd_kb_rule *r;
+};
+
+/* Negative when a should come before b. */
+static int nd_kb_cand_cmp(const struct nd_kb_cand *a, const struct nd_kb_cand *b)
+{
+    if (a->r->severity != b->r->severity)
+        return b->r->severity - a->r->severity;
+    if (a->r->tier != b->r->tier)
+        return b->r->tier - a->r->tier;
+    double ta = a->h->earliest.ts, tb = b->h->earliest.ts;
+    if (ta >= 0 && tb >= 0 && ta != tb)
+        return ta < tb ? -1 : 1;
+    if (a->h->seq != b->h->seq)
+        return a->h->seq < b->h->seq ? -1 : 1;
+    return 0;
+}
+
+static void nd_kb_add_evidence(struct nd_finding *f, const struct nd_kb_occ *o)
+{
+    if (!o->text)
+        return;
+    for (size_t i = 0; i < f->nevidence; i++)
+        if (f->evidence[i].line == o->line && f->evidence[i].file && o->file && strcmp(f->evidence[i].file, o->file) == 0)
+            return;
+    char *red = nd_redact_text(o->text);
+    size_t n = strlen(red);
+    if (n > ND_KB_EVIDENCE_MAX)
+        nd_finding_add_evidence(f, o->file, o->line, "%.*s...", ND_KB_EVIDENCE_MAX, red);
+    else
+        nd_finding_add_evidence(f, o->file, o->line, "%s", red);
+    free(red);
+}
+
+static void nd_kb_make_finding(const struct nd_kb_cand *c, struct nd_findings *out)
+{
+    const struct nd_kb_rule *r = c->r;
+    const struct nd_kb_hit *h = c->h;
+    const char *line = h->earliest.text;
+    char *title = nd_kb_expand(r, r->title, line);
+    struct nd_finding *f = nd_findings_add(out, r->id, r->category, (enum nd_severity)r->severity, "%s", title);
+    free(title);
+    f->confidence = (enum nd_confidence)r->confidence;
+    if (r->cause) {
+        char *cause = nd_kb_expand(r, r->cause, line);
+        nd_finding_set_cause(f, "%s", cause);
+        free(cause);
+    }
+    for (size_t i = 0; i < r->fixes.n; i++) {
+        char *fx = nd_kb_expand(r, r->fixes.v[i], line);
+        nd_finding_add_fix(f, "%s", fx);
+        free(fx);
+    }
+    if (r->see)
+        nd_finding_add_fix(f, "see %s", r->see);
+    nd_kb_add_evidence(f, &h->earliest);
+    for (size_t i = 0; i < h->nsamples && f->nevidence < ND_KB_SAMPLES; i++)
+        nd_kb_add_evidence(f, &h->samples[i]);
+    f->count = h->count;
+    if (h->earliest.file) {
+        f->first_file = nd_xstrdup(h->earliest.file);
+        f->first_line = h->earliest.line;
+    }
+    f->rank = h->earliest.rank;
+}
+
+void nd_kb_rank_hits(const struct nd_kb *kb, const struct nd_kb_hit *hits, struct nd_findings *out, bool all)
+{
+    size_t n = 0;
+    struct nd_kb_cand *c = nd_xcalloc(kb->rules.n ? kb->rules.n : 1, sizeof *c);
+    for (size_t i = 0; i < kb->rules.n; i++) {
+        const struct nd_kb_hit *h = &hits[i];
+        const struct nd_kb_rule *r = &kb->rules.v[i];
+        if (h->count == 0)
+            continue;
+        if (!all && (r->severity == ND_SEV_INFO || (r->role == ND_ROLE_WRAPPER && h->deferred >= h->count)))
+            continue;
+        c[n].ri = i;
+        c[n].h = h;
+        c[n].r = r;
+        n++;
+    }
+    /* Insertion sort: n is small, and it stays stable and well-behaved even
+     * where timestamps are known for only some findings. */
+    for (size_t i = 1; i < n; i++) {
+        struct nd_kb_cand x = c[i];
+        size_t j = i;
+        while (j > 0 && nd_kb_cand_cmp(&x, &c[j - 1]) < 0) {
+            c[j] = c[j - 1];
+            j--;
+        }
+        c[j] = x;
+    }
+    /* outranks: a rule goes before every rule it names. Bounded passes, so a
+     * cycle in user rules cannot loop forever. */
+    for (size_t pass = 0; pass < n * n + 1; pass++) {
+        bool moved = false;
+        for (size_t a = 0; a < n && !moved; a++) {
+            for (size_t k = 0; k < c[a].r->noutrank_idx && !moved; k++) {
+                size_t target = c[a].r->outrank_idx[k];
+                for (size_t b = 0; b < a; b++) {
+                    if (c[b].ri != target)
+                        continue;
+                    struct nd_kb_cand x = c[a];
+                    memmove(&c[b + 1], &c[b], (a - b) * sizeof *c);
+                    c[b] = x;
+                    moved = true;
+                    break;
+                }
+            }
+        }
+        if (!moved)
+            break;
+    }
+    for (size_t i = 0; i < n; i++)
+        nd_kb_make_finding(&c[i], out);
+    free(c);
+}

@@ -1,0 +1,521 @@
+/* The rule-file parser: INI read with inih, one section per rule, repeated
+ * keys (pattern, fix, example…) collected by the handler, every problem
+ * reported as "file:line: message" for `rules lint`. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ini.h>
+
+#include "core/strbuf.h"
+#include "kb/kb_internal.h"
+
+void nd_strv_push(struct nd_strv *sv, const char *s, long line)
+{
+    sv->v = nd_xrealloc(sv->v, (sv->n + 1) * sizeof *sv->v);
+    sv->line = nd_xrealloc(sv->line, (sv->n + 1) * sizeof *sv->line);
+    sv->v[sv->n] = nd_xstrdup(s);
+    sv->line[sv->n] = line;
+    sv->n++;
+}
+
+void nd_strv_free(struct nd_strv *sv)
+{
+    for (size_t i = 0; i < sv->n; i++)
+        free(sv->v[i]);
+    free(sv->v);
+    free(sv->line);
+    sv->v = NULL;
+    sv->line = NULL;
+    sv->n = 0;
+}
+
+/* Debian's libinih is built with 200-byte lines, no line numbers in the
+ * handler and ';' inline comments, all wrong for log-line examples and long
+ * patterns. So our reader hands inih one line at a time (it therefore knows
+ * the line number of every handler call) and passes each value through a
+ * side table: inih sees "key=\x1fN" and still does sections, comments and
+ * key names. */
+struct nd_kb_reader {
+    const char *p, *end;
+    const char *file;
+    long lineno;
+    long section_line;
+    bool new_section;
+    bool cont;                  /* the line just read continues the previous value */
+    struct nd_strv side;
+    struct nd_kb_ruleset *set;
+    struct nd_kb_rule *cur;     /* rule being filled, NULL outside a section */
+    bool cur_skip;              /* duplicate id: keys are checked, then dropped */
+    bool replace;
+    struct nd_strv *problems;
+};
+
+static void nd_kb_problem(struct nd_strv *problems, const char *file, long line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void nd_kb_problem(struct nd_strv *problems, const char *file, long line, const char *fmt, ...)
+{
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char *s = nd_xasprintf("%s:%ld: %s", file, line, msg);
+    nd_strv_push(problems, s, line);
+    free(s);
+}
+
+static char *nd_kb_reader_line(char *str, int num, void *stream)
+{
+    struct nd_kb_reader *rd = stream;
+    if (rd->p >= rd->end)
+        return NULL;
+    const char *nl = memchr(rd->p, '\n', (size_t)(rd->end - rd->p));
+    const char *le = nl ? nl : rd->end;
+    const char *ls = rd->p;
+    rd->p = nl ? nl + 1 : rd->end;
+    rd->lineno++;
+    rd->cont = false;
+    while (le > ls && (le[-1] == '\r' || le[-1] == ' ' || le[-1] == '\t'))
+        le--;
+    /* A BOM on the first line is inih's business, but we strip it ourselves
+     * since we rewrite the line. */
+    if (rd->lineno == 1 && le - ls >= 3 && memcmp(ls, "\xEF\xBB\xBF", 3) == 0)
+        ls += 3;
+    size_t cap = (size_t)num - 1;
+    const char *s = ls;
+    while (s < le && (*s == ' ' || *s == '\t'))
+        s++;
+    if (s == le) {
+        str[0] = '\0';
+        return str;
+    }
+    if (*s == ';' || *s == '#') {
+        str[0] = ';';
+        str[1] = '\0';
+        return str;
+    }
+    if (s == ls && *s == '[') {
+        size_t n = (size_t)(le - ls);
+        if (n > cap) {
+            nd_kb_problem(rd->problems, rd->file, rd->lineno, "section name too long");
+            n = cap;
+        }
+        memcpy(str, ls, n);
+        str[n] = '\0';
+        rd->section_line = rd->lineno;
+        rd->new_section = true;
+        return str;
+    }
+    if (s != ls) {
+        /* Indented: a continuation of the previous value (inih's multiline). */
+        char *v = nd_xstrndup(s, (size_t)(le - s));
+        nd_strv_push(&rd->side, v, rd->lineno);
+        free(v);
+        rd->cont = true;
+        snprintf(str, (size_t)num, " \x1f%zu", rd->side.n - 1);
+        return str;
+    }
+    const char *eq = s;
+    while (eq < le && *eq != '=' && *eq != ':')
+        eq++;
+    if (eq == le) {
+        nd_kb_problem(rd->problems, rd->file, rd->lineno, "expected 'key = value'");
+        str[0] = '\0';
+        return str;
+    }
+    const char *ke = eq;
+    while (ke > s && (ke[-1] == ' ' || ke[-1] == '\t'))
+        ke--;
+    const char *vs = eq + 1;
+    while (vs < le && (*vs == ' ' || *vs == '\t'))
+        vs++;
+    size_t klen = (size_t)(ke - s);
+    if (klen == 0 || klen > 40) {
+        nd_kb_problem(rd->problems, rd->file, rd->lineno, klen ? "key name too long" : "missing key name");
+        str[0] = '\0';
+        return str;
+    }
+    char *v = nd_xstrndup(vs, (size_t)(le - vs));
+    nd_strv_push(&rd->side, v, rd->lineno);
+    free(v);
+    snprintf(str, (size_t)num, "%.*s=\x1f%zu", (int)klen, s, rd->side.n - 1);
+    return str;
+}
+
+static const char *const nd_kb_keys[] = {
+    "category", "severity", "vendor", "pattern", "capture", "title",    "cause",  "fix",
+    "see",      "outranks", "example", "counter", "negative", "confidence", "role", NULL,
+};
+
+static bool nd_kb_key_known(const char *k)
+{
+    for (size_t i = 0; nd_kb_keys[i]; i++)
+        if (strcmp(nd_kb_keys[i], k) == 0)
+            return true;
+    return false;
+}
+
+static struct nd_kb_rule *nd_kb_set_find(struct nd_kb_ruleset *set, const char *id, size_t *idx)
+{
+    for (size_t i = 0; i < set->n; i++)
+        if (strcmp(set->v[i].id, id) == 0) {
+            if (idx)
+                *idx = i;
+            return &set->v[i];
+        }
+    return NULL;
+}
+
+static struct nd_kb_rule *nd_kb_set_push(struct nd_kb_ruleset *set)
+{
+    if (set->n == set->cap) {
+        set->cap = set->cap ? set->cap * 2 : 64;
+        set->v = nd_xrealloc(set->v, set->cap * sizeof *set->v);
+    }
+    struct nd_kb_rule *r = &set->v[set->n++];
+    memset(r, 0, sizeof *r);
+    r->severity = -1;
+    r->confidence = -1;
+    r->role = ND_ROLE_CAUSE;
+    return r;
+}
+
+static void nd_kb_start_rule(struct nd_kb_reader *rd, const char *section)
+{
+    rd->new_section = false;
+    rd->cur_skip = false;
+    size_t idx;
+    struct nd_kb_rule *old = nd_kb_set_find(rd->set, section, &idx);
+    if (old && old->file && strcmp(old->file, rd->file) == 0) {
+        nd_kb_problem(rd->problems, rd->file, rd->section_line, "duplicate rule id [%s] (first at line %ld)",
+                      section, old->line);
+        rd->cur_skip = true;
+    } else if (old && !rd->replace) {
+        nd_kb_problem(rd->problems, rd->file, rd->section_line, "duplicate rule id [%s] (first in %s:%ld)",
+                      section, old->file, old->line);
+        rd->cur_skip = true;
+    } else if (old) {
+        /* A later rules directory overrides a compiled-in rule of that id. */
+        nd_kb_rule_free(old);
+        memmove(old, old + 1, (rd->set->n - idx - 1) * sizeof *old);
+        rd->set->n--;
+    }
+    /* A skipped duplicate is still parsed into a scratch rule so its keys are linted. */
+    rd->cur = nd_kb_set_push(rd->set);
+    rd->cur->id = nd_xstrdup(section);
+    rd->cur->file = nd_xstrdup(rd->file);
+    rd->cur->line = rd->section_line;
+}
+
+static void nd_kb_set_single(struct nd_kb_reader *rd, char **slot, const char *key, const char *val)
+{
+    if (rd->cont && *slot) {
+        char *j = nd_xasprintf("%s %s", *slot, val);
+        free(*slot);
+        *slot = j;
+        return;
+    }
+    if (*slot) {
+        nd_kb_problem(rd->problems, rd->file, rd->lineno, "key '%s' given twice in [%s]", key, rd->cur->id);
+        return;
+    }
+    *slot = nd_xstrdup(val);
+}
+
+static void nd_kb_add_multi(struct nd_kb_reader *rd, struct nd_strv *sv, const char *key, const char *val,
+                            bool joinable)
+{
+    if (rd->cont) {
+        if (!joinable || sv->n == 0) {
+            nd_kb_problem(rd->problems, rd->file, rd->lineno,
+                          "indented line continues '%s', which cannot span lines", key);
+            return;
+        }
+        char *j = nd_xasprintf("%s %s", sv->v[sv->n - 1], val);
+        free(sv->v[sv->n - 1]);
+        sv->v[sv->n - 1] = j;
+        return;
+    }
+    nd_strv_push(sv, val, rd->lineno);
+}
+
+static int nd_kb_handler(void *user, const char *section, const char *name, const char *value)
+{
+    struct nd_kb_reader *rd = user;
+    const char *val = value;
+    if (value[0] == '\x1f') {
+        size_t i = strtoul(value + 1, NULL, 10);
+        if (i < rd->side.n)
+            val = rd->side.v[i];
+    }
+    if (!section[0]) {
+        nd_kb_problem(rd->problems, rd->file, rd->lineno, "key '%s' outside of a [rule] section", name);
+        return 1;
+    }
+    if (rd->new_section || !rd->cur || strcmp(rd->cur->id, section) != 0)
+        nd_kb_start_rule(rd, section);
+    struct nd_kb_rule *r = rd->cur;
+    if (!nd_kb_key_known(name)) {
+        nd_kb_problem(rd->problems, rd->file, rd->lineno, "unknown key '%s' in [%s]", name, r->id);
+        return 1;
+    }
+    if (strcmp(name, "category") == 0)
+        nd_kb_set_single(rd, &r->category, name, val);
+    else if (strcmp(name, "vendor") == 0)
+        nd_kb_set_single(rd, &r->vendor, name, val);
+    else if (strcmp(name, "title") == 0)
+        nd_kb_set_single(rd, &r->title, name, val);
+    else if (strcmp(name, "cause") == 0)
+        nd_kb_set_single(rd, &r->cause, name, val);
+    else if (strcmp(name, "see") == 0)
+        nd_kb_set_single(rd, &r->see, name, val);
+    else if (strcmp(name, "pattern") == 0)
+        nd_kb_add_multi(rd, &r->patterns, name, val, false);
+    else if (strcmp(name, "example") == 0)
+        nd_kb_add_multi(rd, &r->examples, name, val, false);
+    else if (strcmp(name, "counter") == 0 || strcmp(name, "negative") == 0)
+        nd_kb_add_multi(rd, &r->counters, name, val, false);
+    else if (strcmp(name, "capture") == 0)
+        nd_kb_add_multi(rd, &r->captures_src, name, val, false);
+    else if (strcmp(name, "fix") == 0)
+        nd_kb_add_multi(rd, &r->fixes, name, val, true);
+    else if (strcmp(name, "outranks") == 0) {
+        char *copy = nd_xstrdup(val), *save = NULL;
+        for (char *t = strtok_r(copy, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save))
+            nd_strv_push(&r->outranks, t, rd->lineno);
+        free(copy);
+    } else if (strcmp(name, "severity") == 0) {
+        int s = nd_severity_parse(val);
+        if (s < 0)
+            nd_kb_problem(rd->problems, rd->file, rd->lineno, "severity '%s' is not error, warning or info", val);
+        else if (r->severity >= 0)
+            nd_kb_problem(rd->problems, rd->file, rd->lineno, "key 'severity' given twice in [%s]", r->id);
+        else
+            r->severity = s;
+    } else if (strcmp(name, "confidence") == 0) {
+        int c = strcmp(val, "high") == 0 ? ND_CONF_HIGH : strcmp(val, "medium") == 0 ? ND_CONF_MEDIUM
+                : strcmp(val, "low") == 0 ? ND_CONF_LOW : -1;
+        if (c < 0)
+            nd_kb_problem(rd->problems, rd->file, rd->lineno, "confidence '%s' is not high, medium or low", val);
+        else
+            r->confidence = c;
+    } else if (strcmp(name, "role") == 0) {
+        if (strcmp(val, "cause") == 0)
+            r->role = ND_ROLE_CAUSE;
+        else if (strcmp(val, "symptom") == 0)
+            r->role = ND_ROLE_SYMPTOM;
+        else if (strcmp(val, "wrapper") == 0)
+            r->role = ND_ROLE_WRAPPER;
+        else
+            nd_kb_problem(rd->problems, rd->file, rd->lineno, "role '%s' is not cause, symptom or wrapper", val);
+    }
+    return 1;
+}
+
+void nd_kb_parse_rules(struct nd_kb_ruleset *set, const char *file, const char *text, size_t len,
+                       bool replace, struct nd_strv *problems)
+{
+    struct nd_kb_reader rd = {
+        .p = text, .end = text + len, .file = file, .set = set, .replace = replace, .problems = problems,
+    };
+    size_t before = set->n;
+    int rc = ini_parse_stream(nd_kb_reader_line, &rd, nd_kb_handler, &rd);
+    if (rc > 0 && rc <= rd.lineno)
+        nd_kb_problem(problems, file, rc, "not a valid INI line");
+    else if (rc < 0)
+        nd_kb_problem(problems, file, 0, "cannot parse (out of memory)");
+    /* Drop the scratch rules that duplicated an id (already reported). */
+    for (size_t i = before; i < set->n;) {
+        struct nd_kb_rule *r = &set->v[i];
+        bool dup = false;
+        for (size_t j = 0; j < set->n; j++)
+            if (j != i && strcmp(set->v[j].id, r->id) == 0 && j < i) {
+                dup = true;
+                break;
+            }
+        if (dup) {
+            nd_kb_rule_free(r);
+            memmove(r, r + 1, (set->n - i - 1) * sizeof *r);
+            set->n--;
+        } else {
+            i++;
+        }
+    }
+    nd_strv_free(&rd.side);
+}
+
+int nd_kb_category_tier(const char *category)
+{
+    static const struct { const char *cat; int tier; } tiers[] = {
+        {ND_CAT_ENV_NOT_LOADED, 90}, {ND_CAT_VERSION_MISMATCH, 85}, {ND_CAT_NO_DEVICE, 80},
+        {ND_CAT_HOST_OOM, 72},       {ND_CAT_DEVICE_OOM, 70},       {ND_CAT_UNSUPPORTED_OP, 66},
+        {ND_CAT_CONFIG, 62},         {ND_CAT_DEVICE_FAULT, 60},     {ND_CAT_NUMERICS, 55},
+        {ND_CAT_CPU_FALLBACK, 50},   {ND_CAT_DISTRIBUTED, 45},      {ND_CAT_INPUT_BOUND, 40},
+        {ND_CAT_HANG, 30},
+    };
+    for (size_t i = 0; i < sizeof tiers / sizeof tiers[0]; i++)
+        if (category && strcmp(tiers[i].cat, category) == 0)
+            return tiers[i].tier;
+    return 0;
+}
+
+static bool nd_kb_id_ok(const char *id)
+{
+    if (!*id)
+        return false;
+    for (const char *p = id; *p; p++)
+        if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_'))
+            return false;
+    return true;
+}
+
+/* Every {name} or {name|default} in tmpl must name a capture of r. */
+static void nd_kb_check_placeholders(const struct nd_kb_rule *r, const char *what, const char *tmpl,
+                                     struct nd_strv *problems)
+{
+    for (const char *p = tmpl ? strchr(tmpl, '{') : NULL; p; p = strchr(p + 1, '{')) {
+        const char *e = p + 1;
+        while (*e && (isalnum((unsigned char)*e) || *e == '_'))
+            e++;
+        if (e == p + 1 || (*e != '}' && *e != '|' && *e != '?'))
+            continue;
+        bool found = false;
+        for (size_t i = 0; i < r->captures_src.n; i++) {
+            const char *c = r->captures_src.v[i];
+            size_t n = (size_t)(e - p - 1);
+            if (strncmp(c, p + 1, n) == 0 && c[n] == ':')
+                found = true;
+        }
+        if (!found)
+            nd_kb_problem(problems, r->file, r->line, "[%s] %s uses {%.*s} but no capture has that name", r->id,
+                          what, (int)(e - p - 1), p + 1);
+    }
+}
+
+void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *ref, struct nd_strv *problems)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        struct nd_kb_rule *r = &set->v[i];
+        if (!nd_kb_id_ok(r->id))
+            nd_kb_problem(problems, r->file, r->line, "rule id [%s]: use lower-case letters, digits, '.', '-', '_'",
+                          r->id);
+        if (!r->category)
+            nd_kb_problem(problems, r->file, r->line, "[%s] has no category", r->id);
+        else if (!nd_category_is_valid(r->category))
+            nd_kb_problem(problems, r->file, r->line, "[%s] category '%s' is not one of design.md 5", r->id,
+                          r->category);
+        if (r->fixes.n == 0)
+            nd_kb_problem(problems, r->file, r->line, "[%s] has no fix", r->id);
+        if (!r->title)
+            nd_kb_problem(problems, r->file, r->line, "[%s] has no title", r->id);
+        if (r->patterns.n == 0)
+            nd_kb_problem(problems, r->file, r->line, "[%s] has no pattern", r->id);
+        if (r->examples.n == 0)
+            nd_kb_problem(problems, r->file, r->line, "[%s] has no example", r->id);
+        if (r->severity < 0)
+            r->severity = ND_SEV_ERROR;
+        if (r->confidence < 0)
+            r->confidence = r->role == ND_ROLE_CAUSE ? ND_CONF_HIGH : ND_CONF_MEDIUM;
+        r->tier = nd_kb_category_tier(r->category);
+        if (r->role == ND_ROLE_SYMPTOM)
+            r->tier -= 40;
+        else if (r->role == ND_ROLE_WRAPPER)
+            r->tier = 1;
+        for (size_t j = 0; j < r->patterns.n; j++) {
+            hs_expr_info_t *info = NULL;
+            hs_compile_error_t *cerr = NULL;
+            if (hs_expression_info(r->patterns.v[j], HS_FLAG_MULTILINE, &info, &cerr) != HS_SUCCESS) {
+                nd_kb_problem(problems, r->file, r->patterns.line[j], "[%s] pattern does not compile: %s", r->id,
+                              cerr ? cerr->message : "unknown error");
+                hs_free_compile_error(cerr);
+                continue;
+            }
+            if (info->min_width == 0)
+                nd_kb_problem(problems, r->file, r->patterns.line[j], "[%s] pattern can match an empty line",
+                              r->id);
+            free(info);
+        }
+        r->captures = nd_xcalloc(r->captures_src.n ? r->captures_src.n : 1, sizeof *r->captures);
+        for (size_t j = 0; j < r->captures_src.n; j++) {
+            const char *c = r->captures_src.v[j];
+            const char *colon = strchr(c, ':');
+            const char *n = c;
+            while (n < (colon ? colon : c) && (isalnum((unsigned char)*n) || *n == '_'))
+                n++;
+            if (!colon || colon == c || n != colon) {
+                nd_kb_problem(problems, r->file, r->captures_src.line[j],
+                              "[%s] capture must be 'name: POSIX-REGEX'", r->id);
+                continue;
+            }
+            const char *re = colon + 1;
+            while (*re == ' ')
+                re++;
+            struct nd_kb_capture *cap = &r->captures[r->ncaptures];
+            int rc = regcomp(&cap->re, re, REG_EXTENDED);
+            if (rc != 0) {
+                char buf[200];
+                regerror(rc, &cap->re, buf, sizeof buf);
+                regfree(&cap->re);
+                nd_kb_problem(problems, r->file, r->captures_src.line[j], "[%s] capture does not compile: %s",
+                              r->id, buf);
+                continue;
+            }
+            cap->name = nd_xstrndup(c, (size_t)(colon - c));
+            r->ncaptures++;
+        }
+        nd_kb_check_placeholders(r, "title", r->title, problems);
+        nd_kb_check_placeholders(r, "cause", r->cause, problems);
+        for (size_t j = 0; j < r->fixes.n; j++)
+            nd_kb_check_placeholders(r, "fix", r->fixes.v[j], problems);
+        free(r->outrank_idx);
+        r->outrank_idx = nd_xcalloc(r->outranks.n ? r->outranks.n : 1, sizeof *r->outrank_idx);
+        r->noutrank_idx = 0;
+        for (size_t j = 0; j < r->outranks.n; j++) {
+            size_t idx;
+            if (nd_kb_set_find(set, r->outranks.v[j], &idx))
+                r->outrank_idx[r->noutrank_idx++] = idx;
+            else if (ref && nd_kb_set_find((struct nd_kb_ruleset *)ref, r->outranks.v[j], NULL))
+                continue;
+            else
+                nd_kb_problem(problems, r->file, r->outranks.line[j], "[%s] outranks unknown rule '%s'", r->id,
+                              r->outranks.v[j]);
+        }
+    }
+}
+
+void nd_kb_rule_free(struct nd_kb_rule *r)
+{
+    free(r->id);
+    free(r->category);
+    free(r->vendor);
+    free(r->title);
+    free(r->cause);
+    free(r->see);
+    free(r->file);
+    nd_strv_free(&r->patterns);
+    nd_strv_free(&r->fixes);
+    nd_strv_free(&r->examples);
+    nd_strv_free(&r->counters);
+    nd_strv_free(&r->outranks);
+    nd_strv_free(&r->captures_src);
+    for (size_t i = 0; i < r->ncaptures; i++) {
+        free(r->captures[i].name);
+        regfree(&r->captures[i].re);
+    }
+    free(r->captures);
+    free(r->outrank_idx);
+    memset(r, 0, sizeof *r);
+}
+
+void nd_kb_ruleset_free(struct nd_kb_ruleset *set)
+{
+    for (size_t i = 0; i < set->n; i++)
+        nd_kb_rule_free(&set->v[i]);
+    free(set->v);
+    memset(set, 0, sizeof *set);
+}

@@ -1,0 +1,649 @@
+/* The explain scanner: streams files, directories, stdin and .gz through the
+ * one vectorscan database in fixed-size chunks cut at line ends, maps each
+ * match back to file:line, and keeps a bounded summary per rule. Memory does
+ * not grow with input size: one chunk buffer, one record per rule. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "core/strbuf.h"
+#include "kb/kb_internal.h"
+
+#define ND_KB_CHUNK (4u << 20)      /* also the longest line scanned whole */
+#define ND_KB_MAX_NOTES 40
+#define ND_KB_WRAP_WINDOW 40        /* lines around a wrapper where a specific line takes over */
+#define ND_KB_LOOKBACK 12           /* lines searched backwards for a timestamp */
+#define ND_KB_MAX_DEPTH 40
+
+struct nd_kb_match {
+    unsigned long long to;
+    unsigned id;
+};
+
+#define ND_KB_MAX_MATCHES (1u << 16)
+
+struct nd_kb_dirid {
+    dev_t dev;
+    ino_t ino;
+};
+
+struct nd_kb_scan {
+    struct nd_kb *kb;
+    struct nd_kb_hit *hits;
+    long *last_line;            /* per rule: last line counted, to count a line once */
+    unsigned *last_src;
+    struct nd_strv names;       /* interned source names */
+    struct nd_strv notes;
+    size_t notes_dropped;
+    size_t inputs;
+    unsigned long long bytes, lines;
+    size_t seq;
+    char *buf;
+    struct nd_kb_dirid *seen;   /* files and directories already scanned */
+    size_t nseen;
+
+    /* Current source. */
+    const char *name;
+    unsigned src;
+    int rank;
+    long lineno;                /* complete lines before the current chunk */
+    double last_ts;
+    long last_specific;
+    size_t wrap_rule[8];        /* wrapper matches waiting for a specific line */
+    long wrap_count[8];
+    size_t nwrap;
+    long wrap_line;             /* line of the oldest of them */
+
+    struct nd_kb_match *mbuf;   /* matches of the current chunk */
+    size_t nmatch;
+    unsigned long long *pat_last; /* per pattern: last end offset + 1 kept */
+
+    /* Current chunk and the line cursor the match callback advances. */
+    const char *chunk;
+    size_t chunk_len;
+    size_t cur_pos;
+    long cur_line;
+};
+
+static void nd_kb_note(struct nd_kb_scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void nd_kb_note(struct nd_kb_scan *s, const char *fmt, ...)
+{
+    if (s->notes.n >= ND_KB_MAX_NOTES) {
+        s->notes_dropped++;
+        return;
+    }
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    nd_strv_push(&s->notes, msg, 0);
+}
+
+struct nd_kb_scan *nd_kb_scan_new(struct nd_kb *kb)
+{
+    struct nd_kb_scan *s = nd_xcalloc(1, sizeof *s);
+    s->kb = kb;
+    size_t n = kb->rules.n ? kb->rules.n : 1;
+    s->hits = nd_xcalloc(n, sizeof *s->hits);
+    s->last_line = nd_xcalloc(n, sizeof *s->last_line);
+    s->last_src = nd_xcalloc(n, sizeof *s->last_src);
+    s->mbuf = nd_xmalloc(ND_KB_MAX_MATCHES * sizeof *s->mbuf);
+    s->pat_last = nd_xcalloc(kb->npatterns ? kb->npatterns : 1, sizeof *s->pat_last);
+    return s;
+}
+
+static void nd_kb_occ_clear(struct nd_kb_occ *o)
+{
+    free(o->text);
+    o->text = NULL;
+}
+
+void nd_kb_scan_free(struct nd_kb_scan *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->kb->rules.n; i++) {
+        struct nd_kb_hit *h = &s->hits[i];
+        nd_kb_occ_clear(&h->first);
+        nd_kb_occ_clear(&h->earliest);
+        for (size_t j = 0; j < h->nsamples; j++)
+            nd_kb_occ_clear(&h->samples[j]);
+    }
+    free(s->hits);
+    free(s->last_line);
+    free(s->last_src);
+    free(s->mbuf);
+    free(s->pat_last);
+    nd_strv_free(&s->names);
+    nd_strv_free(&s->notes);
+    free(s->buf);
+    free(s->seen);
+    free(s);
+}
+
+char *nd_kb_trim_line(const char *line, size_t len)
+{
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+        len--;
+    while (len && (*line == ' ' || *line == '\t')) {
+        line++;
+        len--;
+    }
+    const size_t cap = ND_KB_TEXT_MAX;
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_init(&sb);
+    for (size_t i = 0; i < len && i < cap; i++) {
+        unsigned char c = (unsigned char)line[i];
+        /* Control bytes (ANSI colour, NUL) would garble a terminal. */
+        if (c < 0x20 || c == 0x7f)
+            nd_strbuf_addc(&sb, c == '\t' ? ' ' : '?');
+        else
+            nd_strbuf_addc(&sb, (char)c);
+    }
+    if (len > cap)
+        nd_strbuf_adds(&sb, "...");
+    return nd_strbuf_detach(&sb, NULL);
+}
+
+/* Timestamp of the matched line, else of a line shortly before it in this
+ * chunk (a traceback line carries none), else the last one of this source. */
+static double nd_kb_line_ts(struct nd_kb_scan *s, const char *ls, size_t llen)
+{
+    double t;
+    if (nd_kb_parse_timestamp(ls, llen, &t)) {
+        s->last_ts = t;
+        return t;
+    }
+    const char *lo = s->chunk;
+    const char *end = ls;
+    for (int i = 0; i < ND_KB_LOOKBACK && end > lo; i++) {
+        const char *e = end - 1;    /* the '\n' ending the previous line */
+        const char *b = e;
+        while (b > lo && b[-1] != '\n')
+            b--;
+        if (nd_kb_parse_timestamp(b, (size_t)(e - b), &t))
+            return t;
+        end = b;
+    }
+    return s->last_ts;
+}
+
+static void nd_kb_occ_set(struct nd_kb_occ *dst, const struct nd_kb_occ *src, const char *ls, size_t llen)
+{
+    free(dst->text);
+    *dst = *src;
+    dst->text = nd_kb_trim_line(ls, llen);
+}
+
+static void nd_kb_record(struct nd_kb_scan *s, size_t ri, const char *ls, size_t llen, long line)
+{
+    const struct nd_kb_rule *r = &s->kb->rules.v[ri];
+    struct nd_kb_hit *h = &s->hits[ri];
+
+    /* Wrappers ("EZ9999: Inner Error!") defer to a specific line near them. */
+    if (r->role == ND_ROLE_WRAPPER) {
+        if (line - s->last_specific <= ND_KB_WRAP_WINDOW) {
+            h->deferred++;
+        } else {
+            if (s->nwrap && line - s->wrap_line > ND_KB_WRAP_WINDOW)
+                s->nwrap = 0;
+            if (s->nwrap == 0)
+                s->wrap_line = line;
+            size_t k = 0;
+            while (k < s->nwrap && s->wrap_rule[k] != ri)
+                k++;
+            if (k == s->nwrap && k < sizeof s->wrap_rule / sizeof s->wrap_rule[0]) {
+                s->wrap_rule[k] = ri;
+                s->wrap_count[k] = 0;
+                s->nwrap++;
+            }
+            if (k < s->nwrap)
+                s->wrap_count[k]++;
+        }
+    } else {
+        s->last_specific = line;
+        if (s->nwrap && line - s->wrap_line <= ND_KB_WRAP_WINDOW)
+            for (size_t k = 0; k < s->nwrap; k++)
+                s->hits[s->wrap_rule[k]].deferred += s->wrap_count[k];
+        s->nwrap = 0;
+    }
+
+    struct nd_kb_occ o = {.file = s->name, .line = line, .ts = nd_kb_line_ts(s, ls, llen), .rank = -1};
+    o.rank = nd_kb_line_rank(ls, llen);
+    if (o.rank < 0)
+        o.rank = s->rank;
+    if (o.rank >= 0 && o.rank < 64)
+        h->rank_mask |= 1ull << o.rank;
+    h->count++;
+    if (h->count == 1) {
+        h->seq = s->seq++;
+        nd_kb_occ_set(&h->first, &o, ls, llen);
+        nd_kb_occ_set(&h->earliest, &o, ls, llen);
+    } else if (o.file == h->earliest.file && o.rank == h->earliest.rank) {
+        /* Within one log of one rank, order of lines is order of time: keep
+         * the first line, but a later timestamp still bounds when it was. */
+        if (h->earliest.ts < 0)
+            h->earliest.ts = o.ts;
+    } else if (o.ts >= 0 && h->earliest.ts >= 0 && o.ts < h->earliest.ts) {
+        nd_kb_occ_set(&h->earliest, &o, ls, llen);
+    }
+    if (h->nsamples < ND_KB_SAMPLES) {
+        bool fresh = true;
+        for (size_t i = 0; i < h->nsamples; i++)
+            if (h->samples[i].file == o.file)
+                fresh = false;
+        if (fresh) {
+            h->samples[h->nsamples].text = NULL;
+            nd_kb_occ_set(&h->samples[h->nsamples++], &o, ls, llen);
+        }
+    }
+}
+
+/* Vectorscan does not promise matches in end-offset order across its
+ * engines, and line mapping and wrapper deferral need that order; so the
+ * callback only collects (offset, pattern), and the chunk is processed
+ * sorted. A pattern reporting several ends on one line is kept once. */
+static void nd_kb_process(struct nd_kb_scan *s, unsigned id, unsigned long long to);
+
+static int nd_kb_match_cmp(const void *a, const void *b)
+{
+    const struct nd_kb_match *x = a, *y = b;
+    if (x->to != y->to)
+        return x->to < y->to ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void nd_kb_flush_matches(struct nd_kb_scan *s)
+{
+    qsort(s->mbuf, s->nmatch, sizeof *s->mbuf, nd_kb_match_cmp);
+    for (size_t i = 0; i < s->nmatch; i++)
+        nd_kb_process(s, s->mbuf[i].id, s->mbuf[i].to);
+    s->nmatch = 0;
+}
+
+static int nd_kb_on_match(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags,
+                          void *ctx)
+{
+    (void)from;
+    (void)flags;
+    struct nd_kb_scan *s = ctx;
+    unsigned long long last = s->pat_last[id];
+    if (last && last <= to && !memchr(s->chunk + last - 1, '\n', (size_t)(to - last + 1)))
+        return 0;
+    s->pat_last[id] = to ? to : 1;
+    if (s->nmatch == ND_KB_MAX_MATCHES)
+        nd_kb_flush_matches(s);
+    s->mbuf[s->nmatch].to = to;
+    s->mbuf[s->nmatch].id = id;
+    s->nmatch++;
+    return 0;
+}
+
+static void nd_kb_process(struct nd_kb_scan *s, unsigned id, unsigned long long to)
+{
+    size_t ri = s->kb->pat_rule[id];
+    size_t b = to ? (size_t)to - 1 : 0;
+    if (b >= s->chunk_len)
+        b = s->chunk_len ? s->chunk_len - 1 : 0;
+    if (b < s->cur_pos) {
+        /* Matches normally arrive by end offset; recount if one does not. */
+        s->cur_pos = 0;
+        s->cur_line = s->lineno + 1;
+    }
+    const char *p = s->chunk + s->cur_pos;
+    const char *e = s->chunk + b;
+    const char *q;
+    while (p < e && (q = memchr(p, '\n', (size_t)(e - p))) != NULL) {
+        s->cur_line++;
+        p = q + 1;
+    }
+    s->cur_pos = (size_t)(p - s->chunk);
+    if (s->last_src[ri] == s->src && s->last_line[ri] == s->cur_line)
+        return;
+    s->last_src[ri] = s->src;
+    s->last_line[ri] = s->cur_line;
+    const char *le = memchr(s->chunk + b, '\n', s->chunk_len - b);
+    if (!le)
+        le = s->chunk + s->chunk_len;
+    nd_kb_record(s, ri, p, (size_t)(le - p), s->cur_line);
+}
+
+/* Newlines in [p, p+n): glibc's vectorised memchr per line beats a
+ * portable byte loop and needs no popcount instruction. */
+static size_t nd_kb_count_nl(const char *p, size_t n)
+{
+    size_t c = 0;
+    const char *end = p + n, *q;
+    while (p < end && (q = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        c++;
+        p = q + 1;
+    }
+    return c;
+}
+
+static void nd_kb_scan_chunk(struct nd_kb_scan *s, const char *data, size_t len)
+{
+    s->chunk = data;
+    s->chunk_len = len;
+    s->cur_pos = 0;
+    s->cur_line = s->lineno + 1;
+    memset(s->pat_last, 0, s->kb->npatterns * sizeof *s->pat_last);
+    s->nmatch = 0;
+    hs_scan(s->kb->db, data, (unsigned)len, 0, s->kb->scratch, nd_kb_on_match, s);
+    nd_kb_flush_matches(s);
+    s->lineno = s->cur_line - 1 + (long)nd_kb_count_nl(data + s->cur_pos, len - s->cur_pos);
+}
+
+/* One input stream: a plain fd, a gzip stream, or memory. */
+struct nd_kb_in {
+    int fd;
+    gzFile gz;
+    const char *mem;
+    size_t memlen, mempos;
+};
+
+static long nd_kb_in_read(struct nd_kb_in *in, char *buf, size_t n, int *err)
+{
+    if (in->mem) {
+        size_t k = in->memlen - in->mempos < n ? in->memlen - in->mempos : n;
+        memcpy(buf, in->mem + in->mempos, k);
+        in->mempos += k;
+        return (long)k;
+    }
+    if (in->gz) {
+        int r = gzread(in->gz, buf, (unsigned)n);
+        if (r < 0) {
+            *err = EIO;
+            return -1;
+        }
+        return r;
+    }
+    for (;;) {
+        ssize_t r = read(in->fd, buf, n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            *err = errno;
+        return (long)r;
+    }
+}
+
+static bool nd_kb_binary(const char *buf, size_t len)
+{
+    size_t check = len < 65536 ? len : 65536;
+    size_t odd = 0;
+    for (size_t i = 0; i < check; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        if (c == 0)
+            return true;
+        if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v' && c != 0x1b && c != '\b')
+            odd++;
+    }
+    return odd * 10 > check;
+}
+
+/* Streams one input. Returns 0 when something was scanned. */
+static int nd_kb_scan_stream(struct nd_kb_scan *s, const char *name, struct nd_kb_in *in, int path_rank)
+{
+    if (!s->buf)
+        s->buf = nd_xmalloc(ND_KB_CHUNK);
+    nd_strv_push(&s->names, name, 0);
+    s->name = s->names.v[s->names.n - 1];
+    s->src = (unsigned)s->names.n;
+    s->rank = path_rank;
+    s->lineno = 0;
+    s->last_ts = -1;
+    s->last_specific = -ND_KB_WRAP_WINDOW * 2;
+    s->nwrap = 0;
+
+    char *buf = s->buf;
+    size_t have = 0;
+    bool first = true, skipping = false, partial = false;
+    unsigned long long got = 0;
+    int err = 0;
+    for (;;) {
+        long n = nd_kb_in_read(in, buf + have, ND_KB_CHUNK - have, &err);
+        if (n < 0) {
+            nd_kb_note(s, "%s: read error after %llu bytes (%s); the rest was skipped", name, got,
+                       in->gz ? "corrupt or truncated gzip data" : strerror(err));
+            break;
+        }
+        if (n == 0) {
+            if (have && !skipping) {
+                nd_kb_scan_chunk(s, buf, have);
+                partial = true;
+            }
+            break;
+        }
+        if (first) {
+            first = false;
+            if (nd_kb_binary(buf, (size_t)n)) {
+                nd_kb_note(s, "%s: skipped: binary data", name);
+                return -EINVAL;
+            }
+        }
+        got += (unsigned long long)n;
+        size_t total = have + (size_t)n, start = 0;
+        if (skipping) {
+            char *nl = memchr(buf, '\n', total);
+            if (!nl) {
+                have = 0;
+                continue;
+            }
+            skipping = false;
+            s->lineno++;
+            start = (size_t)(nl + 1 - buf);
+        }
+        char *last = total > start ? memrchr(buf + start, '\n', total - start) : NULL;
+        if (last) {
+            size_t upto = (size_t)(last + 1 - buf);
+            nd_kb_scan_chunk(s, buf + start, upto - start);
+            have = total - upto;
+            memmove(buf, buf + upto, have);
+        } else if (total - start >= ND_KB_CHUNK) {
+            nd_kb_scan_chunk(s, buf + start, total - start);
+            nd_kb_note(s, "%s:%ld: line longer than %u MiB; only its first %u MiB were scanned", name,
+                       s->lineno + 1, ND_KB_CHUNK >> 20, ND_KB_CHUNK >> 20);
+            skipping = true;
+            have = 0;
+        } else {
+            memmove(buf, buf + start, total - start);
+            have = total - start;
+        }
+    }
+    if (in->gz) {
+        int zerr = 0;
+        gzerror(in->gz, &zerr);
+        if (zerr == Z_BUF_ERROR)
+            nd_kb_note(s, "%s: gzip data is truncated; scanned the %llu bytes that could be read", name, got);
+    }
+    s->bytes += got;
+    s->lines += (unsigned long long)s->lineno + (partial || skipping ? 1 : 0);
+    if (got == 0) {
+        if (err == 0)
+            nd_kb_note(s, "%s: empty; skipped", name);
+        return -ENODATA;
+    }
+    s->inputs++;
+    return 0;
+}
+
+int nd_kb_scan_buffer(struct nd_kb_scan *s, const char *name, const char *buf, size_t len)
+{
+    struct nd_kb_in in = {.fd = -1, .mem = buf ? buf : "", .memlen = buf ? len : 0};
+    return nd_kb_scan_stream(s, name, &in, nd_kb_path_rank(name));
+}
+
+static bool nd_kb_seen(struct nd_kb_scan *s, const struct stat *st, bool add)
+{
+    for (size_t i = 0; i < s->nseen; i++)
+        if (s->seen[i].dev == st->st_dev && s->seen[i].ino == st->st_ino)
+            return true;
+    if (add) {
+        s->seen = nd_xrealloc(s->seen, (s->nseen + 1) * sizeof *s->seen);
+        s->seen[s->nseen].dev = st->st_dev;
+        s->seen[s->nseen].ino = st->st_ino;
+        s->nseen++;
+    }
+    return false;
+}
+
+static int nd_kb_scan_fd(struct nd_kb_scan *s, const char *path, int fd)
+{
+    unsigned char magic[2];
+    struct nd_kb_in in = {.fd = fd};
+    struct stat st;
+    bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    /* Regular files are sniffed for the gzip magic; streams always go
+     * through zlib, which passes plain text through unchanged. */
+    if (!regular || (pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)) {
+        int dfd = dup(fd);
+        in.gz = dfd >= 0 ? gzdopen(dfd, "rb") : NULL;
+        if (!in.gz) {
+            if (dfd >= 0)
+                close(dfd);
+            nd_kb_note(s, "%s: cannot read: out of memory", path);
+            return -ENOMEM;
+        }
+        gzbuffer(in.gz, 256u << 10);
+    }
+    int rc = nd_kb_scan_stream(s, path, &in, nd_kb_path_rank(path));
+    if (in.gz)
+        gzclose(in.gz);
+    return rc;
+}
+
+static int nd_kb_scan_file(struct nd_kb_scan *s, const char *path)
+{
+    /* O_NONBLOCK: opening a FIFO with no writer must not hang. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        int e = errno;
+        nd_kb_note(s, "%s: cannot open: %s", path, strerror(e));
+        return -e;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    int rc = nd_kb_scan_fd(s, path, fd);
+    close(fd);
+    return rc;
+}
+
+static int nd_kb_skip_dots(const struct dirent *de)
+{
+    return strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+}
+
+static int nd_kb_scan_dir(struct nd_kb_scan *s, const char *path, struct nd_kb_dirid *stack, int depth)
+{
+    if (depth >= ND_KB_MAX_DEPTH) {
+        nd_kb_note(s, "%s: nested too deep; not entered", path);
+        return -ELOOP;
+    }
+    struct dirent **list = NULL;
+    int n = scandir(path, &list, nd_kb_skip_dots, versionsort);
+    if (n < 0) {
+        int e = errno;
+        nd_kb_note(s, "%s: cannot list: %s", path, strerror(e));
+        return -e;
+    }
+    int rc = -ENODATA;
+    for (int i = 0; i < n; i++) {
+        char *child = nd_xasprintf("%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", list[i]->d_name);
+        struct stat st;
+        if (stat(child, &st) != 0) {
+            nd_kb_note(s, "%s: cannot open: %s", child, strerror(errno));
+        } else if (S_ISDIR(st.st_mode)) {
+            bool loop = false;
+            for (int d = 0; d <= depth; d++)
+                if (stack[d].dev == st.st_dev && stack[d].ino == st.st_ino)
+                    loop = true;
+            if (loop) {
+                nd_kb_note(s, "%s: directory loop (a symlink back to a parent); not followed", child);
+            } else if (!nd_kb_seen(s, &st, true)) {
+                stack[depth + 1].dev = st.st_dev;
+                stack[depth + 1].ino = st.st_ino;
+                if (nd_kb_scan_dir(s, child, stack, depth + 1) == 0)
+                    rc = 0;
+            }
+        } else if (S_ISREG(st.st_mode)) {
+            if (!nd_kb_seen(s, &st, true) && nd_kb_scan_file(s, child) == 0)
+                rc = 0;
+        } else {
+            nd_kb_note(s, "%s: skipped: not a regular file", child);
+        }
+        free(child);
+        free(list[i]);
+    }
+    free(list);
+    return rc;
+}
+
+int nd_kb_scan_path(struct nd_kb_scan *s, const char *path)
+{
+    if (strcmp(path, "-") == 0)
+        return nd_kb_scan_fd(s, "<stdin>", STDIN_FILENO);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        int e = errno;
+        nd_kb_note(s, "%s: cannot open: %s", path, strerror(e));
+        return -e;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        struct nd_kb_dirid stack[ND_KB_MAX_DEPTH + 1];
+        stack[0].dev = st.st_dev;
+        stack[0].ino = st.st_ino;
+        if (nd_kb_seen(s, &st, true))
+            return -EEXIST;
+        int rc = nd_kb_scan_dir(s, path, stack, 0);
+        if (rc == -ENODATA)
+            nd_kb_note(s, "%s: no readable log files in this directory", path);
+        return rc;
+    }
+    if (S_ISREG(st.st_mode) && nd_kb_seen(s, &st, true))
+        return 0;
+    return nd_kb_scan_file(s, path);
+}
+
+size_t nd_kb_scan_inputs(const struct nd_kb_scan *s)
+{
+    return s->inputs;
+}
+
+unsigned long long nd_kb_scan_bytes(const struct nd_kb_scan *s)
+{
+    return s->bytes;
+}
+
+unsigned long long nd_kb_scan_lines(const struct nd_kb_scan *s)
+{
+    return s->lines;
+}
+
+size_t nd_kb_scan_nnotes(const struct nd_kb_scan *s)
+{
+    return s->notes.n + (s->notes_dropped ? 1 : 0);
+}
+
+const char *nd_kb_scan_note(const struct nd_kb_scan *s, size_t i)
+{
+    if (i < s->notes.n)
+        return s->notes.v[i];
+    return s->notes_dropped ? "further notes were left out" : NULL;
+}
+
+void nd_kb_scan_finish(struct nd_kb_scan *s, struct nd_findings *out, bool all)
+{
+    nd_kb_rank_hits(s->kb, s->hits, out, all);
+}

@@ -1,0 +1,92 @@
+/* Shared pieces of the detectors: defaults, the device frameworks of a
+ * vendor, evidence text about busy processes, and the per-tick driver. */
+#include "monitor/detect.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proc/footprint.h"
+
+void nd_detect_config_default(struct nd_detect_config *cfg)
+{
+    cfg->interval_s = 1.0;
+    cfg->window_s = 20.0;
+    cfg->fallback_after_s = 120.0;
+    cfg->warmup_s = 60.0;
+    cfg->hang_after_s = 300.0;
+}
+
+unsigned nd_detect_device_frameworks(const char *vendor)
+{
+    if (vendor && strcmp(vendor, "nvidia") == 0)
+        return ND_FW_TORCH_CUDA | ND_FW_CUDA | ND_FW_CUDART | ND_FW_NCCL;
+    return ND_FW_TORCH_NPU | ND_FW_ASCENDCL | ND_FW_HCCL;
+}
+
+static int nd_proc_cmp_cores(const void *a, const void *b)
+{
+    const struct nd_detect_proc *x = *(const struct nd_detect_proc *const *)a;
+    const struct nd_detect_proc *y = *(const struct nd_detect_proc *const *)b;
+    return (x->cores < y->cores) - (x->cores > y->cores);
+}
+
+void nd_detect_describe_busy(const struct nd_detect_context *ctx, size_t max, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (!ctx->nprocs || size == 0)
+        return;
+    const struct nd_detect_proc **v = calloc(ctx->nprocs, sizeof *v);
+    if (!v)
+        return;
+    for (size_t i = 0; i < ctx->nprocs; i++)
+        v[i] = &ctx->procs[i];
+    qsort(v, ctx->nprocs, sizeof *v, nd_proc_cmp_cores);
+    size_t used = 0;
+    for (size_t i = 0; i < ctx->nprocs && i < max && used + 1 < size; i++) {
+        int n = snprintf(buf + used, size - used, "%s%d %s (%.1f cores)", i ? ", " : "", (int)v[i]->pid,
+                         v[i]->cmd[0] ? v[i]->cmd : v[i]->comm, v[i]->cores);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+        if (used >= size)
+            used = size - 1;
+    }
+    if (ctx->nprocs > max && used + 1 < size)
+        snprintf(buf + used, size - used, ", and %zu more", ctx->nprocs - max);
+    free(v);
+}
+
+void nd_detect_all(const struct nd_series *s, const struct nd_detect_config *cfg,
+                   const struct nd_detect_context *ctx, struct nd_findings *out)
+{
+    nd_detect_fallback(s, cfg, ctx, out);
+    nd_detect_input_bound(s, cfg, ctx, out);
+    nd_detect_hang(s, cfg, ctx, out);
+    nd_detect_memory(s, cfg, ctx, out);
+}
+
+void nd_detect_frameworks_text(unsigned frameworks, char *buf, size_t size)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = {
+        {ND_FW_TORCH, "torch"},         {ND_FW_TORCH_CPU, "torch_cpu"}, {ND_FW_TORCH_NPU, "torch_npu"},
+        {ND_FW_TORCH_CUDA, "torch_cuda"}, {ND_FW_ASCENDCL, "ascendcl"}, {ND_FW_HCCL, "hccl"},
+        {ND_FW_CUDA, "cuda"},           {ND_FW_CUDART, "cudart"},       {ND_FW_NCCL, "nccl"},
+        {ND_FW_PYTHON, "python"},
+    };
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof *names && used + 1 < size; i++) {
+        if (!(frameworks & names[i].bit))
+            continue;
+        int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", names[i].name);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+        if (used >= size)
+            used = size - 1;
+    }
+}

@@ -1,0 +1,74 @@
+/* The monitor shared by run and watch: drives the sampler on the sampler
+ * clock, keeps the series, runs the detectors, prints each finding the
+ * moment it is found, and at the end writes the summary, the JSON summary,
+ * the report folder (report.json, timeline.csv, timeline.svg) and keeps the
+ * Prometheus textfile current. The sampler clock advances one --interval per
+ * tick, so at_s values do not stretch when a loaded host delays a tick. */
+#ifndef ND_MONITOR_MONITOR_H
+#define ND_MONITOR_MONITOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "core/error.h"
+#include "core/finding.h"
+#include "monitor/detect.h"
+
+struct nd_kb;
+
+struct nd_monitor_opts {
+    const char *command;        /* "run" or "watch" */
+    struct nd_detect_config cfg;
+    pid_t root;
+    pid_t pgid;                 /* the job's group when it leads one, else 0 */
+    char *const *argv;          /* the job's command (redacted before use) */
+    bool quiet;                 /* no live alerts, summary only */
+    bool fail_fast;
+    bool color;
+    bool out_observed;          /* output bytes/lines are fed in (run) */
+    const char *report_dir;     /* NULL: none */
+    const char *metrics_path;   /* NULL: none */
+    FILE *json_summary;         /* NULL: none (not closed here) */
+    bool synthetic_clock;       /* ticks back to back (benchmarks) */
+    bool no_devices;
+    struct nd_kb *kb;           /* may be NULL: the built-in line table only */
+};
+
+struct nd_monitor;
+
+int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, struct nd_error *err);
+void nd_monitor_free(struct nd_monitor *m);
+
+/* Opens the device sessions and takes the baseline sample (t = 0).
+ * Returns the first tick deadline (monotonic seconds). */
+double nd_monitor_start(struct nd_monitor *m);
+/* One tick if due; returns the next deadline. */
+double nd_monitor_tick(struct nd_monitor *m, double now);
+/* The sampler clock of the last tick. */
+double nd_monitor_clock(const struct nd_monitor *m);
+
+void nd_monitor_set_output(struct nd_monitor *m, uint64_t bytes, uint64_t lines, uint64_t skipped);
+/* One line of job output (stream 1 stdout, 2 stderr). */
+void nd_monitor_line(struct nd_monitor *m, int stream, const char *line, size_t len, long lineno);
+
+/* True once --fail-fast wants the job stopped (an error finding from a detector). */
+bool nd_monitor_wants_stop(const struct nd_monitor *m);
+
+/* The end: exit detector, summary on stderr, JSON summary, report folder.
+ * exit_status: the shell-style status (-1 unknown, for watch). Returns 0, or
+ * -errno when a report file could not be written (said on stderr). */
+int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int exit_status, double duration_s);
+
+const struct nd_findings *nd_monitor_findings(const struct nd_monitor *m);
+/* Sends sig to every process of the job seen so far (for those outside the group). */
+size_t nd_monitor_signal_all(struct nd_monitor *m, int sig);
+/* Reaps those that became our children. */
+void nd_monitor_reap(struct nd_monitor *m);
+
+/* Checks before the job starts that DIR can hold the report (created when
+ * missing) and that the metrics file can be written. */
+int nd_monitor_check_outputs(const char *report_dir, const char *metrics_path, struct nd_error *err);
+
+#endif

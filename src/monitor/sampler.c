@@ -1,0 +1,613 @@
+/* The run/watch sampler (see sampler.h). Cheap by construction: one readdir
+ * of /proc per tick; a stat read only for the job's processes and for pids
+ * never seen before (a process outside the job cannot join it later, so its
+ * verdict is cached until the pid disappears); maps are re-read by the
+ * footprint cache only for new processes and every few seconds. */
+#include "monitor/sampler.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "core/fileio.h"
+#include "core/redact.h"
+#include "core/rootfs.h"
+#include "core/spawn.h"
+#include "core/strbuf.h"
+#include "device/device.h"
+#include "proc/footprint.h"
+#include "proc/proc.h"
+
+#define ND_FP_REFRESH_S 5.0
+#define ND_MAX_VENDORS 2
+
+struct nd_track {
+    pid_t pid, ppid;
+    uint64_t start;
+    uint64_t ticks;
+    unsigned gen;           /* last tick that saw it */
+    char comm[32];
+    char cmd[160];
+    bool cmd_read;
+    double cores;
+    bool runnable;
+    uint64_t rss;
+    long threads;
+    bool holds;
+    unsigned fw;
+};
+
+struct nd_cand {
+    pid_t pid;
+    struct nd_proc_stat st;
+    bool job;
+};
+
+struct nd_slot {
+    int vendor;             /* index into sessions */
+    size_t dev;             /* index into that state's devices */
+};
+
+struct nd_sampler {
+    struct nd_sampler_opts opt;
+    struct nd_track *tr;
+    size_t ntr, captr;
+    pid_t *nonjob;          /* sorted */
+    size_t nnonjob;
+    unsigned gen;
+    double last_now;
+    long clk, page;
+    struct nd_footprint_cache *fpc;
+    struct nd_device_session *sess[ND_MAX_VENDORS];
+    struct nd_device_state *state[ND_MAX_VENDORS];
+    bool state_ok[ND_MAX_VENDORS];
+    bool failure_noted[ND_MAX_VENDORS];
+    struct nd_series_device dev[ND_SERIES_MAX_DEV];
+    struct nd_slot slot[ND_SERIES_MAX_DEV];
+    size_t ndev;
+    /* Device nodes under the root, when no vendor library answered. */
+    char node_vendor[16];
+    size_t nnodes;
+    struct nd_detect_proc *procs;
+    size_t nprocs;
+    pid_t *vanished;
+    size_t nvanished, capvanished;
+    bool fw_known;
+    bool have_cgroup;
+    bool cgroup_v1;
+    char cgroup_dir[512];
+};
+
+/* Bounded copy that always terminates (names from vendor structs can be longer than ours). */
+static void nd_copy(char *dst, size_t size, const char *src)
+{
+    size_t n = strnlen(src, size - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static int nd_pid_cmp(const void *a, const void *b)
+{
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---- cgroup ---- */
+
+bool nd_cgroup_memory_dir(const char *buf, size_t len, char *out, size_t size, bool *v1)
+{
+    const char *p = buf, *end = buf + len;
+    char unified[400] = "";
+    bool have_unified = false;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol)
+            eol = end;
+        const char *c1 = memchr(p, ':', (size_t)(eol - p));
+        const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(eol - c1 - 1)) : NULL;
+        if (c2 && c2 + 1 < eol && c2[1] == '/') {
+            size_t plen = (size_t)(eol - c2 - 1);
+            if (plen < sizeof unified) {
+                bool memory = false;
+                for (const char *q = c1 + 1; q < c2;) {
+                    const char *comma = memchr(q, ',', (size_t)(c2 - q));
+                    const char *e = comma ? comma : c2;
+                    if (e - q == 6 && memcmp(q, "memory", 6) == 0)
+                        memory = true;
+                    q = e + 1;
+                }
+                if (memory) {
+                    *v1 = true;
+                    int n = snprintf(out, size, "/sys/fs/cgroup/memory%.*s", (int)plen, c2 + 1);
+                    return n > 0 && (size_t)n < size;
+                }
+                if (c2 == c1 + 1 && p + 1 == c1 && *p == '0') {
+                    memcpy(unified, c2 + 1, plen);
+                    unified[plen] = '\0';
+                    have_unified = true;
+                }
+            }
+        }
+        p = eol + 1;
+    }
+    if (!have_unified)
+        return false;
+    *v1 = false;
+    int n = snprintf(out, size, "/sys/fs/cgroup%s", strcmp(unified, "/") == 0 ? "" : unified);
+    return n > 0 && (size_t)n < size;
+}
+
+long long nd_cgroup_parse_oom_kill(const char *buf, size_t len)
+{
+    const char *p = buf, *end = buf + len;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol)
+            eol = end;
+        if (eol - p > 9 && memcmp(p, "oom_kill ", 9) == 0) {
+            long long v = 0;
+            const char *q = p + 9;
+            if (q >= eol || !isdigit((unsigned char)*q))
+                return -1;
+            for (; q < eol && isdigit((unsigned char)*q); q++) {
+                if (v > (1LL << 53))
+                    return -1;
+                v = v * 10 + (*q - '0');
+            }
+            return v;
+        }
+        p = eol + 1;
+    }
+    return -1;
+}
+
+static void nd_cgroup_init(struct nd_sampler *s)
+{
+    char path[64], *buf = NULL;
+    size_t len = 0;
+    snprintf(path, sizeof path, "/proc/%d/cgroup", (int)s->opt.root);
+    if (nd_read_file_prefix(path, 64 * 1024, &buf, &len, NULL) < 0)
+        return;
+    s->have_cgroup = nd_cgroup_memory_dir(buf, len, s->cgroup_dir, sizeof s->cgroup_dir, &s->cgroup_v1);
+    free(buf);
+}
+
+static void nd_cgroup_read(const struct nd_sampler *s, struct nd_sample *out)
+{
+    out->oom_kill = -1;
+    out->cg_mem_max = 0;
+    if (!s->have_cgroup)
+        return;
+    char path[600], *buf = NULL;
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/%s", s->cgroup_dir, s->cgroup_v1 ? "memory.oom_control" : "memory.events");
+    if (nd_read_file_prefix(path, 8192, &buf, &len, NULL) == 0) {
+        out->oom_kill = nd_cgroup_parse_oom_kill(buf, len);
+        free(buf);
+    }
+    snprintf(path, sizeof path, "%s/%s", s->cgroup_dir, s->cgroup_v1 ? "memory.limit_in_bytes" : "memory.max");
+    if (nd_read_file_prefix(path, 128, &buf, &len, NULL) == 0) {
+        char *endp;
+        unsigned long long v = strtoull(buf, &endp, 10);
+        if (endp != buf && v < (1ULL << 60))
+            out->cg_mem_max = v;
+        free(buf);
+    }
+}
+
+/* ---- lifecycle ---- */
+
+int nd_sampler_new(const struct nd_sampler_opts *opt, struct nd_sampler **out, struct nd_error *err)
+{
+    (void)err;
+    struct nd_sampler *s = nd_xcalloc(1, sizeof *s);
+    s->opt = *opt;
+    if (s->opt.device_timeout_s <= 0)
+        s->opt.device_timeout_s = ND_DEVICE_DEFAULT_TIMEOUT;
+    s->clk = nd_proc_clock_ticks();
+    s->page = nd_proc_page_size();
+    s->fpc = nd_footprint_cache_new(opt->maps_refresh_s > 0 ? opt->maps_refresh_s : ND_FP_REFRESH_S);
+    nd_cgroup_init(s);
+    *out = s;
+    return 0;
+}
+
+void nd_sampler_free(struct nd_sampler *s)
+{
+    if (!s)
+        return;
+    for (int v = 0; v < ND_MAX_VENDORS; v++) {
+        nd_device_session_close(s->sess[v]);
+        free(s->state[v]);
+    }
+    nd_footprint_cache_free(s->fpc);
+    free(s->tr);
+    free(s->nonjob);
+    free(s->procs);
+    free(s->vanished);
+    free(s);
+}
+
+static void nd_device_nodes(struct nd_sampler *s)
+{
+    DIR *d = nd_rootfs_opendir("/dev");
+    if (!d)
+        return;
+    size_t asc = 0, nv = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *n = e->d_name;
+        if (strncmp(n, "davinci", 7) == 0 && isdigit((unsigned char)n[7]))
+            asc++;
+        else if (strncmp(n, "nvidia", 6) == 0 && isdigit((unsigned char)n[6]))
+            nv++;
+    }
+    closedir(d);
+    if (asc) {
+        snprintf(s->node_vendor, sizeof s->node_vendor, "ascend");
+        s->nnodes = asc;
+    } else if (nv) {
+        snprintf(s->node_vendor, sizeof s->node_vendor, "nvidia");
+        s->nnodes = nv;
+    }
+}
+
+void nd_sampler_open_devices(struct nd_sampler *s, struct nd_findings *notes)
+{
+    if (!s->opt.no_devices) {
+        for (int v = 0; v < ND_MAX_VENDORS && nd_vendors[v]; v++) {
+            s->state[v] = nd_xcalloc(1, sizeof *s->state[v]);
+            int rc = nd_device_session_open(nd_vendors[v], s->opt.device_timeout_s, &s->sess[v], s->state[v]);
+            if (rc == 0 && s->state[v]->status == 0) {
+                s->state_ok[v] = true;
+                for (size_t i = 0; i < s->state[v]->ndevices && s->ndev < ND_SERIES_MAX_DEV; i++) {
+                    const struct nd_device *d = &s->state[v]->devices[i];
+                    struct nd_series_device *sd = &s->dev[s->ndev];
+                    nd_copy(sd->vendor, sizeof sd->vendor, nd_vendors[v]->name);
+                    sd->index = d->index;
+                    nd_copy(sd->name, sizeof sd->name, d->name);
+                    sd->mem_total_bytes = d->mem_valid ? d->mem_total_bytes : 0;
+                    s->slot[s->ndev].vendor = v;
+                    s->slot[s->ndev].dev = i;
+                    s->ndev++;
+                }
+            } else if (s->state[v]->lib_found && notes) {
+                /* The library is there but does not answer: worth saying. */
+                nd_device_state_findings(s->state[v], notes);
+                s->failure_noted[v] = true;
+            }
+        }
+    }
+    nd_device_nodes(s);
+}
+
+size_t nd_sampler_devices(const struct nd_sampler *s, struct nd_series_device *out, size_t max)
+{
+    size_t n = s->ndev < max ? s->ndev : max;
+    memcpy(out, s->dev, n * sizeof *out);
+    return n;
+}
+
+void nd_sampler_device_facts(const struct nd_sampler *s, struct nd_detect_context *ctx)
+{
+    ctx->device_usable = false;
+    for (int v = 0; v < ND_MAX_VENDORS; v++)
+        if (s->state_ok[v] && s->state[v]->ndevices > 0) {
+            ctx->device_usable = true;
+            nd_copy(ctx->device_vendor, sizeof ctx->device_vendor, nd_vendors[v]->name);
+            ctx->ndevices = s->state[v]->ndevices;
+            nd_copy(ctx->device_name, sizeof ctx->device_name, s->state[v]->devices[0].name);
+            return;
+        }
+    /* No library answered: device nodes under the root count when the
+     * library is missing altogether (a container without the driver libs). */
+    if (s->nnodes) {
+        bool lib_found = false;
+        for (int v = 0; v < ND_MAX_VENDORS; v++)
+            if (s->state[v] && s->state[v]->lib_found && strcmp(s->state[v]->vendor, s->node_vendor) == 0)
+                lib_found = true;
+        if (!lib_found) {
+            ctx->device_usable = true;
+            nd_copy(ctx->device_vendor, sizeof ctx->device_vendor, s->node_vendor);
+            ctx->ndevices = s->nnodes;
+            ctx->device_name[0] = '\0';
+        }
+    }
+}
+
+/* ---- the tick ---- */
+
+static struct nd_track *nd_track_find(struct nd_sampler *s, pid_t pid)
+{
+    for (size_t i = 0; i < s->ntr; i++)
+        if (s->tr[i].pid == pid)
+            return &s->tr[i];
+    return NULL;
+}
+
+static bool nd_is_job_pid(const struct nd_sampler *s, pid_t pid)
+{
+    for (size_t i = 0; i < s->ntr; i++)
+        if (s->tr[i].pid == pid && s->tr[i].gen == s->gen)
+            return true;
+    return false;
+}
+
+static void nd_track_update(struct nd_sampler *s, struct nd_track *t, const struct nd_proc_stat *st, double dt,
+                            bool fresh)
+{
+    uint64_t ticks = st->utime_ticks + st->stime_ticks;
+    /* A process born since the last tick: all of its CPU is new (none at the very first tick). */
+    uint64_t delta = fresh ? (s->gen > 1 ? ticks : 0) : (ticks >= t->ticks ? ticks - t->ticks : 0);
+    t->cores = dt > 0 && s->clk > 0 ? (double)delta / (double)s->clk / dt : 0;
+    t->ticks = ticks;
+    t->ppid = st->ppid;
+    t->runnable = st->state == 'R';
+    t->rss = st->rss_pages > 0 ? (uint64_t)st->rss_pages * (uint64_t)s->page : 0;
+    t->threads = st->num_threads;
+    t->gen = s->gen;
+    if (fresh) {
+        nd_copy(t->comm, sizeof t->comm, st->comm);
+        t->start = st->starttime_ticks;
+    }
+}
+
+static struct nd_track *nd_track_add(struct nd_sampler *s, pid_t pid)
+{
+    if (s->ntr == s->captr) {
+        s->captr = s->captr ? s->captr * 2 : 32;
+        s->tr = nd_xrealloc(s->tr, s->captr * sizeof *s->tr);
+    }
+    struct nd_track *t = &s->tr[s->ntr++];
+    memset(t, 0, sizeof *t);
+    t->pid = pid;
+    return t;
+}
+
+static void nd_read_cmd(struct nd_track *t)
+{
+    if (t->cmd_read)
+        return;
+    t->cmd_read = true;
+    char raw[512];
+    if (nd_proc_read_cmdline(t->pid, raw, sizeof raw) < 0)
+        return;
+    char *red = nd_redact_text(raw);
+    nd_copy(t->cmd, sizeof t->cmd, red);
+    free(red);
+}
+
+static int nd_scan_procs(struct nd_sampler *s, double dt, struct nd_error *err)
+{
+    pid_t *pids = NULL;
+    size_t n = 0;
+    int rc = nd_proc_list(&pids, &n);
+    if (rc < 0)
+        return nd_error_set(err, rc, "cannot list /proc: %s", strerror(-rc));
+    s->gen++;
+    pid_t *nonjob = nd_xmalloc((n ? n : 1) * sizeof *nonjob);
+    size_t nnj = 0;
+    struct nd_cand *cand = nd_xmalloc((n ? n : 1) * sizeof *cand);
+    size_t ncand = 0;
+    for (size_t i = 0; i < n; i++) {
+        pid_t pid = pids[i];
+        struct nd_track *t = nd_track_find(s, pid);
+        struct nd_proc_stat st;
+        if (t) {
+            if (nd_proc_read_stat(pid, &st) < 0)
+                continue;
+            if (st.starttime_ticks == t->start) {
+                nd_track_update(s, t, &st, dt, false);
+                continue;
+            }
+            t->pid = -1;   /* the pid was reused: the old process is gone */
+            cand[ncand++] = (struct nd_cand){pid, st, false};
+            continue;
+        }
+        if (bsearch(&pid, s->nonjob, s->nnonjob, sizeof *s->nonjob, nd_pid_cmp)) {
+            nonjob[nnj++] = pid;
+            continue;
+        }
+        if (nd_proc_read_stat(pid, &st) < 0)
+            continue;
+        cand[ncand++] = (struct nd_cand){pid, st, false};
+    }
+    /* New processes join the job through their parent or the job's group;
+     * parents may come later in the listing, so iterate to a fixpoint. */
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (size_t i = 0; i < ncand; i++) {
+            struct nd_cand *c = &cand[i];
+            if (c->job)
+                continue;
+            bool job = c->pid == s->opt.root || (s->opt.pgid > 0 && c->st.pgrp == s->opt.pgid) ||
+                       nd_is_job_pid(s, c->st.ppid);
+            for (size_t k = 0; !job && k < ncand; k++)
+                job = cand[k].job && cand[k].pid == c->st.ppid;
+            if (job) {
+                c->job = changed = true;
+                struct nd_track *t = nd_track_add(s, c->pid);
+                nd_track_update(s, t, &c->st, dt, true);
+            }
+        }
+    }
+    for (size_t i = 0; i < ncand; i++)
+        if (!cand[i].job)
+            nonjob[nnj++] = cand[i].pid;
+    qsort(nonjob, nnj, sizeof *nonjob, nd_pid_cmp);
+    free(s->nonjob);
+    s->nonjob = nonjob;
+    s->nnonjob = nnj;
+    free(cand);
+    free(pids);
+
+    /* Gone since the last tick. */
+    s->nvanished = 0;
+    size_t j = 0;
+    for (size_t i = 0; i < s->ntr; i++) {
+        if (s->tr[i].gen == s->gen && s->tr[i].pid > 0) {
+            s->tr[j++] = s->tr[i];
+            continue;
+        }
+        if (s->tr[i].pid <= 0)
+            continue;
+        if (s->nvanished == s->capvanished) {
+            s->capvanished = s->capvanished ? s->capvanished * 2 : 16;
+            s->vanished = nd_xrealloc(s->vanished, s->capvanished * sizeof *s->vanished);
+        }
+        s->vanished[s->nvanished++] = s->tr[i].pid;
+    }
+    s->ntr = j;
+    return 0;
+}
+
+static int nd_slot_of(const struct nd_sampler *s, const char *vendor, int index)
+{
+    for (size_t d = 0; d < s->ndev; d++)
+        if (s->dev[d].index == index && strcmp(s->dev[d].vendor, vendor) == 0)
+            return (int)d;
+    return -1;
+}
+
+static void nd_sample_devices(struct nd_sampler *s, struct nd_findings *notes)
+{
+    for (int v = 0; v < ND_MAX_VENDORS; v++) {
+        if (!s->sess[v] || !s->state_ok[v])
+            continue;
+        if (nd_device_session_sample(s->sess[v], s->state[v]) < 0) {
+            s->state_ok[v] = false;
+            if (!s->failure_noted[v] && notes) {
+                s->failure_noted[v] = true;
+                struct nd_finding *f = nd_findings_add(notes, "monitor.device-sampling-failed", ND_CAT_CONFIG,
+                                                       ND_SEV_WARNING,
+                                                       "Device sampling stopped; the job goes on unwatched by %s",
+                                                       s->state[v]->vendor);
+                nd_finding_add_evidence(f, NULL, 0, "%s", s->state[v]->error);
+            }
+        }
+    }
+}
+
+int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findings *notes, struct nd_error *err)
+{
+    double now = nd_monotonic_now();
+    double dt = s->last_now > 0 ? now - s->last_now : 0;
+    s->last_now = now;
+    memset(out, 0, sizeof *out);
+    out->job_util = -1;
+    out->oom_kill = -1;
+    for (size_t d = 0; d < ND_SERIES_MAX_DEV; d++) {
+        out->util[d] = ND_SERIES_UTIL_UNKNOWN;
+        out->mem_mib[d] = ND_SERIES_MEM_UNKNOWN;
+    }
+
+    nd_sample_devices(s, notes);
+    int rc = nd_scan_procs(s, dt, err);
+    if (rc < 0)
+        return rc;
+
+    const struct nd_device_state *states[ND_MAX_VENDORS];
+    size_t nstates = 0;
+    for (int v = 0; v < ND_MAX_VENDORS; v++)
+        if (s->state_ok[v])
+            states[nstates++] = s->state[v];
+
+    if (s->ntr > s->nprocs || !s->procs)
+        s->procs = nd_xrealloc(s->procs, (s->ntr ? s->ntr : 1) * sizeof *s->procs);
+    s->nprocs = 0;
+    for (size_t i = 0; i < s->ntr; i++) {
+        struct nd_track *t = &s->tr[i];
+        struct nd_footprint fp;
+        if (nd_footprint_of(t->pid, states, nstates, s->fpc, &fp) == 0) {
+            t->fw = fp.frameworks;
+            t->holds = fp.holds_device;
+            if (fp.maps_read)
+                s->fw_known = true;
+            for (size_t k = 0; k < fp.nheld; k++) {
+                int d = fp.held[k].index >= 0 ? nd_slot_of(s, fp.held[k].vendor, fp.held[k].index) : -1;
+                if (d >= 0)
+                    out->held_mask |= 1u << d;
+            }
+        }
+        nd_read_cmd(t);
+        out->cpu_cores += (float)t->cores;
+        out->runnable = t->runnable ? 1.0f : out->runnable;
+        out->rss_bytes += t->rss;
+        out->nthreads += (uint32_t)(t->threads > 0 ? t->threads : 0);
+        out->frameworks |= t->fw;
+        out->on_device = out->on_device || t->holds;
+        struct nd_detect_proc *p = &s->procs[s->nprocs++];
+        memset(p, 0, sizeof *p);
+        p->pid = t->pid;
+        p->ppid = t->ppid;
+        nd_copy(p->comm, sizeof p->comm, t->comm);
+        nd_copy(p->cmd, sizeof p->cmd, t->cmd);
+        p->cores = t->cores;
+        p->holds_device = t->holds;
+        p->frameworks = t->fw;
+    }
+    out->nprocs = (uint32_t)s->ntr;
+
+    out->ndev = (uint8_t)s->ndev;
+    double held_sum = 0;
+    int held_n = 0;
+    for (size_t d = 0; d < s->ndev; d++) {
+        int v = s->slot[d].vendor;
+        if (!s->state_ok[v] || s->slot[d].dev >= s->state[v]->ndevices)
+            continue;
+        const struct nd_device *dv = &s->state[v]->devices[s->slot[d].dev];
+        if (dv->util_valid)
+            out->util[d] = (int16_t)(dv->util_pct > 100 ? 100 : dv->util_pct);
+        if (dv->mem_valid)
+            out->mem_mib[d] = (uint32_t)(dv->mem_used_bytes / (1024 * 1024));
+        if ((out->held_mask & (1u << d)) && dv->util_valid) {
+            held_sum += out->util[d];
+            held_n++;
+        }
+    }
+    if (held_n)
+        out->job_util = (float)(held_sum / held_n);
+    nd_cgroup_read(s, out);
+    return 0;
+}
+
+const struct nd_detect_proc *nd_sampler_procs(const struct nd_sampler *s, size_t *n)
+{
+    *n = s->nprocs;
+    return s->procs;
+}
+
+const pid_t *nd_sampler_vanished(const struct nd_sampler *s, size_t *n)
+{
+    *n = s->nvanished;
+    return s->vanished;
+}
+
+bool nd_sampler_frameworks_known(const struct nd_sampler *s)
+{
+    return s->fw_known;
+}
+
+size_t nd_sampler_signal_all(struct nd_sampler *s, int sig)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->ntr; i++) {
+        struct nd_proc_stat st;
+        if (nd_proc_read_stat(s->tr[i].pid, &st) == 0 && st.starttime_ticks == s->tr[i].start &&
+            kill(s->tr[i].pid, sig) == 0)
+            n++;
+    }
+    return n;
+}
+
+void nd_sampler_reap(struct nd_sampler *s)
+{
+    for (size_t i = 0; i < s->ntr; i++)
+        while (waitpid(s->tr[i].pid, NULL, WNOHANG) < 0 && errno == EINTR)
+            ;
+}

@@ -1,0 +1,553 @@
+/* The job supervisor of `npu-doctor run` (see supervisor.h). One thread, one
+ * poll loop: signals arrive through a signalfd, output through two pipes (or
+ * ptys), and the monitor's ticks are deadlines of the same loop. The job's
+ * bytes are written out before anything looks at them, and line matching
+ * runs on a CPU budget, so a job flooding its output runs as fast as it
+ * would under `cat`. */
+#include "monitor/supervisor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "core/spawn.h"
+#include "core/strbuf.h"
+
+#define ND_SV_BUF (256 * 1024)
+#define ND_SV_PIPE_SIZE (1024 * 1024)
+/* Line matching may use this share of one core; past it, lines are counted
+ * but not matched until the next budget period. */
+#define ND_SV_MATCH_BUDGET 0.05
+#define ND_SV_BUDGET_PERIOD 1.0
+/* After the job and its group are gone, output still held open by a process
+ * that left the group is drained for this long. */
+#define ND_SV_DRAIN_S 1.0
+
+static const int nd_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+struct nd_stream {
+    int fd;                 /* read end: pipe or pty master; -1 once closed */
+    int out_fd;             /* 1 or 2 */
+    bool out_dead;          /* our side of the stream is gone (EPIPE) */
+    char line[ND_SV_LINE_MAX];
+    size_t linelen;
+    long lineno;
+};
+
+struct nd_supervisor {
+    pid_t pid;
+    int sigfd;
+    struct nd_stream st[2];
+    bool pty[2];
+    double grace_s;
+    double started;
+    bool reaped;
+    int wstatus;
+    bool stopped;           /* stopped by us (fail-fast) */
+    bool term_sent;
+    double kill_at;         /* SIGKILL deadline; 0 when none */
+    double last_sigint;
+    double drain_until;     /* 0 until the group is gone */
+    uint64_t bytes, lines, skipped;
+    double budget_start, budget_used;
+    sigset_t oldmask;
+    bool hup_ignored;
+    struct sigaction old_pipe;
+    char *buf;
+};
+
+static bool nd_group_alive(pid_t pgid)
+{
+    return kill(-pgid, 0) == 0 || errno == EPERM;
+}
+
+static void nd_set_cloexec(int fd)
+{
+    int fl = fcntl(fd, F_GETFD);
+    if (fl >= 0)
+        fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+}
+
+/* A pty for one output stream: the master stays here, the slave becomes the
+ * job's fd. Output post-processing is off on the slave, so the bytes the job
+ * writes reach our terminal unchanged (it does its own \n -> \r\n). */
+static int nd_open_pty(int like_fd, int *master, int *slave)
+{
+    int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (m < 0)
+        return -errno;
+    char name[128];
+    if (grantpt(m) < 0 || unlockpt(m) < 0 || ptsname_r(m, name, sizeof name) != 0) {
+        int e = errno;
+        close(m);
+        return -e;
+    }
+    int s = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (s < 0) {
+        int e = errno;
+        close(m);
+        return -e;
+    }
+    struct termios tio;
+    if (tcgetattr(like_fd, &tio) == 0 || tcgetattr(s, &tio) == 0) {
+        tio.c_oflag &= ~(tcflag_t)OPOST;
+        tcsetattr(s, TCSANOW, &tio);
+    }
+    struct winsize ws;
+    if (ioctl(like_fd, TIOCGWINSZ, &ws) == 0)
+        ioctl(m, TIOCSWINSZ, &ws);
+    *master = m;
+    *slave = s;
+    return 0;
+}
+
+static void nd_child_exec(const struct nd_supervisor *sv, const struct nd_supervisor_opts *opt, int out_w, int err_w,
+                          int errpipe)
+{
+    /* Dispositions back to what a shell would give: forwarded signals default
+     * (SIGHUP stays ignored under nohup), SIGPIPE as we got it. */
+    for (size_t i = 0; i < sizeof nd_forwarded / sizeof *nd_forwarded; i++)
+        if (!(nd_forwarded[i] == SIGHUP && sv->hup_ignored))
+            signal(nd_forwarded[i], SIG_DFL);
+    signal(SIGCHLD, SIG_DFL);
+    signal(SIGWINCH, SIG_DFL);
+    sigaction(SIGPIPE, &sv->old_pipe, NULL);
+    sigprocmask(SIG_SETMASK, &sv->oldmask, NULL);
+    setpgid(0, 0);
+    if (dup2(out_w, STDOUT_FILENO) < 0 || dup2(err_w, STDERR_FILENO) < 0)
+        goto fail;
+    if (opt->keep_fd > 2)
+        close(opt->keep_fd);
+    execvp(opt->argv[0], opt->argv);
+fail:;
+    int e = errno;
+    ssize_t w = write(errpipe, &e, sizeof e);
+    (void)w;
+    _exit(127);
+}
+
+int nd_supervisor_start(const struct nd_supervisor_opts *opt, struct nd_supervisor **out, struct nd_error *err)
+{
+    *out = NULL;
+    struct nd_supervisor *sv = nd_xcalloc(1, sizeof *sv);
+    sv->grace_s = opt->grace_s;
+    sv->sigfd = -1;
+    sv->st[0].fd = sv->st[1].fd = -1;
+    sv->st[0].out_fd = STDOUT_FILENO;
+    sv->st[1].out_fd = STDERR_FILENO;
+    sv->buf = nd_xmalloc(ND_SV_BUF);
+    int wr[2] = {-1, -1};
+    int errpipe[2] = {-1, -1};
+    int rc = 0;
+
+    /* Signals come through a signalfd; an ignored SIGINT/SIGQUIT (a
+     * background job of a script) must be reset or it never arrives. */
+    sigset_t set;
+    sigemptyset(&set);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (size_t i = 0; i < sizeof nd_forwarded / sizeof *nd_forwarded; i++) {
+        struct sigaction old;
+        sigaction(nd_forwarded[i], NULL, &old);
+        if (nd_forwarded[i] == SIGHUP && old.sa_handler == SIG_IGN) {
+            sv->hup_ignored = true;
+            continue;
+        }
+        sigaction(nd_forwarded[i], &dfl, NULL);
+        sigaddset(&set, nd_forwarded[i]);
+    }
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGWINCH);
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ign, &sv->old_pipe);
+    sigprocmask(SIG_BLOCK, &set, &sv->oldmask);
+    sv->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (sv->sigfd < 0) {
+        rc = nd_error_set(err, -errno, "signalfd: %s", strerror(errno));
+        goto fail;
+    }
+
+    for (int i = 0; i < 2; i++) {
+        bool want_pty = i == 0 ? opt->pty_stdout : opt->pty_stderr;
+        if (want_pty && nd_open_pty(sv->st[i].out_fd, &sv->st[i].fd, &wr[i]) == 0) {
+            sv->pty[i] = true;
+            continue;
+        }
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) < 0) {
+            rc = nd_error_set(err, -errno, "pipe: %s", strerror(errno));
+            goto fail;
+        }
+        fcntl(p[0], F_SETPIPE_SZ, ND_SV_PIPE_SIZE);   /* best effort: fewer wake-ups */
+        sv->st[i].fd = p[0];
+        wr[i] = p[1];
+    }
+    if (pipe2(errpipe, O_CLOEXEC) < 0) {
+        rc = nd_error_set(err, -errno, "pipe: %s", strerror(errno));
+        goto fail;
+    }
+    if (opt->keep_fd > 2)
+        nd_set_cloexec(opt->keep_fd);
+
+    /* Orphans of the job are re-parented to us, so we can reap them. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    fflush(NULL);
+    sv->started = nd_monotonic_now();
+    sv->pid = fork();
+    if (sv->pid < 0) {
+        rc = nd_error_set(err, -errno, "fork: %s", strerror(errno));
+        goto fail;
+    }
+    if (sv->pid == 0)
+        nd_child_exec(sv, opt, wr[0], wr[1], errpipe[1]);
+    setpgid(sv->pid, sv->pid);   /* also here: no race with our first kill(-pgid) */
+    close(wr[0]);
+    close(wr[1]);
+    wr[0] = wr[1] = -1;
+    close(errpipe[1]);
+    errpipe[1] = -1;
+    int e = 0;
+    ssize_t n;
+    do
+        n = read(errpipe[0], &e, sizeof e);
+    while (n < 0 && errno == EINTR);
+    close(errpipe[0]);
+    errpipe[0] = -1;
+    if (n == (ssize_t)sizeof e) {
+        while (waitpid(sv->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        sv->pid = 0;
+        if (e == ENOENT)
+            rc = nd_error_set(err, -e, "%s: command not found", opt->argv[0]);
+        else
+            rc = nd_error_set(err, -e, "%s: %s", opt->argv[0], strerror(e));
+        goto fail;
+    }
+    *out = sv;
+    return 0;
+
+fail:
+    for (int i = 0; i < 2; i++)
+        if (wr[i] >= 0)
+            close(wr[i]);
+    if (errpipe[0] >= 0)
+        close(errpipe[0]);
+    if (errpipe[1] >= 0)
+        close(errpipe[1]);
+    nd_supervisor_free(sv);
+    return rc;
+}
+
+pid_t nd_supervisor_pid(const struct nd_supervisor *sv)
+{
+    return sv->pid;
+}
+
+double nd_supervisor_started_at(const struct nd_supervisor *sv)
+{
+    return sv->started;
+}
+
+/* Writes everything, waiting out a non-blocking stdout; false on EPIPE and other errors. */
+static bool nd_write_out(int fd, const char *p, size_t len)
+{
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n > 0) {
+            p += n;
+            len -= (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN) {
+            struct pollfd pf = {fd, POLLOUT, 0};
+            poll(&pf, 1, 1000);
+            continue;
+        }
+        return false;
+    }
+    return true;
+}
+
+static void nd_deliver(struct nd_supervisor *sv, const struct nd_supervisor_hooks *h, int stream, const char *line,
+                       size_t len, bool *over)
+{
+    if (!h->line)
+        return;
+    if (*over) {
+        sv->skipped++;
+        return;
+    }
+    h->line(h->arg, stream, line, len, sv->st[stream - 1].lineno);
+}
+
+static void nd_lines(struct nd_supervisor *sv, const struct nd_supervisor_hooks *h, int i, const char *p, size_t n)
+{
+    struct nd_stream *s = &sv->st[i];
+    const char *end = p + n;
+    double t0 = h->line ? nd_monotonic_now() : 0;
+    if (t0 - sv->budget_start >= ND_SV_BUDGET_PERIOD) {
+        sv->budget_start = t0;
+        sv->budget_used = 0;
+    }
+    bool over = sv->budget_used > ND_SV_MATCH_BUDGET * ND_SV_BUDGET_PERIOD;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) {
+            size_t take = (size_t)(end - p);
+            if (take > sizeof s->line - s->linelen)
+                take = sizeof s->line - s->linelen;
+            memcpy(s->line + s->linelen, p, take);
+            s->linelen += take;
+            break;
+        }
+        sv->lines++;
+        s->lineno++;
+        size_t len = (size_t)(nl - p);
+        if (s->linelen == 0) {
+            nd_deliver(sv, h, i + 1, p, len < ND_SV_LINE_MAX ? len : ND_SV_LINE_MAX, &over);
+        } else {
+            size_t take = len < sizeof s->line - s->linelen ? len : sizeof s->line - s->linelen;
+            memcpy(s->line + s->linelen, p, take);
+            nd_deliver(sv, h, i + 1, s->line, s->linelen + take, &over);
+            s->linelen = 0;
+        }
+        p = nl + 1;
+    }
+    if (h->line)
+        sv->budget_used += nd_monotonic_now() - t0;
+}
+
+static void nd_close_stream(struct nd_supervisor *sv, const struct nd_supervisor_hooks *h, int i)
+{
+    struct nd_stream *s = &sv->st[i];
+    if (s->fd < 0)
+        return;
+    close(s->fd);
+    s->fd = -1;
+    if (s->linelen && h->line) {
+        bool over = false;
+        nd_deliver(sv, h, i + 1, s->line, s->linelen, &over);
+        s->linelen = 0;
+    }
+}
+
+static void nd_read_stream(struct nd_supervisor *sv, const struct nd_supervisor_hooks *h, int i)
+{
+    struct nd_stream *s = &sv->st[i];
+    ssize_t n = read(s->fd, sv->buf, ND_SV_BUF);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return;
+    if (n <= 0) {   /* EOF; EIO on a pty whose slave side is closed */
+        nd_close_stream(sv, h, i);
+        return;
+    }
+    sv->bytes += (uint64_t)n;
+    if (!s->out_dead && !nd_write_out(s->out_fd, sv->buf, (size_t)n)) {
+        s->out_dead = true;
+        if (errno == EPIPE && !sv->pty[i]) {
+            /* Like a shell pipeline: the job's next write gets SIGPIPE. */
+            nd_close_stream(sv, h, i);
+            return;
+        }
+    }
+    nd_lines(sv, h, i, sv->buf, (size_t)n);
+}
+
+static void nd_send_term(struct nd_supervisor *sv, double now)
+{
+    kill(-sv->pid, SIGTERM);
+    sv->term_sent = true;
+    if (sv->kill_at == 0)
+        sv->kill_at = now + sv->grace_s;
+}
+
+/* Reaps the job and whatever of its group became our child (we are a child
+ * subreaper, so orphans of the job come to us instead of an init that may
+ * never reap them). Never waits on other children (the device sessions). */
+static void nd_reap(struct nd_supervisor *sv, double now)
+{
+    for (;;) {
+        int st;
+        pid_t r = waitpid(-sv->pid, &st, WNOHANG);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        if (r == sv->pid && !sv->reaped) {
+            sv->reaped = true;
+            sv->wstatus = st;
+            /* Whatever the job left in its group goes too: no process left behind. */
+            if (nd_group_alive(sv->pid))
+                nd_send_term(sv, now);
+        }
+    }
+}
+
+static void nd_handle_signals(struct nd_supervisor *sv, double now)
+{
+    struct signalfd_siginfo si;
+    while (read(sv->sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
+        int sig = (int)si.ssi_signo;
+        if (sig == SIGCHLD) {
+            nd_reap(sv, now);
+        } else if (sig == SIGWINCH) {
+            struct winsize ws;
+            for (int i = 0; i < 2; i++)
+                if (sv->pty[i] && sv->st[i].fd >= 0 && ioctl(sv->st[i].out_fd, TIOCGWINSZ, &ws) == 0)
+                    ioctl(sv->st[i].fd, TIOCSWINSZ, &ws);
+            kill(-sv->pid, SIGWINCH);
+        } else if (sig == SIGINT && sv->last_sigint > 0 && now - sv->last_sigint <= ND_SV_ESCALATE_WINDOW_S) {
+            fprintf(stderr, "npu-doctor: second Ctrl-C: stopping the job (SIGTERM, SIGKILL after %.0f s)\n",
+                    sv->grace_s);
+            nd_send_term(sv, now);
+            sv->last_sigint = now;
+        } else {
+            if (sig == SIGINT) {
+                sv->last_sigint = now;
+                if (!sv->reaped)
+                    fprintf(stderr, "npu-doctor: SIGINT passed to the job; Ctrl-C again within %.0f s stops it\n",
+                            ND_SV_ESCALATE_WINDOW_S);
+            }
+            kill(-sv->pid, sig);
+        }
+    }
+}
+
+bool nd_supervisor_job_done(const struct nd_supervisor *sv)
+{
+    return sv->reaped;
+}
+
+void nd_supervisor_run(struct nd_supervisor *sv, const struct nd_supervisor_hooks *hooks, double first_tick)
+{
+    double next_tick = first_tick;
+    for (;;) {
+        double now = nd_monotonic_now();
+        nd_reap(sv, now);
+        bool group = nd_group_alive(sv->pid);
+        bool streams = sv->st[0].fd >= 0 || sv->st[1].fd >= 0;
+        if (sv->reaped && !group) {
+            if (!streams)
+                break;
+            if (sv->drain_until == 0)
+                sv->drain_until = now + ND_SV_DRAIN_S;
+            else if (now >= sv->drain_until) {
+                nd_close_stream(sv, hooks, 0);
+                nd_close_stream(sv, hooks, 1);
+                break;
+            }
+        }
+        if (hooks->tick && now >= next_tick) {
+            next_tick = hooks->tick(hooks->arg, now);
+            continue;
+        }
+        if (sv->kill_at > 0 && now >= sv->kill_at) {
+            kill(-sv->pid, SIGKILL);
+            sv->kill_at = 0;
+        }
+        double deadline = hooks->tick ? next_tick : now + 1;
+        if (sv->kill_at > 0 && sv->kill_at < deadline)
+            deadline = sv->kill_at;
+        if (sv->drain_until > 0 && sv->drain_until < deadline)
+            deadline = sv->drain_until;
+        if (sv->reaped && group && now + 0.02 < deadline)
+            deadline = now + 0.02;   /* no SIGCHLD tells us the group emptied: look again soon */
+        int ms = (int)ceil((deadline - now) * 1000);
+        if (ms < 0)
+            ms = 0;
+        if (ms > 1000)
+            ms = 1000;
+        struct pollfd pf[3];
+        int np = 0, idx[2] = {-1, -1};
+        pf[np++] = (struct pollfd){sv->sigfd, POLLIN, 0};
+        for (int i = 0; i < 2; i++)
+            if (sv->st[i].fd >= 0) {
+                idx[i] = np;
+                pf[np++] = (struct pollfd){sv->st[i].fd, POLLIN, 0};
+            }
+        int r = poll(pf, (nfds_t)np, ms);
+        if (r < 0 && errno != EINTR)
+            break;
+        if (r <= 0)
+            continue;
+        now = nd_monotonic_now();
+        if (pf[0].revents)
+            nd_handle_signals(sv, now);
+        for (int i = 0; i < 2; i++)
+            if (idx[i] >= 0 && sv->st[i].fd >= 0 && pf[idx[i]].revents)
+                nd_read_stream(sv, hooks, i);
+    }
+}
+
+void nd_supervisor_stop(struct nd_supervisor *sv)
+{
+    if (sv->stopped)
+        return;
+    sv->stopped = true;
+    nd_send_term(sv, nd_monotonic_now());
+}
+
+bool nd_supervisor_stopped(const struct nd_supervisor *sv)
+{
+    return sv->stopped;
+}
+
+void nd_supervisor_output(const struct nd_supervisor *sv, uint64_t *bytes, uint64_t *lines)
+{
+    *bytes = sv->bytes;
+    *lines = sv->lines;
+}
+
+uint64_t nd_supervisor_lines_skipped(const struct nd_supervisor *sv)
+{
+    return sv->skipped;
+}
+
+int nd_supervisor_wait_status(const struct nd_supervisor *sv)
+{
+    return sv->wstatus;
+}
+
+int nd_supervisor_exit_code(const struct nd_supervisor *sv)
+{
+    if (WIFEXITED(sv->wstatus))
+        return WEXITSTATUS(sv->wstatus);
+    if (WIFSIGNALED(sv->wstatus))
+        return 128 + WTERMSIG(sv->wstatus);
+    return 1;
+}
+
+void nd_supervisor_free(struct nd_supervisor *sv)
+{
+    if (!sv)
+        return;
+    if (sv->pid > 0 && !sv->reaped) {
+        nd_kill_and_reap(sv->pid);
+        kill(-sv->pid, SIGKILL);
+    }
+    for (int i = 0; i < 2; i++)
+        if (sv->st[i].fd >= 0)
+            close(sv->st[i].fd);
+    /* The signals stay blocked until we exit: a late Ctrl-C must not cut the
+     * summary short. */
+    if (sv->sigfd >= 0)
+        close(sv->sigfd);
+    free(sv->buf);
+    free(sv);
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# `npu-doctor run` on a healthy job: it holds a simulated NPU (the device node
+# under --root is open and the simulator's process list names it) and the
+# device is busy. No finding at all, and the job's exit status.
+. "$(dirname "$0")/lib/assert.sh"
+
+ROOT=${ND_FIXTURES:?}/roots/ascend-910b-cann80
+export NPU_DOCTOR_DCMI_LIB=${ND_SIM:?}/libdcmi.so NPU_DOCTOR_NVML_LIB=$T/none ND_SIM_STATE=$T/state.ini
+cat >"$T/state.ini" <<'INI'
+[ascend.device.0]
+aicore_util = 92
+hbm_used_mb = 30000
+[ascend]
+driver_version = 24.1.rc1
+devices = 8
+chip_name = 910B3
+aicore_util = 0
+hbm_total_mb = 65536
+hbm_used_mb = 0
+INI
+
+run_nd "$T/out" "$T/err" run --root "$ROOT" --interval 0.5 --window 3 --warmup 1 --hang-after 4 \
+  --json-summary="$T/sum.json" --report "$T/rep" --metrics-file "$T/job.prom" \
+  -- "$ND_FIXTURES/jobs/holds_device.sh" "$ROOT" 8
+expect_rc 0 "healthy job: exit 0"
+assert_contains "$T/out" "job done"
+assert_json "$T/sum.json" "d['findings'] == []" "no finding at all"
+assert_json "$T/sum.json" "d['job']['exit_status'] == 0"
+assert_not_contains "$T/err" "npu-doctor: error"
+assert_not_contains "$T/err" "npu-doctor: warning"
+assert_contains "$T/err" "no problems found"
+# The job held npu0 for (almost) the whole run, at 92% utilisation.
+assert_json "$T/rep/report.json" "d['facts']['job']['on_device_fraction'] > 0.5" "on a device most of the time"
+assert_json "$T/rep/report.json" "any(p['on_device'] and p['job_util_pct'] == 92 for p in d['series']['points'])" "job utilisation from the held device"
+assert_json "$T/rep/report.json" "any(p['util_pct'][0] == 92 and p['mem_used_bytes'][0] == 30000 << 20 for p in d['series']['points'])"
+# The Prometheus textfile as last written.
+assert_contains "$T/job.prom" 'npu_doctor_device_utilization_ratio{device="0",vendor="ascend"} 0.920'
+assert_contains "$T/job.prom" 'npu_doctor_device_memory_used_bytes{device="0",vendor="ascend"} 31457280000'
+assert_contains "$T/job.prom" 'npu_doctor_findings_total{category="cpu-fallback",severity="error"} 0'
+assert_contains "$T/job.prom" "npu_doctor_job_cpu_cores "
+if grep -v '^#' "$T/job.prom" | awk '{ sub(/[{].*[}]/, ""); if (NF != 2) bad = 1 } END { exit bad }'; then
+  pass "no timestamps in the textfile"; else fail "a sample line has more than one value"; fi
+finish

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# npu-doctor snapshot: the document's shape, rank identity from each
+# launcher, -o patterns and atomic writes, the text summary, --root device
+# files, redaction, and bad usage. Two snapshots of one unchanged node must
+# diff as equal (everything that moves by itself is noise).
+. "$(dirname "$0")/lib/assert.sh"
+
+# A job environment as torchrun under Slurm on Kubernetes would leave it.
+cat >"$T/job.env" <<'EOF'
+PATH=/usr/bin:/bin
+HOME=/root
+RANK=5
+LOCAL_RANK=1
+WORLD_SIZE=16
+SLURM_PROCID=5
+SLURM_NODEID=2
+SLURM_JOB_ID=88412
+SLURMD_NODENAME=node-03
+OMPI_COMM_WORLD_RANK=5
+PMI_RANK=5
+POD_NAME=train-worker-2
+POD_NAMESPACE=ml-team
+HF_TOKEN=hf_snapshotbasicsecretvalue0042
+EOF
+
+run_nd "$T/s.json" "$T/err" snapshot --json --env-file "$T/job.env" --python /usr/bin/python3
+expect_rc 0 "snapshot --json"
+assert_json "$T/s.json" 'd["schema"] == "npu-doctor/1" and d["command"] == "snapshot"' "schema and command"
+assert_json "$T/s.json" 'd["snapshot_version"] == 1 and isinstance(d["findings"], list)' "snapshot version and findings"
+assert_json "$T/s.json" 'all(k in d for k in ("identity", "facts", "devices", "device_layer", "device_files", "python", "limits", "env"))' "every section present"
+assert_json "$T/s.json" 'd["identity"]["rank"] == 5 and d["identity"]["node_name"] == "node-03"' "rank and node name"
+assert_json "$T/s.json" 'd["identity"]["torchrun"] == {"RANK": "5", "LOCAL_RANK": "1", "WORLD_SIZE": "16"}' "torchrun identity"
+assert_json "$T/s.json" 'd["identity"]["slurm"]["SLURM_JOB_ID"] == "88412" and d["identity"]["slurm"]["SLURM_NODEID"] == "2"' "slurm identity"
+assert_json "$T/s.json" 'd["identity"]["mpi"] == {"OMPI_COMM_WORLD_RANK": "5", "PMI_RANK": "5"}' "mpi identity"
+assert_json "$T/s.json" 'd["identity"]["kubernetes"] == {"pod": "train-worker-2", "namespace": "ml-team"}' "kubernetes identity"
+assert_json "$T/s.json" 'len(d["identity"]["time"]) == 20 and d["identity"]["time"].endswith("Z")' "UTC time"
+assert_json "$T/s.json" 'd["env"]["HOME"] == "/root" and d["env"]["HF_TOKEN"].startswith("<redacted:")' "env kept, token redacted"
+# Debian's python3-torch is seen by /usr/bin/python3: its version is recorded.
+assert_json "$T/s.json" '"torch" in d["python"]["packages"] and d["python"]["executable"].startswith("/usr/bin/python3")' "python packages from --python"
+assert_json "$T/s.json" 'all(l["vendor"] in ("ascend", "nvidia") and l["status"] in ("ok", "failed") for l in d["device_layer"])' "device layer status per vendor"
+assert_json "$T/s.json" 'isinstance(d["limits"]["nofile"], int)' "open-file limit recorded"
+assert_not_contains "$T/s.json" "snapshotbasicsecretvalue" "planted token absent"
+
+# Not a terminal and no -o: JSON by default; --text forces the summary.
+"$ND" snapshot --env-file "$T/job.env" >"$T/default.out" 2>/dev/null
+assert_contains "$T/default.out" '"schema": "npu-doctor/1"' "JSON is the default off a terminal"
+run_nd "$T/text" "$T/err" snapshot --text --env-file "$T/job.env"
+expect_rc 0 "snapshot --text"
+assert_contains "$T/text" "snapshot of " "summary names the host"
+assert_contains "$T/text" ", rank 5" "summary names the rank"
+assert_contains "$T/text" "pod ml-team/train-worker-2" "summary names the pod"
+assert_contains "$T/text" "14 variables, 1 with secrets redacted" "summary counts redactions"
+assert_not_contains "$T/text" "snapshotbasicsecretvalue" "summary leaks nothing"
+
+# -o expands %n (node) and %r (rank) and writes atomically; stdout says where.
+mkdir "$T/out"
+run_nd "$T/o" "$T/err" snapshot --env-file "$T/job.env" -o "$T/out/snap-%n-r%r.json"
+expect_rc 0 "snapshot -o pattern"
+assert_contains "$T/o" "wrote $T/out/snap-node-03-r5.json" "-o prints the expanded name"
+assert_json "$T/out/snap-node-03-r5.json" 'd["command"] == "snapshot"' "-o file is a snapshot"
+if ls "$T/out" | grep -q tmp; then fail "temporary file left behind"; else pass "no temporary file left"; fi
+run_nd "$T/o" "$T/err" snapshot -q --env-file "$T/job.env" -o "$T/out/quiet.json"
+expect_rc 0 "snapshot -q -o"
+if [ -s "$T/o" ]; then fail "-q printed something"; else pass "-q prints nothing"; fi
+
+# --root: device files are read under the root.
+mkdir -p "$T/root/dev"
+for f in davinci0 davinci1 davinci_manager devmm_svm hisi_hdc null; do : >"$T/root/dev/$f"; done
+run_nd "$T/r.json" "$T/err" snapshot --json --root "$T/root" --env-file "$T/job.env"
+expect_rc 0 "snapshot --root"
+assert_json "$T/r.json" 'd["device_files"] == ["/dev/davinci0", "/dev/davinci1", "/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc"]' "device files under --root"
+
+# Two snapshots of the same node: nothing but noise differs.
+run_nd "$T/a.json" "$T/err" snapshot --json --root "$T/root" --env-file "$T/job.env"
+run_nd "$T/b.json" "$T/err" snapshot --json --root "$T/root" --env-file "$T/job.env"
+run_nd "$T/d" "$T/err" diff "$T/a.json" "$T/b.json"
+expect_rc 0 "two snapshots of one node are equal"
+assert_contains "$T/d" "no differences" "diff says so"
+
+# Bad usage: one clear line, the documented exit codes.
+run_nd "$T/o" "$T/err" snapshot --level 3
+expect_rc 64 "--level 3"
+assert_contains "$T/err" "--level must be 1 or 2"
+run_nd "$T/o" "$T/err" snapshot --frobnicate
+expect_rc 64 "unknown option"
+run_nd "$T/o" "$T/err" snapshot -o 'snap-%x.json' --env-file "$T/job.env"
+expect_rc 64 "unknown -o pattern"
+assert_contains "$T/err" "%x"
+run_nd "$T/o" "$T/err" snapshot --redact '(' --env-file "$T/job.env"
+expect_rc 64 "bad --redact regex"
+run_nd "$T/o" "$T/err" snapshot --root "$T/nonexistent"
+expect_rc 66 "--root that does not exist"
+run_nd "$T/o" "$T/err" snapshot --env-file "$T/nonexistent.env"
+expect_rc 66 "--env-file that does not exist"
+run_nd "$T/o" "$T/err" snapshot --env-file "$T/job.env" -o "$T/no/such/dir/s.json"
+expect_rc 66 "unwritable -o"
+assert_contains "$T/err" "$T/no/such/dir/s.json"
+if [ "$(wc -l <"$T/err")" -eq 1 ]; then pass "one line on stderr"; else fail "stderr has $(wc -l <"$T/err") lines"; fi
+
+finish

@@ -1,0 +1,188 @@
+/* Unit tests for ranking (kb_rank.c) and the scanner's grouping (kb_scan.c):
+ * causes before symptoms, outranks, earliest timestamp across files,
+ * wrappers deferring to specific lines, repeats grouped with counts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kb/kb_internal.h"
+
+static const char *rules_text =
+    "[t.oom]\ncategory = device-oom\npattern = OOMHERE\ntitle = oom\nfix = f\nexample = OOMHERE\n"
+    "[t.timeout]\ncategory = distributed\nrole = symptom\npattern = TIMEOUTHERE\ntitle = to\nfix = f\nexample = TIMEOUTHERE\n"
+    "[t.env]\ncategory = env-not-loaded\npattern = ENVHERE\ntitle = env\nfix = f\nexample = ENVHERE\n"
+    "[t.wrap]\ncategory = device-fault\nrole = wrapper\npattern = WRAPHERE\ntitle = w\nfix = f\nexample = WRAPHERE\n"
+    "[t.fault]\ncategory = device-fault\npattern = FAULTHERE\ntitle = fault\nfix = f\nexample = FAULTHERE\n"
+    "[t.warncause]\ncategory = version-mismatch\nseverity = warning\npattern = WARNHERE\ntitle = wc\nfix = f\n"
+    "example = WARNHERE\noutranks = t.fault\n"
+    "[t.info]\ncategory = config\nseverity = info\npattern = INFOHERE\ntitle = i\nfix = f\nexample = INFOHERE\n";
+
+static struct nd_kb *make_kb(void)
+{
+    setenv("NPU_DOCTOR_CACHE_DIR", "", 1);
+    struct nd_kb *kb = calloc(1, sizeof *kb);
+    struct nd_strv problems = {0};
+    nd_kb_parse_rules(&kb->rules, "t.rules", rules_text, strlen(rules_text), false, &problems);
+    nd_kb_check_rules(&kb->rules, NULL, &problems);
+    assert_int_equal(problems.n, 0);
+    nd_strv_free(&problems);
+    struct nd_error err = {0};
+    assert_int_equal(nd_kb_compile(kb, &err), 0);
+    return kb;
+}
+
+static size_t idx(const struct nd_kb *kb, const char *id)
+{
+    for (size_t i = 0; i < kb->rules.n; i++)
+        if (strcmp(kb->rules.v[i].id, id) == 0)
+            return i;
+    fail_msg("no rule %s", id);
+    return 0;
+}
+
+static void explain(struct nd_kb *kb, const char *const *names, const char *const *texts, size_t n, bool all,
+                    struct nd_findings *out)
+{
+    struct nd_kb_scan *s = nd_kb_scan_new(kb);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(nd_kb_scan_buffer(s, names[i], texts[i], strlen(texts[i])), 0);
+    nd_kb_scan_finish(s, out, all);
+    nd_kb_scan_free(s);
+}
+
+static void test_cause_before_symptom(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    /* Timeouts first in the file and on more lines: the OOM still leads. */
+    const char *names[] = {"a.log"};
+    const char *texts[] = {"TIMEOUTHERE\nTIMEOUTHERE\nOOMHERE\nTIMEOUTHERE\n"};
+    struct nd_findings out = ND_FINDINGS_INIT;
+    explain(kb, names, texts, 1, false, &out);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0]->id, "t.oom");
+    assert_int_equal(out.v[0]->first_line, 3);
+    assert_string_equal(out.v[1]->id, "t.timeout");
+    assert_int_equal(out.v[1]->count, 3);
+    assert_int_equal(out.v[1]->first_line, 1);
+    nd_findings_free(&out);
+    nd_kb_free(kb);
+}
+
+static void test_earliest_across_files(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    const char *names[] = {"logs/rank_0.log", "logs/rank_5.log"};
+    const char *texts[] = {
+        "2024-05-01 10:00:09,000 OOMHERE\n2024-05-01 10:02:00,000 TIMEOUTHERE\n",
+        "2024-05-01 10:00:01,000 info\nTraceback\n  OOMHERE\n2024-05-01 10:02:00,000 TIMEOUTHERE\n",
+    };
+    struct nd_findings out = ND_FINDINGS_INIT;
+    explain(kb, names, texts, 2, false, &out);
+    assert_string_equal(out.v[0]->id, "t.oom");
+    assert_int_equal(out.v[0]->count, 2);
+    assert_int_equal(out.v[0]->rank, 5);
+    assert_string_equal(out.v[0]->first_file, "logs/rank_5.log");
+    assert_int_equal(out.v[0]->first_line, 3);
+    nd_findings_free(&out);
+    nd_kb_free(kb);
+}
+
+static void test_outranks_and_severity(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    /* Errors before warnings, except where a rule outranks another. */
+    const char *names[] = {"x.log"};
+    const char *texts[] = {"FAULTHERE\nWARNHERE\nINFOHERE\nENVHERE\n"};
+    struct nd_findings out = ND_FINDINGS_INIT;
+    explain(kb, names, texts, 1, false, &out);
+    assert_int_equal(out.n, 3);
+    assert_string_equal(out.v[0]->id, "t.env");
+    assert_string_equal(out.v[1]->id, "t.warncause");
+    assert_string_equal(out.v[2]->id, "t.fault");
+    nd_findings_free(&out);
+    explain(kb, names, texts, 1, true, &out);
+    assert_int_equal(out.n, 4);
+    assert_string_equal(out.v[3]->id, "t.info");
+    nd_findings_free(&out);
+    nd_kb_free(kb);
+}
+
+static void test_wrapper_defers(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    const char *names[] = {"w.log"};
+    const char *near[] = {"WRAPHERE\nWRAPHERE\n  trace\nFAULTHERE\n"};
+    struct nd_findings out = ND_FINDINGS_INIT;
+    explain(kb, names, near, 1, false, &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->id, "t.fault");
+    nd_findings_free(&out);
+    explain(kb, names, near, 1, true, &out);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[1]->id, "t.wrap");
+    nd_findings_free(&out);
+    /* Alone, the wrapper is all there is to say. */
+    const char *alone[] = {"WRAPHERE\n"};
+    explain(kb, names, alone, 1, false, &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->id, "t.wrap");
+    nd_findings_free(&out);
+    nd_kb_free(kb);
+}
+
+static void test_rank_hits_direct(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    struct nd_kb_hit *hits = calloc(kb->rules.n, sizeof *hits);
+    /* Two faults of one tier: the earlier timestamp wins over scan order. */
+    const char *texts[] = {"late", "early"};
+    size_t a = idx(kb, "t.fault"), b = idx(kb, "t.oom");
+    hits[a].count = 1;
+    hits[a].seq = 0;
+    hits[a].earliest = (struct nd_kb_occ){.file = "f", .line = 1, .ts = 200, .rank = -1, .text = (char *)texts[0]};
+    hits[b].count = 1;
+    hits[b].seq = 1;
+    hits[b].earliest = (struct nd_kb_occ){.file = "g", .line = 9, .ts = 100, .rank = 2, .text = (char *)texts[1]};
+    struct nd_findings out = ND_FINDINGS_INIT;
+    nd_kb_rank_hits(kb, hits, &out, false);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0]->id, "t.oom");      /* higher tier */
+    assert_int_equal(out.v[0]->rank, 2);
+    assert_string_equal(out.v[0]->evidence[0].text, "early");
+    nd_findings_free(&out);
+    free(hits);
+    nd_kb_free(kb);
+}
+
+static void test_match_line(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    struct nd_findings out = ND_FINDINGS_INIT;
+    assert_int_equal(nd_kb_match_line(kb, "[rank4]: OOMHERE and FAULTHERE", 30, "stdout", 17, &out), 2);
+    assert_int_equal(out.v[0]->evidence[0].line, 17);
+    assert_int_equal(out.v[0]->rank, 4);
+    assert_int_equal(nd_kb_match_line(kb, "nothing", 7, "stdout", 18, &out), 0);
+    nd_findings_free(&out);
+    nd_kb_free(kb);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cause_before_symptom), cmocka_unit_test(test_earliest_across_files),
+        cmocka_unit_test(test_outranks_and_severity), cmocka_unit_test(test_wrapper_defers),
+        cmocka_unit_test(test_rank_hits_direct),     cmocka_unit_test(test_match_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,179 @@
+/* Unit tests for the rule-file parser (kb_rules.c): repeated keys, long
+ * lines and ';' in values (past Debian inih's limits), continuation lines,
+ * and every problem reported as file:line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/strbuf.h"
+#include "kb/kb_internal.h"
+
+static bool has_problem(const struct nd_strv *p, const char *needle)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (strstr(p->v[i], needle))
+            return true;
+    return false;
+}
+
+static void test_parse_repeated_keys(void **state)
+{
+    (void)state;
+    const char *text = "# comment\n"
+                       "[a.rule]\n"
+                       "category = device-oom\n"
+                       "severity = warning\n"
+                       "pattern  = first ; not a comment\n"
+                       "pattern  = second\n"
+                       "fix      = one\n"
+                       "fix      = two\n"
+                       "  continued\n"
+                       "title    = T\n"
+                       "cause    = part one\n"
+                       "  part two\n"
+                       "example  = x first ; not a comment y\n"
+                       "example  = second\n"
+                       "counter  = nothing\n"
+                       "outranks = b.rule, c.rule\n";
+    struct nd_kb_ruleset set = {0};
+    struct nd_strv problems = {0};
+    nd_kb_parse_rules(&set, "t.rules", text, strlen(text), false, &problems);
+    assert_int_equal(problems.n, 0);
+    assert_int_equal(set.n, 1);
+    struct nd_kb_rule *r = &set.v[0];
+    assert_string_equal(r->id, "a.rule");
+    assert_int_equal(r->line, 2);
+    assert_int_equal(r->severity, ND_SEV_WARNING);
+    assert_int_equal(r->patterns.n, 2);
+    assert_string_equal(r->patterns.v[0], "first ; not a comment");
+    assert_int_equal(r->patterns.line[1], 6);
+    assert_int_equal(r->fixes.n, 2);
+    assert_string_equal(r->fixes.v[1], "two continued");
+    assert_string_equal(r->cause, "part one part two");
+    assert_int_equal(r->examples.n, 2);
+    assert_int_equal(r->counters.n, 1);
+    assert_int_equal(r->outranks.n, 2);
+    assert_string_equal(r->outranks.v[1], "c.rule");
+    nd_kb_ruleset_free(&set);
+    nd_strv_free(&problems);
+}
+
+static void test_parse_long_line(void **state)
+{
+    (void)state;
+    /* Debian's inih caps lines at 200 bytes; our reader passes values aside. */
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_init(&sb);
+    nd_strbuf_adds(&sb, "[long]\ncategory = config\nfix = f\ntitle = t\npattern = ");
+    for (int i = 0; i < 300; i++)
+        nd_strbuf_adds(&sb, "abcd");
+    nd_strbuf_adds(&sb, "\nexample = after\n");
+    struct nd_kb_ruleset set = {0};
+    struct nd_strv problems = {0};
+    nd_kb_parse_rules(&set, "l.rules", sb.buf, sb.len, false, &problems);
+    assert_int_equal(problems.n, 0);
+    assert_int_equal(set.n, 1);
+    assert_int_equal(strlen(set.v[0].patterns.v[0]), 1200);
+    assert_int_equal(set.v[0].examples.line[0], 6);
+    nd_kb_ruleset_free(&set);
+    nd_strv_free(&problems);
+    nd_strbuf_free(&sb);
+}
+
+static void test_lint_problems(void **state)
+{
+    (void)state;
+    const char *text = "[x.one]\n"                      /* 1 */
+                       "category = nonsense\n"          /* 2 */
+                       "pattern = a(b\n"                /* 3 */
+                       "title = t {nocap}\n"            /* 4 */
+                       "flavour = sweet\n"              /* 5 */
+                       "example = ab\n"                 /* 6 */
+                       "\n"                             /* 7 */
+                       "[x.one]\n"                      /* 8 */
+                       "category = config\n"            /* 9 */
+                       "severity = loud\n"              /* 10 */
+                       "just a line\n"                  /* 11 */
+                       "[Bad Id]\n"                     /* 12 */
+                       "category = config\n"            /* 13 */
+                       "pattern = ok\n"                 /* 14 */
+                       "fix = f\n"                      /* 15 */
+                       "title = t\n"                    /* 16 */
+                       "example = ok\n"                 /* 17 */
+                       "capture = broken\n"             /* 18 */
+                       "outranks = no.such.rule\n";     /* 19 */
+    struct nd_kb_ruleset set = {0};
+    struct nd_strv problems = {0};
+    nd_kb_parse_rules(&set, "p.rules", text, strlen(text), false, &problems);
+    nd_kb_check_rules(&set, NULL, &problems);
+    assert_true(has_problem(&problems, "p.rules:5: unknown key 'flavour'"));
+    assert_true(has_problem(&problems, "p.rules:8: duplicate rule id [x.one]"));
+    assert_true(has_problem(&problems, "p.rules:10: severity 'loud'"));
+    assert_true(has_problem(&problems, "p.rules:11: expected 'key = value'"));
+    assert_true(has_problem(&problems, "p.rules:3: [x.one] pattern does not compile"));
+    assert_true(has_problem(&problems, "p.rules:1: [x.one] category 'nonsense'"));
+    assert_true(has_problem(&problems, "p.rules:1: [x.one] has no fix"));
+    assert_true(has_problem(&problems, "no capture has that name"));
+    assert_true(has_problem(&problems, "p.rules:12: rule id [Bad Id]"));
+    assert_true(has_problem(&problems, "p.rules:18: [Bad Id] capture must be"));
+    assert_true(has_problem(&problems, "p.rules:19: [Bad Id] outranks unknown rule 'no.such.rule'"));
+    /* The duplicate is dropped; the first definition stays. */
+    assert_int_equal(set.n, 2);
+    nd_kb_ruleset_free(&set);
+    nd_strv_free(&problems);
+}
+
+static void test_expand_captures(void **state)
+{
+    (void)state;
+    const char *text = "[c.rule]\ncategory = device-oom\npattern = x\nfix = free {req|some} now\n"
+                       "title = OOM{req? of $}{dev? on $}\nexample = x\n"
+                       "capture = req: allocate ([0-9.]+ [GM]iB)\ncapture = dev: \\((NPU [0-9]+)\n";
+    struct nd_kb_ruleset set = {0};
+    struct nd_strv problems = {0};
+    nd_kb_parse_rules(&set, "c.rules", text, strlen(text), false, &problems);
+    nd_kb_check_rules(&set, NULL, &problems);
+    assert_int_equal(problems.n, 0);
+    const struct nd_kb_rule *r = &set.v[0];
+    char *t = nd_kb_expand(r, r->title, "Tried to allocate 2.00 GiB (NPU 3; ...)");
+    assert_string_equal(t, "OOM of 2.00 GiB on NPU 3");
+    free(t);
+    t = nd_kb_expand(r, r->title, "no sizes here");
+    assert_string_equal(t, "OOM");
+    free(t);
+    t = nd_kb_expand(r, r->fixes.v[0], "no sizes here");
+    assert_string_equal(t, "free some now");
+    free(t);
+    nd_kb_ruleset_free(&set);
+    nd_strv_free(&problems);
+}
+
+static void test_builtin_rules_clean(void **state)
+{
+    (void)state;
+    struct nd_kb_ruleset set = {0};
+    struct nd_strv problems = {0};
+    nd_kb_parse_builtin(&set, &problems);
+    nd_kb_check_rules(&set, NULL, &problems);
+    for (size_t i = 0; i < problems.n; i++)
+        print_message("%s\n", problems.v[i]);
+    assert_int_equal(problems.n, 0);
+    assert_true(set.n >= 100);
+    nd_kb_ruleset_free(&set);
+    nd_strv_free(&problems);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_repeated_keys), cmocka_unit_test(test_parse_long_line),
+        cmocka_unit_test(test_lint_problems),       cmocka_unit_test(test_expand_captures),
+        cmocka_unit_test(test_builtin_rules_clean),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
