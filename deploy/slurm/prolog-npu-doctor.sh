@@ -42,15 +42,21 @@ if [ -z "$set_env" ]; then
         fi
     done
 fi
-if [ -n "$set_env" ] && [ -r "$set_env" ]; then
-    # shellcheck source=/dev/null
-    . "$set_env" >/dev/null 2>&1
-fi
+[ -r "$set_env" ] || set_env=
 
+# set_env.sh is written for bash; sourced by dash, a bash-ism would end the
+# Prolog with a syntax error and drain a healthy node. Source it in a child
+# shell (bash when there is one) that then becomes the check.
+runner="sh"
+if command -v bash >/dev/null 2>&1; then
+    runner="bash"
+fi
+# shellcheck disable=SC2016 # expanded by the child shell, on purpose
+script='if [ -n "$1" ]; then . "$1" >/dev/null 2>&1; fi; exec "$2" check --quiet'
 if command -v timeout >/dev/null 2>&1; then
-    out=$(timeout "$limit" "$nd" check --quiet 2>&1)
+    out=$(timeout "$limit" "$runner" -c "$script" npu-doctor-prolog "$set_env" "$nd" 2>&1)
 else
-    out=$("$nd" check --quiet 2>&1)
+    out=$("$runner" -c "$script" npu-doctor-prolog "$set_env" "$nd" 2>&1)
 fi
 rc=$?
 

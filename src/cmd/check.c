@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "core/exitcode.h"
@@ -119,7 +120,15 @@ int cmd_check(int argc, char **argv)
         rc = nd_environ_from_self(&env);
     if (rc < 0) {
         nd_environ_free(&env);
-        return nd_cmd_fail("check", rc == -EINVAL ? ND_EXIT_USAGE : ND_EXIT_NOINPUT, "%s", err.msg);
+        return nd_cmd_fail("check", ND_EXIT_NOINPUT, "%s", err.msg);
+    }
+    /* A relative --python names a file under the working directory (in-root paths are absolute). */
+    char python_abs[4096];
+    if (python && strchr(python, '/') && python[0] != '/' && nd_rootfs_is_default()) {
+        char cwd[4000];
+        if (getcwd(cwd, sizeof cwd) && (size_t)snprintf(python_abs, sizeof python_abs, "%s/%s", cwd, python) <
+                                           sizeof python_abs)
+            python = python_abs;
     }
     if (python && strchr(python, '/') && !nd_rootfs_exists(python)) {
         nd_environ_free(&env);

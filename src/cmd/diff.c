@@ -25,7 +25,8 @@ static void nd_diff_usage(FILE *fp)
             "\n"
             "      --all           also show noise: times, pids, hostnames, ranks, SHLVL, OLDPWD, SSH_*...\n"
             "      --json          one JSON object: {\"differences\": [{\"key\", \"values\", \"majority\", \"outliers\"}]}\n"
-            "      --redact REGEX  also redact variables whose name matches REGEX (repeatable)\n"
+            "      --redact REGEX  also redact variables whose name matches REGEX (repeatable;\n"
+            "                      NPU_DOCTOR_REDACT=REGEX in the environment does the same)\n"
             "\n"
             "Exit status: 0 no differences, 1 differences found, 64 usage (fewer than two files),\n"
             "66 a file missing, unreadable, a directory, not a snapshot, truncated, or of a newer schema.\n");
@@ -64,6 +65,10 @@ int cmd_diff(int argc, char **argv)
             nd_redact_reset();
             return nd_cmd_fail("diff", ND_EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
         }
+    }
+    if (nd_redact_check_env(&err) < 0) {
+        nd_redact_reset();
+        return nd_cmd_fail("diff", ND_EXIT_USAGE, "%s", err.msg);
     }
     size_t nfiles = (size_t)(argc - optind);
     if (nfiles < 2) {

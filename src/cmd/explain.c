@@ -50,7 +50,7 @@ static void explain_print_text(const struct nd_findings *fs, struct nd_kb_scan *
     fprintf(fp, "):\n");
     nd_finding_print_text(root, fp, color, NULL);
     if (fs->n > 1) {
-        fprintf(fp, "\n%s (%zu):\n", all ? "Everything else" : "Also found, most likely consequences", fs->n - 1);
+        fprintf(fp, "\n%s (%zu):\n", all ? "Everything else" : "Also found", fs->n - 1);
         for (size_t i = 1; i < fs->n; i++) {
             const struct nd_finding *f = fs->v[i];
             if (all) {

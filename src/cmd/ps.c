@@ -57,8 +57,9 @@ static const char nd_ps_usage[] =
     "  --root DIR       read device and install paths under DIR\n"
     "  -h, --help       this text\n"
     "\n"
-    "Exit status: 0, or 1 when devices sit idle while a CPU-bound ML process\n"
-    "holds none; 64 usage error; 66 no such pid/user or --root missing.\n";
+    "Exit status: 0; 1 when the devices sit idle while a CPU-bound ML process\n"
+    "holds none; 2 when a vendor library is found but fails (hang, crash,\n"
+    "error code); 64 usage error; 66 no such pid/user, or --root missing.\n";
 
 struct nd_ps_opts {
     pid_t pid;
@@ -476,6 +477,112 @@ static void nd_ps_cpu(struct nd_ps_row *rows, size_t n, double interval, double 
     }
 }
 
+/* Sleeps out what is left of the window that began at t0; returns its length. */
+static double nd_ps_finish_window(double t0, double interval)
+{
+    if (interval <= 0)
+        return 0;
+    double left = t0 + interval - nd_monotonic_now();
+    if (left > 0) {
+        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+    }
+    return nd_monotonic_now() - t0;
+}
+
+/* Drops vanished rows, sorts, judges, labels the shown ones; adds findings.
+ * Returns the number of rows left (*shown of them listed). */
+static size_t nd_ps_judge(struct nd_ps_row *rows, size_t n, const struct nd_ps_opts *o,
+                          const struct nd_device_state *const *states, size_t nstates, struct nd_findings *findings,
+                          size_t *shown)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!rows[i].gone)
+            rows[k++] = rows[i];
+    n = k;
+    qsort(rows, n, sizeof *rows, nd_ps_cmp_rows);
+    struct nd_proc_facts *facts = nd_xcalloc(n ? n : 1, sizeof *facts);
+    *shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct nd_ps_row *r = &rows[i];
+        r->shown = o->all || o->pid || nd_verdict_interesting(&r->facts, o->busy);
+        if (r->shown) {
+            nd_ps_label(r);
+            (*shown)++;
+        }
+        r->verdict = nd_verdict_judge(&r->facts, states, nstates, o->busy, r->verdict_text, sizeof r->verdict_text);
+        facts[i] = r->facts;
+    }
+    /* A DataLoader worker holds no device but its parent does: say so, or
+     * the worker reads like a CPU-only job of its own. */
+    for (size_t i = 0; i < n; i++) {
+        struct nd_ps_row *r = &rows[i];
+        if (!r->shown || r->verdict == ND_VERDICT_ON_DEVICE)
+            continue;
+        for (size_t j = 0; j < n; j++) {
+            if (rows[j].pid != r->ppid || !rows[j].facts.fp.holds_device)
+                continue;
+            char dev[64];
+            nd_footprint_devices_text(&rows[j].facts.fp, dev, sizeof dev);
+            size_t len = strlen(r->verdict_text);
+            snprintf(r->verdict_text + len, sizeof r->verdict_text - len, " (worker of %d on %s)", (int)r->ppid,
+                     dev);
+            break;
+        }
+    }
+    nd_verdict_findings(facts, n, states, nstates, o->busy, findings);
+    free(facts);
+    return n;
+}
+
+static int nd_ps_print_json(struct nd_report *rep, struct nd_device_state *const *states, size_t nstates,
+                            const struct nd_ps_row *rows, size_t n, const struct nd_ps_opts *o, double window)
+{
+    json_t *devs = json_array();
+    for (size_t s = 0; s < nstates; s++)
+        if (states[s]->status == 0)
+            for (size_t i = 0; i < states[s]->ndevices && i < ND_MAX_DEVICES; i++)
+                json_array_append_new(devs, nd_ps_device_json(states[s], &states[s]->devices[i]));
+    nd_report_set_extra(rep, "devices", devs);
+    json_t *procs = json_array();
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].shown)
+            json_array_append_new(procs, nd_ps_row_json(&rows[i]));
+    nd_report_set_extra(rep, "processes", procs);
+    nd_report_set_extra(rep, "processes_total", json_integer((json_int_t)n));
+    nd_report_set_extra(rep, "listing", json_string(o->all || o->pid ? "all" : "interesting"));
+    nd_report_set_extra(rep, "cpu_window_s", json_real(round(window * 1000) / 1000));
+    return nd_report_print_json(rep, stdout);
+}
+
+static int nd_ps_print_text(const struct nd_report *rep, struct nd_device_state *const *states, size_t nstates,
+                            const struct nd_ps_row *rows, size_t n, size_t shown, const struct nd_ps_opts *o)
+{
+    nd_ps_print_devices(stdout, states, nstates);
+    struct nd_ps_row *vis = nd_xcalloc(shown ? shown : 1, sizeof *vis);
+    size_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].shown)
+            vis[v++] = rows[i];
+    if (v)
+        nd_ps_print_table(stdout, vis, v);
+    else
+        printf("No process holds a device or is busy.\n");
+    free(vis);
+    if (!o->all && !o->pid)
+        printf("%zu of %zu processes shown (device holders and busy ones); --all lists every one\n", shown, n);
+    if (o->interval <= 0 && v)
+        printf("CPU is the average over each process's lifetime (--interval 0)\n");
+    bool color = nd_term_wants_color(stdout);
+    for (size_t i = 0; i < rep->findings.n; i++) {
+        fputc('\n', stdout);
+        nd_finding_print_text(rep->findings.v[i], stdout, color, NULL);
+    }
+    return fflush(stdout) == 0 ? 0 : -EIO;
+}
+
 int cmd_ps(int argc, char **argv)
 {
     struct nd_ps_opts o;
@@ -490,20 +597,19 @@ int cmd_ps(int argc, char **argv)
     if (o.pid && !nd_proc_exists(o.pid))
         return nd_cmd_fail("ps", ND_EXIT_NOINPUT, "--pid %d: no such process", (int)o.pid);
 
-    struct nd_report rep;
-    nd_report_init(&rep, "ps");
-
+    /* The window opens with the first CPU read; the device queries and the
+     * footprints are done inside it, so only what is left is slept. */
     double t0 = nd_monotonic_now();
     struct nd_ps_row *rows;
     size_t n;
     rc = nd_ps_collect(&o, &rows, &n);
-    if (rc < 0) {
-        nd_report_free(&rep);
-        if (rc == -ESRCH)
-            return nd_cmd_fail("ps", ND_EXIT_NOINPUT, "--pid %d: no such process", (int)o.pid);
+    if (rc == -ESRCH)
+        return nd_cmd_fail("ps", ND_EXIT_NOINPUT, "--pid %d: no such process", (int)o.pid);
+    if (rc < 0)
         return nd_cmd_fail("ps", ND_EXIT_INTERNAL, "cannot list /proc: %s", strerror(-rc));
-    }
 
+    struct nd_report rep;
+    nd_report_init(&rep, "ps");
     struct nd_device_state *states[8];
     size_t nstates = nd_ps_query_devices(states, sizeof states / sizeof states[0], &rep.findings);
     const struct nd_device_state *const *cstates = (const struct nd_device_state *const *)states;
@@ -511,91 +617,23 @@ int cmd_ps(int argc, char **argv)
     bool every_maps = o.all || o.pid;
     for (size_t i = 0; i < n; i++)
         nd_ps_footprint(&rows[i], &o, cstates, nstates, every_maps);
-
-    double window = 0;
-    if (o.interval > 0) {
-        double left = t0 + o.interval - nd_monotonic_now();
-        if (left > 0) {
-            struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
-            while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-                ;
-        }
-        window = nd_monotonic_now() - t0;
-    }
+    double window = nd_ps_finish_window(t0, o.interval);
     nd_ps_cpu(rows, n, o.interval, window);
     /* Second pass: the frameworks of holders and busy processes. */
     for (size_t i = 0; i < n && !every_maps; i++) {
         struct nd_ps_row *r = &rows[i];
-        const struct nd_footprint *f = &r->facts.fp;
         if (!r->gone && r->maps_skipped && nd_ps_maps_possible(r, &o) &&
-            (f->nheld > 0 || (r->facts.cpu_valid && r->facts.cpu_cores >= o.busy)))
+            (r->facts.fp.nheld > 0 || (r->facts.cpu_valid && r->facts.cpu_cores >= o.busy)))
             nd_ps_footprint(r, &o, cstates, nstates, true);
     }
 
-    /* Keep the live rows, judge them, pick what to show. */
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!rows[i].gone)
-            rows[k++] = rows[i];
-    size_t total = k;
-    n = k;
-    qsort(rows, n, sizeof *rows, nd_ps_cmp_rows);
-    struct nd_proc_facts *facts = nd_xcalloc(n ? n : 1, sizeof *facts);
-    size_t shown = 0;
-    for (size_t i = 0; i < n; i++) {
-        rows[i].shown = o.all || o.pid || nd_verdict_interesting(&rows[i].facts, o.busy);
-        if (rows[i].shown) {
-            nd_ps_label(&rows[i]);
-            shown++;
-        }
-        rows[i].verdict = nd_verdict_judge(&rows[i].facts, cstates, nstates, o.busy, rows[i].verdict_text,
-                                           sizeof rows[i].verdict_text);
-        facts[i] = rows[i].facts;
-    }
-    nd_verdict_findings(facts, n, cstates, nstates, o.busy, &rep.findings);
-    free(facts);
-
+    size_t shown;
+    n = nd_ps_judge(rows, n, &o, cstates, nstates, &rep.findings, &shown);
     int exit_code = nd_findings_exit_code(&rep.findings);
-    if (o.json) {
-        json_t *devs = json_array();
-        for (size_t s = 0; s < nstates; s++)
-            if (states[s]->status == 0)
-                for (size_t i = 0; i < states[s]->ndevices && i < ND_MAX_DEVICES; i++)
-                    json_array_append_new(devs, nd_ps_device_json(states[s], &states[s]->devices[i]));
-        nd_report_set_extra(&rep, "devices", devs);
-        json_t *procs = json_array();
-        for (size_t i = 0; i < n; i++)
-            if (rows[i].shown)
-                json_array_append_new(procs, nd_ps_row_json(&rows[i]));
-        nd_report_set_extra(&rep, "processes", procs);
-        nd_report_set_extra(&rep, "processes_total", json_integer((json_int_t)total));
-        nd_report_set_extra(&rep, "listing", json_string(o.all || o.pid ? "all" : "interesting"));
-        nd_report_set_extra(&rep, "cpu_window_s", json_real(round(window * 1000) / 1000));
-        if (nd_report_print_json(&rep, stdout) < 0)
-            exit_code = ND_EXIT_INTERNAL;
-    } else {
-        nd_ps_print_devices(stdout, states, nstates);
-        struct nd_ps_row *vis = nd_xcalloc(shown ? shown : 1, sizeof *vis);
-        size_t v = 0;
-        for (size_t i = 0; i < n; i++)
-            if (rows[i].shown)
-                vis[v++] = rows[i];
-        if (v)
-            nd_ps_print_table(stdout, vis, v);
-        free(vis);
-        if (!o.all && !o.pid)
-            printf("%zu of %zu processes shown (device holders and busy ones); --all lists every one\n", shown,
-                   total);
-        if (o.interval == 0)
-            printf("CPU is the average over each process's lifetime (--interval 0)\n");
-        bool color = nd_term_wants_color(stdout);
-        for (size_t i = 0; i < rep.findings.n; i++) {
-            fputc('\n', stdout);
-            nd_finding_print_text(rep.findings.v[i], stdout, color, NULL);
-        }
-        if (fflush(stdout) != 0)
-            exit_code = ND_EXIT_INTERNAL;
-    }
+    rc = o.json ? nd_ps_print_json(&rep, states, nstates, rows, n, &o, window)
+                : nd_ps_print_text(&rep, states, nstates, rows, n, shown, &o);
+    if (rc < 0)
+        exit_code = nd_cmd_fail("ps", ND_EXIT_INTERNAL, "cannot write the output");
 
     for (size_t i = 0; i < n; i++)
         free(rows[i].command);

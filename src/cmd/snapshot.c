@@ -117,6 +117,9 @@ static int nd_snapshot_parse_args(int argc, char **argv, struct nd_snapshot_opts
         return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "--json and --text exclude each other");
     if (o->env_file && o->env_pid > 0)
         return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "--env-file and --env-from exclude each other");
+    struct nd_error err;
+    if (nd_redact_check_env(&err) < 0)
+        return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "%s", err.msg);
     return 0;
 }
 

@@ -34,6 +34,7 @@ struct nd_diff *nd_diff_new(size_t nfiles)
     d->nfiles = nfiles;
     d->strs = nd_strtab_new();
     d->ids = nd_strtab_new();
+    d->groups = nd_strtab_new();
     d->files = nd_xcalloc(nfiles ? nfiles : 1, sizeof *d->files);
     d->nodes = nd_xcalloc(nfiles ? nfiles : 1, sizeof *d->nodes);
     d->whens = nd_xcalloc(nfiles ? nfiles : 1, sizeof *d->whens);
@@ -58,6 +59,8 @@ void nd_diff_free(struct nd_diff *d)
     free(d->labels);
     nd_strtab_free(d->strs);
     nd_strtab_free(d->ids);
+    nd_strtab_free(d->groups);
+    free(d->group_first);
     free(d);
 }
 
@@ -138,6 +141,18 @@ size_t nd_diff_intern_key(struct nd_diff *d, const char *key, const char *entry,
     const char *l = label ? label : dl;
     nk->label = nd_strtab_intern(d->strs, l, strlen(l), NULL);
     free(dl);
+    /* Entries of one key (PATH's "missing:" and "added:" lines) sort
+     * together, where the key first appeared. */
+    size_t g, ngroups = nd_strtab_count(d->groups);
+    nd_strtab_intern(d->groups, key, strlen(key), &g);
+    if (g == ngroups) {
+        if (g >= d->ngroups_cap) {
+            d->ngroups_cap = d->ngroups_cap ? d->ngroups_cap * 2 : 256;
+            d->group_first = nd_xrealloc(d->group_first, d->ngroups_cap * sizeof *d->group_first);
+        }
+        d->group_first[g] = k;
+    }
+    nk->group = d->group_first[g];
     nk->category = cat;
     nk->section = section;
     nk->parent = parent;
@@ -297,6 +312,7 @@ static void nd_tally(const struct nd_diff *d, const struct nd_diff_key *k, struc
 struct nd_sortable {
     enum nd_diff_category cat;
     int section;
+    size_t group;
     size_t key;
     struct nd_difference diff;
 };
@@ -308,6 +324,8 @@ static int nd_cmp_sortable(const void *a, const void *b)
         return (int)x->cat - (int)y->cat;
     if (x->section != y->section)
         return x->section - y->section;
+    if (x->group != y->group)
+        return (x->group > y->group) - (x->group < y->group);
     return (x->key > y->key) - (x->key < y->key);
 }
 
@@ -348,6 +366,7 @@ int nd_diff_compute(const struct nd_diff *d, bool all, struct nd_diff_result *ou
         memset(s, 0, sizeof *s);
         s->cat = k->category;
         s->section = k->section;
+        s->group = k->group;
         s->key = ki;
         s->diff.key = ki;
         if (d->nfiles >= 3 && t.top_unique) {

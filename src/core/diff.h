@@ -52,6 +52,7 @@ struct nd_diff_key {
     int section;            /* sort rank inside the category: env before facts */
     bool is_env;            /* shown as "(unset)" when absent */
     size_t parent;          /* the array element this field belongs to, or ND_DIFF_NO_PARENT */
+    size_t group;           /* index of the first fact with this key: entries stay together */
     struct nd_diff_value *vals;     /* sorted by file; a file without the fact is absent */
     size_t nvals, capvals;
 };

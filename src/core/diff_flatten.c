@@ -22,7 +22,8 @@ static const char *const nd_env_noise_exact[] = {
     "INVOCATION_ID", "JOURNAL_STREAM", "SYSTEMD_EXEC_PID", "MOTD_SHOWN", "RANDOM", "SECONDS", "PPID",
     "EPOCHSECONDS", "EPOCHREALTIME", "GPG_TTY", "DBUS_SESSION_BUS_ADDRESS", "WINDOWPATH", "VTE_VERSION",
     /* Rank identity: different on every rank by design. */
-    "RANK", "LOCAL_RANK", "GROUP_RANK", "ROLE_RANK", "NODE_RANK", "TORCHELASTIC_RUN_ID",
+    "RANK", "LOCAL_RANK", "GROUP_RANK", "ROLE_RANK", "NODE_RANK", "TORCHELASTIC_RUN_ID", "TORCHELASTIC_ERROR_FILE",
+    "RANK_ID", "HCCL_IF_IP",
     "POD_NAME", "MY_POD_NAME", "K8S_POD_NAME", "KUBERNETES_POD_NAME", "POD_IP", "MY_POD_IP", "NODE_NAME",
     "MY_NODE_NAME", "K8S_NODE_NAME", "HOST_IP", "MY_HOST_IP", "POD_UID",
 };
@@ -298,8 +299,8 @@ static void nd_set_path(struct nd_flat *f, const char *s)
     nd_strbuf_adds(&f->path, s);
 }
 
-/* Variables, from the snapshot's "env" or from check's
- * facts.environment.variables (the same facts: the first seen wins). */
+/* Variables, from the snapshot's "env" (or, in a document without one,
+ * from check's facts.environment.variables). */
 static void nd_flat_env(struct nd_flat *f, const json_t *env)
 {
     const char *name;

@@ -10,6 +10,9 @@ struct nd_diff {
     size_t nfiles;
     struct nd_strtab *strs;     /* values, labels, keys, entries */
     struct nd_strtab *ids;      /* "key\x1f entry" -> key index (ids are dense, so equal to the index) */
+    struct nd_strtab *groups;   /* key -> its group (dense ids) */
+    size_t *group_first;        /* group -> index of its first fact */
+    size_t ngroups_cap;
     struct nd_diff_key *keys;
     size_t nkeys, capkeys;
     char **files;

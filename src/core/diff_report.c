@@ -20,7 +20,9 @@ static const char *nd_absent_text(const struct nd_diff_key *k)
 
 static const char *nd_show(const struct nd_diff_key *k, const char *v)
 {
-    return v ? v : nd_absent_text(k);
+    if (!v)
+        return nd_absent_text(k);
+    return *v ? v : "\"\" (empty)";
 }
 
 static bool nd_is_present(const char *v)

@@ -39,11 +39,48 @@ int nd_redact_add_pattern(const char *regex, struct nd_error *err)
     return 0;
 }
 
+/* NPU_DOCTOR_REDACT: one more operator pattern, from the environment, for
+ * every command at once (an operator sets it for a whole cluster). Read on
+ * first use; an invalid one is reported by nd_redact_check_env and else
+ * ignored. */
+static bool nd_env_loaded;
+static bool nd_env_valid;
+static regex_t nd_env_re;
+
+static void nd_redact_load_env(void)
+{
+    if (nd_env_loaded)
+        return;
+    nd_env_loaded = true;
+    const char *v = getenv(ND_REDACT_ENV);
+    nd_env_valid = v && *v && regcomp(&nd_env_re, v, REG_EXTENDED | REG_ICASE | REG_NOSUB) == 0;
+}
+
+int nd_redact_check_env(struct nd_error *err)
+{
+    const char *v = getenv(ND_REDACT_ENV);
+    if (!v || !*v)
+        return 0;
+    regex_t re;
+    int rc = regcomp(&re, v, REG_EXTENDED | REG_ICASE | REG_NOSUB);
+    if (rc != 0) {
+        char msg[256];
+        regerror(rc, &re, msg, sizeof msg);
+        return nd_error_set(err, -EINVAL, "%s='%s': %s", ND_REDACT_ENV, v, msg);
+    }
+    regfree(&re);
+    return 0;
+}
+
 void nd_redact_reset(void)
 {
     for (size_t i = 0; i < nd_nextra; i++)
         regfree(&nd_extra[i]);
     nd_nextra = 0;
+    if (nd_env_valid)
+        regfree(&nd_env_re);
+    nd_env_valid = false;
+    nd_env_loaded = false;
 }
 
 static bool nd_ends_with(const char *s, const char *suffix)
@@ -54,6 +91,9 @@ static bool nd_ends_with(const char *s, const char *suffix)
 
 bool nd_redact_name_is_secret(const char *name)
 {
+    nd_redact_load_env();
+    if (nd_env_valid && regexec(&nd_env_re, name, 0, NULL, 0) == 0)
+        return true;
     for (size_t i = 0; i < nd_nextra; i++)
         if (regexec(&nd_extra[i], name, 0, NULL, 0) == 0)
             return true;

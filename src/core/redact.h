@@ -12,12 +12,20 @@
 /* Adds an operator pattern (POSIX extended regex, case-insensitive) matched
  * against variable names (--redact REGEX). Returns 0 or -EINVAL. */
 int nd_redact_add_pattern(const char *regex, struct nd_error *err);
-/* Drops operator patterns (tests). */
+/* Drops operator patterns (and re-reads ND_REDACT_ENV on next use). */
 void nd_redact_reset(void);
+
+/* One more operator pattern for every command, from the environment
+ * (POSIX extended regex, case-insensitive, matched against names; use '|'
+ * for several): NPU_DOCTOR_REDACT='^CORP_|INTERNAL_ENDPOINT'. */
+#define ND_REDACT_ENV "NPU_DOCTOR_REDACT"
+/* Returns -EINVAL with err filled when ND_REDACT_ENV is set but not a valid
+ * regex (commands report it as a usage error); 0 otherwise. */
+int nd_redact_check_env(struct nd_error *err);
 
 /* True when a variable of this name holds a secret: TOKEN, SECRET, PASSWORD,
  * PASSWD, KEY, CREDENTIAL, AUTH (not path-like names such as *_PATH or
- * *_FILE), or an operator pattern. */
+ * *_FILE), or an operator pattern (--redact, ND_REDACT_ENV). */
 bool nd_redact_name_is_secret(const char *name);
 /* A malloc'd printable value: the marker for secret names, otherwise the
  * value with any URL password ("scheme://user:pass@") replaced. */

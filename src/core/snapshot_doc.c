@@ -14,31 +14,32 @@
 #include "core/rootfs.h"
 #include "core/strbuf.h"
 
+struct nd_env_pair {
+    const char *name, *value;
+};
+
+static int nd_cmp_pair(const void *a, const void *b)
+{
+    return strcmp(((const struct nd_env_pair *)a)->name, ((const struct nd_env_pair *)b)->name);
+}
+
 json_t *nd_snapshot_env_json(const struct nd_environ *env, size_t *nredacted)
 {
     /* Sorted by name, so two snapshots read side by side line up. */
-    size_t *order = nd_xcalloc(env->n ? env->n : 1, sizeof *order);
+    struct nd_env_pair *pairs = nd_xcalloc(env->n ? env->n : 1, sizeof *pairs);
     for (size_t i = 0; i < env->n; i++)
-        order[i] = i;
-    for (size_t i = 1; i < env->n; i++) {
-        size_t k = order[i], j = i;
-        while (j > 0 && strcmp(env->names[order[j - 1]], env->names[k]) > 0) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = k;
-    }
+        pairs[i] = (struct nd_env_pair){env->names[i], env->values[i]};
+    qsort(pairs, env->n, sizeof *pairs, nd_cmp_pair);
     json_t *o = json_object();
     size_t changed = 0;
     for (size_t i = 0; i < env->n; i++) {
-        const char *name = env->names[order[i]], *value = env->values[order[i]];
-        char *r = nd_redact_value(name, value);
-        if (strcmp(r, value) != 0)
+        char *r = nd_redact_value(pairs[i].name, pairs[i].value);
+        if (strcmp(r, pairs[i].value) != 0)
             changed++;
-        json_object_set_new(o, name, nd_json_str(r));
+        json_object_set_new(o, pairs[i].name, nd_json_str(r));
         free(r);
     }
-    free(order);
+    free(pairs);
     if (nredacted)
         *nredacted = changed;
     return o;
@@ -196,7 +197,7 @@ void nd_snapshot_print_text(const json_t *doc, FILE *fp, bool color)
         fprintf(fp, ", pod %s/%s", nd_str_or(k8s, "namespace", "?"), nd_str_or(k8s, "pod", "?"));
     fputc('\n', fp);
 
-    /* Devices: "8 x 910B3 (ascend)", or why the layer saw none. */
+    /* One line per vendor: "8 x 910B3, driver 24.1.rc2", or why none. */
     json_t *devices = json_object_get(doc, "devices");
     json_t *layer = json_object_get(doc, "device_layer");
     struct nd_strbuf sb = ND_STRBUF_INIT;
@@ -205,8 +206,6 @@ void nd_snapshot_print_text(const json_t *doc, FILE *fp, bool color)
     json_array_foreach(layer, i, l) {
         const char *vendor = nd_str_or(l, "vendor", "?");
         json_int_t count = json_integer_value(json_object_get(l, "device_count"));
-        if (sb.len)
-            nd_strbuf_adds(&sb, "; ");
         if (count > 0) {
             const char *name = "?";
             size_t j;
@@ -216,17 +215,20 @@ void nd_snapshot_print_text(const json_t *doc, FILE *fp, bool color)
                     name = nd_str_or(d, "name", "?");
                     break;
                 }
-            nd_strbuf_addf(&sb, "%lld x %s (%s", (long long)count, name, vendor);
+            fprintf(fp, "  %-10s %lld x %s", vendor, (long long)count, name);
             const char *drv = nd_json_get_str(l, "driver_version");
             if (drv)
-                nd_strbuf_addf(&sb, ", driver %s", drv);
-            nd_strbuf_addc(&sb, ')');
+                fprintf(fp, ", driver %s", drv);
+            fputc('\n', fp);
         } else {
-            nd_strbuf_addf(&sb, "%s: %s", vendor, nd_str_or(l, "error", "no devices"));
+            /* The error's first clause is enough here; the JSON has it all. */
+            const char *e = nd_str_or(l, "error", "none found");
+            size_t n = strcspn(e, "(:;");
+            while (n > 0 && e[n - 1] == ' ')
+                n--;
+            fprintf(fp, "  %-10s no devices (%.*s)\n", vendor, (int)n, e);
         }
     }
-    fprintf(fp, "  %-10s %s\n", "devices", sb.len ? sb.buf : "none found");
-    nd_strbuf_reset(&sb);
 
     json_t *files = json_object_get(doc, "device_files");
     fprintf(fp, "  %-10s %zu under /dev\n", "dev files", json_array_size(files));
@@ -284,5 +286,6 @@ void nd_snapshot_print_text(const json_t *doc, FILE *fp, bool color)
         nerr += strcmp(sev, "error") == 0;
         nwarn += strcmp(sev, "warning") == 0;
     }
-    fprintf(fp, "  %-10s %zu errors, %zu warnings (npu-doctor check explains them)\n", "findings", nerr, nwarn);
+    fprintf(fp, "  %-10s %zu error%s, %zu warning%s%s\n", "findings", nerr, nerr == 1 ? "" : "s", nwarn,
+            nwarn == 1 ? "" : "s", nerr + nwarn ? " ('npu-doctor check' explains them)" : "");
 }

@@ -24,7 +24,9 @@ int nd_kb_explain_buffer(struct nd_kb *kb, const char *name, const char *buf, si
 
 /* Live use (run): matches one output line (no newline) and appends one
  * finding per rule that matches, evidence = the line with source:lineno.
- * Returns the number of findings appended. */
+ * Returns the number of findings appended. One vectorscan scan of the line,
+ * nothing allocated unless a rule matches. A kb holds one scratch space:
+ * use it from one thread at a time. */
 int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char *source, long lineno,
                      struct nd_findings *out);
 

@@ -48,6 +48,11 @@ struct nd_kb_rule {
     size_t ncaptures;
     size_t *outrank_idx;    /* resolved outranks, indexes into the rule table */
     size_t noutrank_idx;
+    /* require = A [- B] > C: sizes from captures that must hold on the line
+     * (e.g. reserved - allocated > requested: fragmentation). */
+    char *require;
+    long require_line;
+    char *req_a, *req_b, *req_c;
 };
 
 struct nd_kb_ruleset {
@@ -69,6 +74,9 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
 void nd_kb_parse_builtin(struct nd_kb_ruleset *set, struct nd_strv *problems);
 void nd_kb_rule_free(struct nd_kb_rule *r);
 void nd_kb_ruleset_free(struct nd_kb_ruleset *set);
+/* True when the rule's `require` condition holds on line (NUL-terminated),
+ * or when it has none. */
+bool nd_kb_rule_accepts(const struct nd_kb_rule *r, const char *line);
 /* Ranking weight of a category (cause categories high, symptoms low). */
 int nd_kb_category_tier(const char *category);
 

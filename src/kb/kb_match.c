@@ -54,6 +54,8 @@ int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char 
     int added = 0;
     for (size_t i = 0; i < c.n; i++) {
         const struct nd_kb_rule *r = &kb->rules.v[c.rules[i]];
+        if (!nd_kb_rule_accepts(r, text))
+            continue;
         char *title = nd_kb_expand(r, r->title, text);
         struct nd_finding *f = nd_findings_add(out, r->id, r->category, (enum nd_severity)r->severity, "%s", title);
         free(title);
@@ -94,11 +96,11 @@ int nd_kb_explain_buffer(struct nd_kb *kb, const char *name, const char *buf, si
     return 0;
 }
 
-static bool nd_kb_line_has(const struct nd_kb_line_ctx *c, size_t ri)
+static bool nd_kb_line_has(const struct nd_kb_line_ctx *c, size_t ri, const char *line)
 {
     for (size_t i = 0; i < c->n; i++)
         if (c->rules[i] == ri)
-            return true;
+            return nd_kb_rule_accepts(&c->kb->rules.v[ri], line);
     return false;
 }
 
@@ -110,7 +112,7 @@ size_t nd_kb_test_examples(struct nd_kb *kb, FILE *fp, size_t *nchecked)
         const struct nd_kb_rule *r = &kb->rules.v[i];
         for (size_t j = 0; j < r->examples.n; j++, checked++) {
             nd_kb_match_rules(kb, r->examples.v[j], strlen(r->examples.v[j]), &c);
-            if (!nd_kb_line_has(&c, i)) {
+            if (!nd_kb_line_has(&c, i, r->examples.v[j])) {
                 fprintf(fp, "%s:%ld: [%s] example does not match: %s\n", r->file, r->examples.line[j], r->id,
                         r->examples.v[j]);
                 fails++;
@@ -118,7 +120,7 @@ size_t nd_kb_test_examples(struct nd_kb *kb, FILE *fp, size_t *nchecked)
         }
         for (size_t j = 0; j < r->counters.n; j++, checked++) {
             nd_kb_match_rules(kb, r->counters.v[j], strlen(r->counters.v[j]), &c);
-            if (nd_kb_line_has(&c, i)) {
+            if (nd_kb_line_has(&c, i, r->counters.v[j])) {
                 fprintf(fp, "%s:%ld: [%s] counter example matches: %s\n", r->file, r->counters.line[j], r->id,
                         r->counters.v[j]);
                 fails++;

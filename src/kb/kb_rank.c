@@ -10,14 +10,20 @@
 #include "core/strbuf.h"
 #include "kb/kb_internal.h"
 
-/* A capture's value from line: group 1 when the regex has one, else the
- * whole match; printable and short, since it lands in titles. */
+/* A capture's value from line: the last group that took part in the match
+ * (POSIX has no non-capturing groups, so alternatives may come first), else
+ * the whole match; printable and short, since it lands in titles. */
 static char *nd_kb_capture_value(const struct nd_kb_capture *c, const char *line)
 {
-    regmatch_t m[2];
-    if (!line || regexec(&c->re, line, 2, m, 0) != 0)
+    regmatch_t m[10];
+    if (!line || regexec(&c->re, line, 10, m, 0) != 0)
         return NULL;
-    regmatch_t g = (m[1].rm_so >= 0) ? m[1] : m[0];
+    regmatch_t g = m[0];
+    for (int i = 9; i >= 1; i--)
+        if (m[i].rm_so >= 0) {
+            g = m[i];
+            break;
+        }
     size_t n = (size_t)(g.rm_eo - g.rm_so);
     if (n == 0)
         return NULL;
@@ -123,7 +129,19 @@ static void nd_kb_make_finding(const struct nd_kb_cand *c, struct nd_findings *o
 {
     const struct nd_kb_rule *r = c->r;
     const struct nd_kb_hit *h = c->h;
-    const char *line = h->earliest.text;
+    /* Captures look at every kept line, root-cause line first: the line
+     * that came first ("rtMalloc failed") may lack the sizes a later one
+     * ("Tried to allocate 2.00 GiB") has. */
+    struct nd_strbuf lines = ND_STRBUF_INIT;
+    nd_strbuf_init(&lines);
+    if (h->earliest.text)
+        nd_strbuf_adds(&lines, h->earliest.text);
+    for (size_t i = 0; i < h->nsamples; i++)
+        if (h->samples[i].text) {
+            nd_strbuf_addc(&lines, '\n');
+            nd_strbuf_adds(&lines, h->samples[i].text);
+        }
+    const char *line = lines.buf;
     char *title = nd_kb_expand(r, r->title, line);
     struct nd_finding *f = nd_findings_add(out, r->id, r->category, (enum nd_severity)r->severity, "%s", title);
     free(title);
@@ -143,6 +161,7 @@ static void nd_kb_make_finding(const struct nd_kb_cand *c, struct nd_findings *o
     nd_kb_add_evidence(f, &h->earliest);
     for (size_t i = 0; i < h->nsamples && f->nevidence < ND_KB_SAMPLES; i++)
         nd_kb_add_evidence(f, &h->samples[i]);
+    nd_strbuf_free(&lines);
     f->count = h->count;
     if (h->earliest.file) {
         f->first_file = nd_xstrdup(h->earliest.file);

@@ -10,6 +10,7 @@
 
 #include <ini.h>
 
+#include "core/fileio.h"
 #include "core/strbuf.h"
 #include "kb/kb_internal.h"
 
@@ -149,7 +150,7 @@ static char *nd_kb_reader_line(char *str, int num, void *stream)
 
 static const char *const nd_kb_keys[] = {
     "category", "severity", "vendor", "pattern", "capture", "title",    "cause",  "fix",
-    "see",      "outranks", "example", "counter", "negative", "confidence", "role", NULL,
+    "see",      "outranks", "example", "counter", "negative", "confidence", "role", "require", NULL,
 };
 
 static bool nd_kb_key_known(const char *k)
@@ -274,6 +275,11 @@ static int nd_kb_handler(void *user, const char *section, const char *name, cons
         nd_kb_set_single(rd, &r->cause, name, val);
     else if (strcmp(name, "see") == 0)
         nd_kb_set_single(rd, &r->see, name, val);
+    else if (strcmp(name, "require") == 0) {
+        if (!r->require)
+            r->require_line = rd->lineno;
+        nd_kb_set_single(rd, &r->require, name, val);
+    }
     else if (strcmp(name, "pattern") == 0)
         nd_kb_add_multi(rd, &r->patterns, name, val, false);
     else if (strcmp(name, "example") == 0)
@@ -397,6 +403,73 @@ static void nd_kb_check_placeholders(const struct nd_kb_rule *r, const char *wha
     }
 }
 
+static bool nd_kb_has_capture(const struct nd_kb_rule *r, const char *name)
+{
+    for (size_t i = 0; i < r->ncaptures; i++)
+        if (strcmp(r->captures[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* Parses "A > C" or "A - B > C" (capture names) into req_a/req_b/req_c. */
+static void nd_kb_check_require(struct nd_kb_rule *r, struct nd_strv *problems)
+{
+    char a[64] = "", b[64] = "", c[64] = "";
+    int n = 0;
+    bool ok = sscanf(r->require, " %63[A-Za-z0-9_] - %63[A-Za-z0-9_] > %63[A-Za-z0-9_] %n", a, b, c, &n) == 3 &&
+              n > 0 && r->require[n] == '\0';
+    if (!ok) {
+        b[0] = '\0';
+        n = 0;
+        ok = sscanf(r->require, " %63[A-Za-z0-9_] > %63[A-Za-z0-9_] %n", a, c, &n) == 2 && n > 0 &&
+             r->require[n] == '\0';
+    }
+    if (!ok) {
+        nd_kb_problem(problems, r->file, r->require_line, "[%s] require must be 'A > C' or 'A - B > C'", r->id);
+        return;
+    }
+    const char *names[3] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        if (names[i][0] && !nd_kb_has_capture(r, names[i])) {
+            nd_kb_problem(problems, r->file, r->require_line, "[%s] require uses '%s' but no capture has that name",
+                          r->id, names[i]);
+            return;
+        }
+    r->req_a = nd_xstrdup(a);
+    r->req_b = b[0] ? nd_xstrdup(b) : NULL;
+    r->req_c = nd_xstrdup(c);
+}
+
+static long long nd_kb_capture_size(const struct nd_kb_rule *r, const char *name, const char *line)
+{
+    for (size_t i = 0; i < r->ncaptures; i++) {
+        regmatch_t m[2];
+        if (strcmp(r->captures[i].name, name) != 0 || regexec(&r->captures[i].re, line, 2, m, 0) != 0)
+            continue;
+        regmatch_t g = m[1].rm_so >= 0 ? m[1] : m[0];
+        char buf[64];
+        size_t n = (size_t)(g.rm_eo - g.rm_so);
+        if (n >= sizeof buf)
+            continue;
+        memcpy(buf, line + g.rm_so, n);
+        buf[n] = '\0';
+        long long v = nd_parse_size(buf);
+        if (v >= 0)
+            return v;
+    }
+    return -1;
+}
+
+bool nd_kb_rule_accepts(const struct nd_kb_rule *r, const char *line)
+{
+    if (!r->req_a)
+        return true;
+    long long a = nd_kb_capture_size(r, r->req_a, line);
+    long long b = r->req_b ? nd_kb_capture_size(r, r->req_b, line) : 0;
+    long long c = nd_kb_capture_size(r, r->req_c, line);
+    return a >= 0 && b >= 0 && c >= 0 && a - b > c;
+}
+
 void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *ref, struct nd_strv *problems)
 {
     for (size_t i = 0; i < set->n; i++) {
@@ -456,7 +529,8 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
             while (*re == ' ')
                 re++;
             struct nd_kb_capture *cap = &r->captures[r->ncaptures];
-            int rc = regcomp(&cap->re, re, REG_EXTENDED);
+            /* REG_NEWLINE: captures may run over several kept lines at once. */
+            int rc = regcomp(&cap->re, re, REG_EXTENDED | REG_NEWLINE);
             if (rc != 0) {
                 char buf[200];
                 regerror(rc, &cap->re, buf, sizeof buf);
@@ -468,6 +542,8 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
             cap->name = nd_xstrndup(c, (size_t)(colon - c));
             r->ncaptures++;
         }
+        if (r->require)
+            nd_kb_check_require(r, problems);
         nd_kb_check_placeholders(r, "title", r->title, problems);
         nd_kb_check_placeholders(r, "cause", r->cause, problems);
         for (size_t j = 0; j < r->fixes.n; j++)
@@ -497,6 +573,10 @@ void nd_kb_rule_free(struct nd_kb_rule *r)
     free(r->cause);
     free(r->see);
     free(r->file);
+    free(r->require);
+    free(r->req_a);
+    free(r->req_b);
+    free(r->req_c);
     nd_strv_free(&r->patterns);
     nd_strv_free(&r->fixes);
     nd_strv_free(&r->examples);

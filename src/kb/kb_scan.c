@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 #define ND_KB_WRAP_WINDOW 40        /* lines around a wrapper where a specific line takes over */
 #define ND_KB_LOOKBACK 12           /* lines searched backwards for a timestamp */
 #define ND_KB_MAX_DEPTH 40
+#define ND_KB_CONTEXT 4096          /* bytes looked at around a match in a long line */
 
 struct nd_kb_match {
     unsigned long long to;
@@ -43,6 +45,7 @@ struct nd_kb_scan {
     struct nd_strv names;       /* interned source names */
     struct nd_strv notes;
     size_t notes_dropped;
+    size_t skipped_binary;      /* files skipped by name in directory walks */
     size_t inputs;
     unsigned long long bytes, lines;
     size_t seq;
@@ -189,6 +192,13 @@ static void nd_kb_record(struct nd_kb_scan *s, size_t ri, const char *ls, size_t
 {
     const struct nd_kb_rule *r = &s->kb->rules.v[ri];
     struct nd_kb_hit *h = &s->hits[ri];
+    if (r->req_a) {
+        char *copy = nd_xstrndup(ls, llen < ND_KB_TEXT_MAX ? llen : ND_KB_TEXT_MAX);
+        bool ok = nd_kb_rule_accepts(r, copy);
+        free(copy);
+        if (!ok)
+            return;
+    }
 
     /* Wrappers ("EZ9999: Inner Error!") defer to a specific line near them. */
     if (r->role == ND_ROLE_WRAPPER) {
@@ -237,11 +247,16 @@ static void nd_kb_record(struct nd_kb_scan *s, size_t ri, const char *ls, size_t
     } else if (o.ts >= 0 && h->earliest.ts >= 0 && o.ts < h->earliest.ts) {
         nd_kb_occ_set(&h->earliest, &o, ls, llen);
     }
+    /* Samples: the first two lines, then the first line from another file
+     * (another rank), so evidence shows both detail and spread. */
     if (h->nsamples < ND_KB_SAMPLES) {
-        bool fresh = true;
-        for (size_t i = 0; i < h->nsamples; i++)
-            if (h->samples[i].file == o.file)
-                fresh = false;
+        bool fresh = h->nsamples < ND_KB_SAMPLES - 1;
+        if (!fresh) {
+            fresh = true;
+            for (size_t i = 0; i < h->nsamples; i++)
+                if (h->samples[i].file == o.file)
+                    fresh = false;
+        }
         if (fresh) {
             h->samples[h->nsamples].text = NULL;
             nd_kb_occ_set(&h->samples[h->nsamples++], &o, ls, llen);
@@ -312,10 +327,22 @@ static void nd_kb_process(struct nd_kb_scan *s, unsigned id, unsigned long long 
         return;
     s->last_src[ri] = s->src;
     s->last_line[ri] = s->cur_line;
-    const char *le = memchr(s->chunk + b, '\n', s->chunk_len - b);
-    if (!le)
-        le = s->chunk + s->chunk_len;
-    nd_kb_record(s, ri, p, (size_t)(le - p), s->cur_line);
+    /* The text kept is the part of the line around the match: progress bars
+     * rewrite one "line" with '\r' for megabytes, and a match deep inside a
+     * long line must still show up in the evidence. */
+    const char *m = s->chunk + b;
+    const char *ls = p, *le = m;
+    for (const char *c = m; c > p && m - c < ND_KB_CONTEXT; c--)
+        if (c[-1] == '\r') {
+            ls = c;
+            break;
+        }
+    if (ls == p && m - p >= ND_KB_CONTEXT)
+        ls = m - ND_KB_EVIDENCE_MAX / 2;
+    const char *end = s->chunk + s->chunk_len;
+    while (le < end && *le != '\n' && *le != '\r' && le - m < ND_KB_CONTEXT)
+        le++;
+    nd_kb_record(s, ri, ls, (size_t)(le - ls), s->cur_line);
 }
 
 /* Newlines in [p, p+n): glibc's vectorised memchr per line beats a
@@ -540,6 +567,22 @@ static int nd_kb_scan_file(struct nd_kb_scan *s, const char *path)
     return rc;
 }
 
+/* Checkpoints, arrays, images and libraries found while walking a job
+ * directory are skipped unread (named on the command line, they are read). */
+static bool nd_kb_binary_name(const char *name)
+{
+    static const char *const ext[] = {".pt", ".pth", ".bin", ".safetensors", ".ckpt", ".npy", ".npz", ".so",
+                                      ".o", ".png", ".jpg", ".jpeg", ".pkl", ".h5", ".onnx", ".om", ".tar",
+                                      ".zip", ".pyc", ".whl", ".db", NULL};
+    size_t n = strlen(name);
+    for (size_t i = 0; ext[i]; i++) {
+        size_t e = strlen(ext[i]);
+        if (n > e && strcasecmp(name + n - e, ext[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
 static int nd_kb_skip_dots(const struct dirent *de)
 {
     return strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
@@ -578,7 +621,9 @@ static int nd_kb_scan_dir(struct nd_kb_scan *s, const char *path, struct nd_kb_d
                     rc = 0;
             }
         } else if (S_ISREG(st.st_mode)) {
-            if (!nd_kb_seen(s, &st, true) && nd_kb_scan_file(s, child) == 0)
+            if (nd_kb_binary_name(list[i]->d_name))
+                s->skipped_binary++;
+            else if (!nd_kb_seen(s, &st, true) && nd_kb_scan_file(s, child) == 0)
                 rc = 0;
         } else {
             nd_kb_note(s, "%s: skipped: not a regular file", child);
@@ -606,7 +651,11 @@ int nd_kb_scan_path(struct nd_kb_scan *s, const char *path)
         stack[0].ino = st.st_ino;
         if (nd_kb_seen(s, &st, true))
             return -EEXIST;
+        size_t before = s->skipped_binary;
         int rc = nd_kb_scan_dir(s, path, stack, 0);
+        if (s->skipped_binary > before)
+            nd_kb_note(s, "%s: %zu binary file%s (checkpoints, arrays, libraries) skipped by name", path,
+                       s->skipped_binary - before, s->skipped_binary - before == 1 ? "" : "s");
         if (rc == -ENODATA)
             nd_kb_note(s, "%s: no readable log files in this directory", path);
         return rc;

@@ -141,8 +141,7 @@ static void nd_enrich_fallback(struct nd_monitor *m, struct nd_finding *f)
     if (!m->env_done) {
         m->env_done = true;
         pid_t pid = nd_busiest_pid(m);
-        struct nd_environ env;
-        nd_environ_init(&env, NULL);
+        struct nd_environ env;   /* nd_environ_from_pid initialises it, even when it fails */
         struct nd_error err = {0};
         if (nd_environ_from_pid(pid, &env, &err) == 0) {
             char exe[64], python[PATH_MAX] = "";

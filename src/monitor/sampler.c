@@ -408,7 +408,7 @@ static int nd_scan_procs(struct nd_sampler *s, double dt, struct nd_error *err)
             cand[ncand++] = (struct nd_cand){pid, st, false};
             continue;
         }
-        if (bsearch(&pid, s->nonjob, s->nnonjob, sizeof *s->nonjob, nd_pid_cmp)) {
+        if (s->nnonjob && bsearch(&pid, s->nonjob, s->nnonjob, sizeof *s->nonjob, nd_pid_cmp)) {
             nonjob[nnj++] = pid;
             continue;
         }

@@ -38,6 +38,8 @@ struct nd_checkup {
     struct nd_distributed dist;
     struct nd_device_state *dev[2];   /* ascend, nvidia: NULL when not queried */
     int ascend_devices, cuda_devices; /* best known counts, -1 unknown */
+    struct nd_envcheck_summary env;   /* what the environment leaves visible */
+    bool has_ascend, has_nvidia;      /* the host has that accelerator (files or device layer) */
 };
 
 /* The status of a line from the findings with this id prefix added since mark. */
@@ -290,10 +292,11 @@ static void nd_do_devices(struct nd_checkup *c)
         size_t files = ascend ? c->asc->ndavinci : c->cuda->ngpu_files;
         if (st->ndevices != files && (files > 0 || st->ndevices > 0) && nd_rootfs_is_default()) {
             struct nd_finding *f = nd_findings_add(&rep->findings, "devices.files-mismatch", ND_CAT_NO_DEVICE,
-                                                   ND_SEV_WARNING, "%zu %s device files but the driver reports %zu devices",
-                                                   files, ascend ? "/dev/davinci*" : "/dev/nvidia*", st->ndevices);
-            nd_finding_add_evidence(f, NULL, 0, "%zu device files; %s lists %zu devices", files, st->lib_path,
-                                    st->ndevices);
+                                                   ND_SEV_WARNING, "%zu %s device file%s but the driver reports %zu device%s",
+                                                   files, ascend ? "/dev/davinci*" : "/dev/nvidia*", files == 1 ? "" : "s",
+                                                   st->ndevices, st->ndevices == 1 ? "" : "s");
+            nd_finding_add_evidence(f, NULL, 0, "%zu device file%s; %s lists %zu device%s", files, files == 1 ? "" : "s",
+                                    st->lib_path, st->ndevices, st->ndevices == 1 ? "" : "s");
             nd_finding_set_cause(f, "Inside a container only the devices passed in have files; the driver may list "
                                     "more (or a device failed and lost its file).");
             nd_finding_add_fix(f, "pass every device the job should use into the container, and check %s",
@@ -360,8 +363,8 @@ static void nd_do_python(struct nd_checkup *c)
     struct nd_report *rep = c->rep;
     struct nd_python *py = c->py;
     nd_python_probe(c->opt->python, c->opt->env, py);
-    bool ascend = nd_ascend_has_devices(c->asc);
-    bool nvidia = c->cuda->ngpu_files > 0 || c->cuda->driver_present;
+    bool ascend = c->has_ascend;
+    bool nvidia = c->has_nvidia;
     size_t mark = rep->findings.n;
     nd_python_judge(py, ascend, nvidia, c->asc->cann_home[0] != '\0', c->asc->cann_version, &rep->findings);
     const char *area = "Python";
@@ -373,8 +376,11 @@ static void nd_do_python(struct nd_checkup *c)
     const struct nd_py_pkg *t = &py->pkg[ND_PKG_TORCH];
     if (t->found)
         nd_report_line(rep, area, nd_status_since(rep, mark, "python.torch", ND_CHECK_OK), "torch %s (%s) in %s",
-                       t->version, nd_python_torch_cpu_only(py) ? "CPU-only build"
-                                   : py->torch_cuda[0] ? "CUDA build" : "build unknown", t->location);
+                       t->version,
+                       nd_python_torch_cpu_only(py)
+                           ? (py->pkg[ND_PKG_TORCH_NPU].found ? "CPU build; torch_npu adds the NPU" : "CPU-only build")
+                           : py->torch_cuda[0] ? "CUDA build" : "build unknown",
+                       t->location);
     else
         nd_report_line(rep, area, ND_CHECK_INFO, "torch not installed for this interpreter");
     if (t->found && py->torch_cuda[0])
@@ -448,6 +454,7 @@ static void nd_do_env(struct nd_checkup *c)
     struct nd_envcheck_summary s;
     nd_envcheck_judge(env, c->asc, c->cuda, c->ascend_devices, c->cuda_devices, c->py->tbe_location[0] != '\0',
                       &rep->findings, &s);
+    c->env = s;
     const char *area = "Environment";
     nd_report_line(rep, area, ND_CHECK_INFO, "the job's environment: %s", env->source);
     if (c->asc->cann_home[0]) {
@@ -486,8 +493,9 @@ static void nd_do_distributed(struct nd_checkup *c)
 {
     struct nd_report *rep = c->rep;
     struct nd_distributed *d = &c->dist;
-    nd_distributed_probe(c->opt->env, 2.0, d);
-    long ndev = c->ascend_devices > 0 ? c->ascend_devices : c->cuda_devices;
+    nd_distributed_probe(c->opt->env, 3.0, d);
+    /* LOCAL_RANK must be below what the visible-devices variables leave. */
+    long ndev = c->ascend_devices > 0 ? c->env.visible_ascend : c->env.visible_cuda;
     size_t mark = rep->findings.n;
     nd_distributed_judge(d, ndev, &rep->findings);
     const char *area = "Distributed";
@@ -497,10 +505,11 @@ static void nd_do_distributed(struct nd_checkup *c)
     }
     enum nd_check_status st = nd_status_since(rep, mark, "dist.", ND_CHECK_OK);
     char *addr = d->master_addr_set ? nd_redact_value("MASTER_ADDR", d->master_addr) : NULL;
+    bool resolved = d->addr_resolves && strcmp(d->addr_result, d->master_addr) != 0;
     nd_report_line(rep, area, st, "RANK %s of WORLD_SIZE %s, LOCAL_RANK %s, MASTER %s:%s%s%s", d->rank.set ? d->rank.raw : "-",
                    d->world_size.set ? d->world_size.raw : "-", d->local_rank.set ? d->local_rank.raw : "-",
                    addr ? addr : "-", d->master_port.set ? d->master_port.raw : "-",
-                   d->addr_resolves ? " -> " : "", d->addr_resolves ? d->addr_result : "");
+                   resolved ? " -> " : "", resolved ? d->addr_result : "");
     free(addr);
     if (d->rank_table.set)
         nd_report_line(rep, area, nd_status_since(rep, mark, "dist.rank-table", ND_CHECK_OK),
@@ -519,8 +528,8 @@ static void nd_do_imports(struct nd_checkup *c)
     }
     if (!py->found)
         return;
-    bool ascend = nd_ascend_has_devices(c->asc);
-    bool nvidia = c->cuda->ngpu_files > 0 || c->cuda->driver_present;
+    bool ascend = c->has_ascend;
+    bool nvidia = c->has_nvidia;
     bool try_npu = ascend || py->pkg[ND_PKG_TORCH_NPU].found;
     bool try_tbe = c->asc->cann_home[0] != '\0';
     double t = c->opt->probe_timeout_s > 0 ? c->opt->probe_timeout_s : 30;
@@ -554,8 +563,14 @@ int nd_checkup_run(const struct nd_check_options *opt, struct nd_report *rep, st
     nd_do_cuda(&c);
     c.ascend_devices = c.asc->ndavinci ? (int)c.asc->ndavinci : (c.asc->driver_present ? 0 : -1);
     c.cuda_devices = c.cuda->ngpu_files ? (int)c.cuda->ngpu_files : (c.cuda->driver_present ? 0 : -1);
-    if (opt->level >= 2)
+    c.has_ascend = nd_ascend_has_devices(c.asc);
+    c.has_nvidia = c.cuda->ngpu_files > 0 || c.cuda->driver_present;
+    if (opt->level >= 2) {
         nd_do_devices(&c);
+        /* A device the driver library reports counts even without device files (a VM, a sim). */
+        c.has_ascend |= c.dev[0] && c.dev[0]->status == 0 && c.dev[0]->ndevices > 0;
+        c.has_nvidia |= c.dev[1] && c.dev[1]->status == 0 && c.dev[1]->ndevices > 0;
+    }
     nd_do_python(&c);
     nd_do_env(&c);
     nd_do_compat(&c);

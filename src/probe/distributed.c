@@ -240,7 +240,14 @@ void nd_distributed_probe(const struct nd_environ *env, double resolve_timeout_s
             free(buf);
         }
     }
-    if (d->master_addr_set && d->master_addr[0] && resolve_timeout_s > 0) {
+    unsigned char bin[sizeof(struct in6_addr)];
+    if (d->master_addr_set && (inet_pton(AF_INET, d->master_addr, bin) == 1 ||
+                               inet_pton(AF_INET6, d->master_addr, bin) == 1)) {
+        /* A numeric address needs no lookup (and no child). */
+        d->addr_checked = true;
+        d->addr_resolves = true;
+        nd_pfmt(d->addr_result, sizeof d->addr_result, "%s", d->master_addr);
+    } else if (d->master_addr_set && d->master_addr[0] && resolve_timeout_s > 0) {
         struct nd_spawn_result res;
         struct nd_error err;
         d->addr_checked = true;

@@ -589,21 +589,25 @@ static void nd_probe_others(const struct nd_environ *env, struct nd_python *py)
         return;
     char **dirs;
     size_t n = nd_path_split(path, &dirs);
-    for (size_t i = 0; i < n && py->nothers < ND_PY_MAX_OTHERS; i++) {
+    /* A PATH that repeats one folder thousands of times must not cost thousands of probes. */
+    size_t probed = 0;
+    for (size_t i = 0; i < n && py->nothers < ND_PY_MAX_OTHERS && probed < 4 * ND_PY_MAX_OTHERS; i++) {
         char p[PATH_MAX];
         if (dirs[i][0] != '/' || nd_pfmt(p, sizeof p, "%s/python3", dirs[i]) < 0)
             continue;
         if (!nd_rootfs_is_file(p) || nd_rootfs_access(p, X_OK) != 0)
             continue;
+        probed++;
         struct nd_python *o = nd_xcalloc(1, sizeof *o);
         nd_probe_one(p, env, o);
         bool dup = !o->exe[0];
         for (size_t k = 0; k < py->nothers && !dup; k++)
-            dup = strcmp(py->others[k].exe, o->exe) == 0;
+            dup = strcmp(py->others[k].exe, o->exe) == 0 && strcmp(py->others[k].how, o->how) == 0;
         if (!dup) {
             struct nd_py_other *x = &py->others[py->nothers++];
             nd_pfmt(x->path, sizeof x->path, "%s", p);
             nd_pfmt(x->exe, sizeof x->exe, "%s", o->exe);
+            nd_pfmt(x->how, sizeof x->how, "%s", o->how);
             x->torch_found = o->pkg[ND_PKG_TORCH].found;
             nd_pfmt(x->torch_version, sizeof x->torch_version, "%s", o->pkg[ND_PKG_TORCH].version);
             nd_pfmt(x->torch_location, sizeof x->torch_location, "%s", o->pkg[ND_PKG_TORCH].location);

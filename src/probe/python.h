@@ -36,6 +36,7 @@ struct nd_py_pkg {
 struct nd_py_other {
     char path[PATH_MAX];          /* as found on PATH */
     char exe[PATH_MAX];           /* what it resolves to */
+    char how[64];                 /* "venv /opt/venv", "system": a venv shares exe with its base */
     bool torch_found;
     char torch_version[64];
     char torch_location[PATH_MAX];

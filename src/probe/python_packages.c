@@ -28,14 +28,14 @@ static const char nd_py_script[] =
     "sys.stdout.write(json.dumps(out))\n";
 
 /* Resolves a bare name on the job's PATH (not ours: --env-file may name a
- * different one). Returns a malloc'd path, or a copy of name when not found. */
+ * different one). Returns a malloc'd path, or NULL when not found. */
 static char *nd_resolve_on_path(const char *name, const struct nd_environ *env)
 {
     if (strchr(name, '/'))
         return nd_xstrdup(name);
     const char *path = nd_environ_get(env, "PATH");
     if (!path)
-        return nd_xstrdup(name);
+        return NULL;
     char **dirs;
     size_t n = nd_path_split(path, &dirs);
     char *found = NULL;
@@ -47,12 +47,21 @@ static char *nd_resolve_on_path(const char *name, const struct nd_environ *env)
             free(cand);
     }
     nd_path_split_free(dirs, n);
-    return found ? found : nd_xstrdup(name);
+    return found;
 }
 
 json_t *nd_python_packages_json(const char *python, const struct nd_environ *env, double timeout_s)
 {
-    char *exe = nd_resolve_on_path(python ? python : "python3", env);
+    const char *want = python ? python : "python3";
+    char *exe = nd_resolve_on_path(want, env);
+    if (!exe) {
+        json_t *o = json_object();
+        json_object_set_new(o, "interpreter", nd_json_str(want));
+        char *why = nd_xasprintf("%s not found on the job's PATH", want);
+        json_object_set_new(o, "error", nd_json_str(why));
+        free(why);
+        return o;
+    }
     char *argv[] = {exe, "-c", (char *)nd_py_script, NULL};
     char **envp = nd_environ_envp(env);
     struct nd_spawn_result res;

@@ -3,9 +3,12 @@
  * files in /proc/PID/fd, and runtime/framework libraries in /proc/PID/maps.
  * Maps of a torch process run to thousands of lines and cost the kernel far
  * more than anything else here, so the cache keeps the maps verdict per
- * (pid, starttime) and re-reads it only for new processes and every
- * refresh_s; the fd scan is redone each time (one getdents + one readlinkat
- * per descriptor), since opening a device is what we are watching for. */
+ * process and re-reads it only for new processes and every refresh_s. The
+ * fd scan is redone on every call, since opening a device is what we watch
+ * for, but kept cheap: the cache keeps each process's /proc/PID/fd folder
+ * open (one lseek + getdents per sample, and the open folder fails once the
+ * process is gone, which tells a reused pid apart) and reads the link of a
+ * descriptor only when its number is new, all of them every refresh_s. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -61,7 +61,10 @@ int nd_maps_parse_frameworks(const char *buf, size_t len, unsigned *frameworks);
 bool nd_device_path_classify(const char *path, char *vendor, size_t vsize, int *index);
 
 /* A cache of per-process maps results, so repeated sampling of a tree stays
- * cheap: maps are re-read only for new processes and every refresh_s. */
+ * cheap: maps are re-read only for new processes and every refresh_s.
+ * It also keeps up to 256 /proc/PID/fd folders open (closed by _free) and
+ * reads fd links only for new descriptor numbers between full rescans every
+ * refresh_s. refresh_s <= 0: everything re-read on every call. */
 struct nd_footprint_cache;
 struct nd_footprint_cache *nd_footprint_cache_new(double refresh_s);
 void nd_footprint_cache_free(struct nd_footprint_cache *c);

@@ -38,9 +38,14 @@ run_nd "$T/out" "$T/err" check extra-arg
 expect_rc 64 "stray argument"
 
 # --env-from a live process: this shell, with a marker variable.
-ND_MARKER_FOR_TEST=1 CUDA_VISIBLE_DEVICES= sleep 30 &
+ND_MARKER_FOR_TEST=1 CUDA_VISIBLE_DEVICES='' sleep 30 &
 pid=$!
-ND_BG_PIDS=$pid
+export ND_BG_PIDS=$pid   # assert.sh kills it at exit
+# Until the child has exec'd, /proc/PID/environ is still the shell's: wait for the marker (hang guard 10 s).
+for _ in $(seq 100); do
+  tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -q '^ND_MARKER_FOR_TEST=1$' && break
+  sleep 0.1
+done
 run_nd "$T/out" "$T/err" check --root "$R/cuda-host" --env-from "$pid"
 expect_rc 2 "--env-from PID reads that process's environment"
 assert_contains "$T/out" "the job's environment: pid $pid"

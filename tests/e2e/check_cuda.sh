@@ -39,6 +39,9 @@ for id in dist.partial-vars dist.rank-out-of-range dist.local-rank-no-device dis
           dist.ifname-missing dist.hccl-timeout dist.rank-table-host-missing env.debug-switches; do
   assert_json "$T/j" "any(f['id'] == '$id' for f in d['findings'])" "distributed: $id"
 done
+run_nd "$T/out" "$T/err" check --root "$R" --env-file "$E/cuda-local-rank-hidden.env"
+expect_rc 2 "LOCAL_RANK beyond what CUDA_VISIBLE_DEVICES leaves"
+assert_contains "$T/out" "LOCAL_RANK=1 but the job sees 1 device"
 run_nd "$T/j" "$T/err" check --json --root "$R" --env-file "$E/cuda-distributed-ok.env"
 expect_rc 0 "consistent distributed settings"
 assert_json "$T/j" 'd["facts"]["distributed"]["master_addr_resolves"] is True and d["facts"]["distributed"]["rank_table"]["lists_host"] is True'

@@ -67,12 +67,47 @@ ST
   ASCEND_RT_VISIBLE_DEVICES=3 run_nd "$T/out" "$T/err" check --level 2 --python "$PY"
   expect_rc 2 "visible device beyond the 2 reported"
   assert_contains "$T/out" "ASCEND_RT_VISIBLE_DEVICES=3 names device 3, but there are only 2"
+  # Level 3 adds bandwidth per device (which device is slow is timing: not asserted here).
+  run_nd "$T/out" "$T/err" check --level 3 --python "$PY"
+  assert_contains "$T/out" "device 1: host->device" "level 3 prints bandwidth per device"
+  # A device busy with another user's process (only where we can start one as another user).
+  if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+    setpriv --reuid=65534 --regid=65534 --clear-groups sleep 60 &
+    other=$!
+    export ND_BG_PIDS="${ND_BG_PIDS:-} $other"
+    for _ in $(seq 100); do   # until setpriv has switched user (hang guard 10 s)
+      grep -q '^Uid:[[:space:]]*65534' "/proc/$other/status" 2>/dev/null && break
+      sleep 0.1
+    done
+    printf '[ascend]\ndevices = 2\nproc = %s 1 2048\n[acl]\ndevices = 2\n' "$other" > "$T/state"
+    run_nd "$T/out" "$T/err" check --level 2 --python "$PY"
+    assert_contains "$T/out" "[devices.busy-other-user]"
+    assert_contains "$T/out" "pid $other (uid 65534) on device 1"
+    kill "$other" 2>/dev/null
+  fi
   # A driver that refuses: dcmi_init -8005.
   printf '[ascend]\ndevices = 2\nfail = dcmi_init -8005\n' > "$T/state"
   run_nd "$T/out" "$T/err" check --level 2 --python "$PY"
   expect_rc 2 "dcmi_init -8005"
   assert_contains "$T/out" "-8005"
   unset ND_SIM_STATE NPU_DOCTOR_DCMI_LIB NPU_DOCTOR_ACL_LIB
+else
+  fail "simulated libraries not built in $ND_SIM"
+fi
+
+# A simulated GPU: Debian's CPU-only torch there is an error; NVML code 18 is explained.
+if [ -e "$ND_SIM/libnvidia-ml.so.1" ] && [ -e "$ND_SIM/libcuda.so.1" ]; then
+  printf '[nvidia]\ndriver_version = 535.104.05\ncuda_driver_version = 12020\ndevices = 1\nname = NVIDIA H200\n' > "$T/state"
+  export ND_SIM_STATE="$T/state" NPU_DOCTOR_NVML_LIB="$ND_SIM/libnvidia-ml.so.1" NPU_DOCTOR_CUDA_LIB="$ND_SIM/libcuda.so.1"
+  run_nd "$T/j" "$T/err" check --level 2 --json --python "$PY"
+  expect_rc 2 "CPU-only torch with a GPU present"
+  assert_json "$T/j" 'any(f["id"] == "python.torch-cpu-only" for f in d["findings"]) and any(f["id"] == "python.cuda-unavailable" for f in d["findings"])'
+  assert_json "$T/j" 'any(s["vendor"] == "nvidia" and s["passed"] for s in d["facts"]["devices"]["smoke_tests"])'
+  printf '[nvidia]\ndevices = 1\nfail = nvmlInit_v2 18\n' > "$T/state"
+  run_nd "$T/out" "$T/err" check --level 2 --python "$PY"
+  expect_rc 2 "NVML 18"
+  assert_contains "$T/out" "nvmlInit_v2 returned 18"
+  unset ND_SIM_STATE NPU_DOCTOR_NVML_LIB NPU_DOCTOR_CUDA_LIB
 else
   fail "simulated libraries not built in $ND_SIM"
 fi

@@ -176,6 +176,10 @@ prolog env FAKE_RC=1 NPU_DOCTOR_STRICT=1; expect_rc 1 "prolog: warnings fail whe
 prolog env FAKE_RC=2; expect_rc 1 "prolog: errors refuse the node"
 prolog env FAKE_RC=124; expect_rc 1 "prolog: a hung check refuses the node"
 assert_contains "$T/fake-nd.args" "check --quiet ASCEND_HOME_PATH=/opt/fake-cann" "prolog runs check --quiet with the CANN env loaded"
+# A set_env.sh with bash-isms (as CANN's are) must not end the prolog.
+printf 'if [[ -n "x" ]]; then arr=(a b); export ASCEND_HOME_PATH=/opt/bashism-cann; fi\n' >"$T/set_env.sh"
+prolog env FAKE_RC=0; expect_rc 0 "prolog: a bash-only set_env.sh is fine"
+assert_contains "$T/fake-nd.args" "ASCEND_HOME_PATH=/opt/bashism-cann" "prolog: the bash-only set_env.sh was loaded"
 NPU_DOCTOR=/nonexistent/npu-doctor sh "$DEP/slurm/prolog-npu-doctor.sh" >/dev/null 2>&1
 rc=$?
 expect_rc 0 "prolog: npu-doctor missing does not drain the node"

@@ -25,6 +25,10 @@ expect_rc 64 "the same file twice"
 run_nd "$T/out" "$T/err" diff --frobnicate "$GOOD" "$BAD"
 expect_rc 64 "unknown option"
 
+run_nd "$T/out" "$T/err" diff --redact '(' "$GOOD" "$BAD"
+expect_rc 64 "invalid --redact regex"
+assert_contains "$T/err" "--redact '('"
+
 head -c 700 "$GOOD" >"$T/truncated.json"
 run_nd "$T/out" "$T/err" diff "$GOOD" "$T/truncated.json"
 expect_rc 66 "truncated snapshot"

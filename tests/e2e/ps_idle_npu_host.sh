@@ -22,11 +22,21 @@ INI
 PY=/usr/bin/python3
 # The job imports torch, says so, then computes on the CPU until killed.
 "$PY" -c '
-import sys, signal, torch
+import os, sys, signal, torch
 signal.alarm(600)
 x = torch.ones(64, 64)
+def worker(*_):
+    pid = os.fork()
+    if pid == 0:
+        signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+        signal.alarm(600)
+        signal.pause()
+        os._exit(0)
+    open(sys.argv[1] + ".w", "w").write(str(pid))
+    os.rename(sys.argv[1] + ".w", os.path.dirname(sys.argv[1]) + "/worker")
+signal.signal(signal.SIGUSR1, worker)
 open(sys.argv[1] + ".tmp", "w").write("ok")
-import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 while True:
     x = (x @ x) * 0 + 1
 ' "$T/ready" &
@@ -84,14 +94,22 @@ assert_json "$T/out" "d['findings'] == []"
 assert_json "$T/out" "[p for p in d['processes'] if p['pid'] == $JOB][0]['devices'] == [{'vendor': 'ascend', 'index': 2, 'memory_bytes': 32461 << 20, 'how': 'vendor-list'}]" "held through the vendor list"
 assert_json "$T/out" "[p for p in d['processes'] if p['pid'] == $JOB][0]['verdict'] == 'on-device'"
 assert_json "$T/out" "d['processes'][0]['pid'] == $JOB" "device holders listed first"
+# A worker forked by the job (like a DataLoader worker) holds no device itself.
+kill -USR1 "$JOB"
+for _ in $(seq 1200); do [ -s "$T/worker" ] && break; sleep 0.1; done
+WORKER=$(cat "$T/worker" 2>/dev/null)
+ND_BG_PIDS="$ND_BG_PIDS $WORKER"
 run_nd "$T/out" "$T/err" ps --interval 0 --pid "$JOB"
 assert_contains "$T/out" "npu:2 (31.7 GiB)"
+assert_contains "$T/out" "(worker of $JOB on npu:2)" "the worker is tied to its parent's device"
+run_nd "$T/out" "$T/err" ps --interval 0 --pid "$JOB" --json
+assert_json "$T/out" "[p['verdict'] for p in d['processes'] if p['pid'] == ${WORKER:-0}] == ['idle']" "the worker itself holds nothing"
 
 # ---- a broken driver: the failure is reported, ps still lists processes ----
 printf '[ascend]\ndevices = 8\nfail = dcmi_init -8005\n' >"$T/state3.ini"
 mv "$T/state3.ini" "$T/state.ini"
 run_nd "$T/out" "$T/err" ps --interval 0 --pid "$JOB" --json
-assert_json "$T/out" "d['devices'] == [] and len(d['processes']) == 1" "no devices, the job still listed"
+assert_json "$T/out" "d['devices'] == [] and d['processes'][0]['pid'] == $JOB" "no devices, the job still listed"
 assert_json "$T/out" "any('-8005' in str(f) for f in d['findings'])" "the -8005 failure is a finding"
 
 finish

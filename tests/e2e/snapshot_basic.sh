@@ -39,7 +39,57 @@ assert_json "$T/s.json" 'd["env"]["HOME"] == "/root" and d["env"]["HF_TOKEN"].st
 assert_json "$T/s.json" '"torch" in d["python"]["packages"] and d["python"]["executable"].startswith("/usr/bin/python3")' "python packages from --python"
 assert_json "$T/s.json" 'all(l["vendor"] in ("ascend", "nvidia") and l["status"] in ("ok", "failed") for l in d["device_layer"])' "device layer status per vendor"
 assert_json "$T/s.json" 'isinstance(d["limits"]["nofile"], int)' "open-file limit recorded"
+# Everything check gathers at that level is in "facts", grouped as check groups it.
+assert_json "$T/s.json" 'all(g in d["facts"] for g in ("host", "ascend", "nvidia", "environment", "python", "distributed"))' "check's fact groups"
+assert_json "$T/s.json" 'd["facts"]["host"]["cpus"] >= 1 and d["facts"]["environment"]["variables"]["RANK"] == "5"' "check's facts filled in"
+assert_json "$T/s.json" 'd["level"] == 1 and isinstance(d["findings"], list)' "level 1 by default"
 assert_not_contains "$T/s.json" "snapshotbasicsecretvalue" "planted token absent"
+
+# The diff fixtures must stay shaped like what snapshot really writes.
+FXS=${ND_FIXTURES:?}/snapshots/founding/good.json
+if python3 - "$T/s.json" "$FXS" <<'PY'
+import json, sys
+real, fx = (json.load(open(f)) for f in sys.argv[1:3])
+problems = []
+if set(real) != set(fx):
+    problems.append("top-level keys: real %s, fixture %s" % (sorted(real), sorted(fx)))
+if set(real["facts"]) != set(fx["facts"]):
+    problems.append("fact groups: real %s, fixture %s" % (sorted(real["facts"]), sorted(fx["facts"])))
+for g in ("host", "ascend", "nvidia", "python", "distributed", "environment", "check"):
+    if g in real["facts"] and set(real["facts"][g]) - set(fx["facts"].get(g, {})):
+        problems.append("facts.%s keys missing from the fixture: %s" % (g, sorted(set(real["facts"][g]) - set(fx["facts"][g]))))
+for sec in ("identity", "python", "limits"):
+    if set(real[sec]) - set(fx[sec]) - {"kubernetes", "mpi", "torchrun", "slurm", "rank"}:
+        problems.append("%s keys missing from the fixture: %s" % (sec, sorted(set(real[sec]) - set(fx[sec]))))
+print("\n".join("    | " + p for p in problems))
+sys.exit(1 if problems else 0)
+PY
+then pass "fixture snapshots are shaped like real ones"; else fail "fixture snapshots drifted from real ones (regenerate with tests/fixtures/snapshots/generate.py)"; fi
+
+# --env-from PID: the environment of a running process.
+env -i PATH=/usr/bin:/bin PLANTED_VISIBLE=yes-4242 HF_TOKEN=hf_envfromsecretvalue00000042 sleep 30 &
+ND_BG_PIDS=$!
+sleep 0.3
+run_nd "$T/p.json" "$T/err" snapshot --json --env-from "$ND_BG_PIDS"
+expect_rc 0 "snapshot --env-from PID"
+assert_json "$T/p.json" 'd["env"]["PLANTED_VISIBLE"] == "yes-4242" and d["env"]["HF_TOKEN"].startswith("<redacted:")' "--env-from reads the process's environment"
+assert_not_contains "$T/p.json" "envfromsecretvalue" "--env-from: token redacted"
+kill "$ND_BG_PIDS" 2>/dev/null
+wait "$ND_BG_PIDS" 2>/dev/null
+ND_BG_PIDS=""
+run_nd "$T/o" "$T/err" snapshot --env-from 999999999
+expect_rc 66 "--env-from a process that does not exist"
+
+# No python on the job's PATH: a fact of the snapshot, not a failure.
+printf 'PATH=/nonexistent\n' >"$T/nopy.env"
+run_nd "$T/np.json" "$T/err" snapshot --json --env-file "$T/nopy.env"
+expect_rc 0 "snapshot without python"
+assert_json "$T/np.json" 'd["python"]["error"] == "python3 not found on the job'"'"'s PATH"' "missing python recorded"
+
+# --level 2: the same document, with check's import probe (Debian's torch).
+run_nd "$T/l2.json" "$T/err" snapshot --json --level 2 --env-file "$T/job.env" --python /usr/bin/python3
+expect_rc 0 "snapshot --level 2"
+assert_json "$T/l2.json" 'd["level"] == 2 and "python" in d["facts"]' "level 2 recorded"
 
 # Not a terminal and no -o: JSON by default; --text forces the summary.
 "$ND" snapshot --env-file "$T/job.env" >"$T/default.out" 2>/dev/null
@@ -88,6 +138,10 @@ expect_rc 64 "unknown -o pattern"
 assert_contains "$T/err" "%x"
 run_nd "$T/o" "$T/err" snapshot --redact '(' --env-file "$T/job.env"
 expect_rc 64 "bad --redact regex"
+NPU_DOCTOR_REDACT='([' "$ND" snapshot --env-file "$T/job.env" >"$T/o" 2>"$T/err"
+rc=$?
+expect_rc 64 "invalid NPU_DOCTOR_REDACT"
+assert_contains "$T/err" "NPU_DOCTOR_REDACT"
 run_nd "$T/o" "$T/err" snapshot --root "$T/nonexistent"
 expect_rc 66 "--root that does not exist"
 run_nd "$T/o" "$T/err" snapshot --env-file "$T/nonexistent.env"

@@ -17,8 +17,10 @@
  *   chip_type = Ascend          ; optional, default "Ascend"
  *   chip_name = 910B3
  *   aicore_util = 0             ; percent (input_type 2); other input types: util_<type>
- *   hbm_total_mb = 65536
+ *   hbm_total_mb = 65536        ; 0: no HBM (310 series): dcmi_get_device_hbm_info returns -8255
  *   hbm_used_mb = 0
+ *   ddr_total_mb = 21527        ; optional: what memory_info_v3 reports (default: the HBM values)
+ *   ddr_used_mb = 1527
  *   health = 0                  ; 0 OK, 1 warning, 2 alarm, 3 critical
  *   temperature = 40            ; Celsius
  *   power_w = 90.5              ; watts (reported in 0.1 W units)
@@ -26,6 +28,8 @@
  *   fail = dcmi_init -8005      ; function code            (repeatable; any exported function)
  *   hang = dcmi_get_device_utilization_rate   ; sleeps forever in that call
  *   crash = dcmi_init           ; raises SIGSEGV in that call
+ *   (devices = 0 or no [ascend] section: dcmi_init returns -8008, no device;
+ *    any call before dcmi_init returns -8005; a card id out of range -8007)
  *   [ascend.device.3]           ; per-device overrides of the keys above
  *   aicore_util = 85            ; (fail/hang/crash too: only for that device)
  *
@@ -35,6 +39,11 @@
  *   bandwidth_gbps = 20         ; optional: each memcpy takes at least size/bandwidth
  *   corrupt = 1                 ; optional: device->host copies return flipped bytes
  *   fail = aclrtMalloc 207001   ; fail/hang/crash as above; [acl.device.N] overrides
+ *                               ; (per device: keyed by the current aclrtSetDevice id)
+ *   No devices: aclrtGetDeviceCount returns 207004. A failed call leaves
+ *   "EZ9999: Inner Error! ..." for aclGetRecentErrMsg. Device memory lives in
+ *   its own mappings: a copy whose kind does not match its pointers fails
+ *   with 100000, as does freeing a pointer the runtime did not hand out.
  *
  *   [nvidia]                    libnvidia-ml.so.1 (sim_nvml.c)
  *   driver_version = 580.159.03

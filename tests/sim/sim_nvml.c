@@ -5,7 +5,8 @@
  * process calls report the needed count when the array is too small. An
  * old driver without _v3 is simulated with "fail = <fn> 13"
  * (NVML_ERROR_FUNCTION_NOT_FOUND, what NVML's loader answers for an entry
- * point the driver lacks); "proc = pid dev -1" reports unknown memory. */
+ * point the driver lacks); "proc = pid dev -1" reports unknown memory.
+ * Keys beyond sim_common.h's list: mem_util (the memory-controller %). */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>

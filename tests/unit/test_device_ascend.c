@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -476,6 +478,43 @@ static void test_session_open_failures(void **state)
     nd_device_session_close(NULL);
 }
 
+
+static int count_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    assert_non_null(d);
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
+/* run/watch sample for hours: no fd, mapping or child may be left behind by
+ * a query, a session, or a session that died. */
+static void test_no_leaks_of_fds_or_children(void **state)
+{
+    (void)state;
+    static struct nd_device_state st;
+    write_state(k_idle8);
+    int before = count_fds();
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(nd_device_query(&nd_vendor_ascend, 10, &st), 0);
+    struct nd_device_session *s = NULL;
+    assert_int_equal(nd_device_session_open(&nd_vendor_ascend, 10, &s, &st), 0);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(nd_device_session_sample(s, &st), 0);
+    nd_device_session_close(s);
+    assert_int_equal(nd_device_session_open(&nd_vendor_ascend, 10, &s, &st), 0);
+    write_state("[ascend]\ndevices = 8\ncrash = dcmi_get_device_health\n");
+    assert_int_equal(nd_device_session_sample(s, &st), -ECHILD);
+    nd_device_session_close(s);
+    assert_int_equal(count_fds(), before);
+    errno = 0;
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+    assert_int_equal(errno, ECHILD);
+}
+
 /* ---- ACL smoke test ---- */
 
 static void test_smoke_success(void **state)
@@ -770,6 +809,7 @@ int main(void)
         cmocka_unit_test(test_session_hang_then_dead),
         cmocka_unit_test(test_session_crash),
         cmocka_unit_test(test_session_open_failures),
+        cmocka_unit_test(test_no_leaks_of_fds_or_children),
         cmocka_unit_test(test_smoke_success),
         cmocka_unit_test(test_smoke_level3_bandwidth),
         cmocka_unit_test(test_smoke_failure_per_call),

@@ -403,6 +403,23 @@ static void test_nvml_not_supported(void **state)
     free(st);
 }
 
+/* Static facts NVML cannot give are unknown, not fatal and not zero. */
+static void test_nvml_driver_version_unknown(void **state)
+{
+    (void)state;
+    t_state(T_TWO_GPUS "fail = nvmlSystemGetDriverVersion 999\nfail = nvmlSystemGetCudaDriverVersion_v2 3\n"
+                       "fail = nvmlDeviceGetName 999\n");
+    struct nd_device_state *st = t_query(T_LONG);
+    assert_int_equal(st->status, 0);
+    assert_false(st->driver_version_valid);
+    assert_string_equal(st->driver_version, "");
+    assert_int_equal(st->cuda_driver_version, 0);
+    assert_int_equal(st->ndevices, 2);
+    assert_string_equal(st->devices[0].name, "");
+    assert_true(st->devices[0].mem_valid);
+    free(st);
+}
+
 /* A state that changes over time is seen by a long-lived session. */
 static void test_nvml_session(void **state)
 {
@@ -683,6 +700,7 @@ int main(void)
         cmocka_unit_test(test_nvml_process_list_unavailable),
         cmocka_unit_test(test_nvml_one_gpu_lost),
         cmocka_unit_test(test_nvml_not_supported),
+        cmocka_unit_test(test_nvml_driver_version_unknown),
         cmocka_unit_test(test_nvml_session),
         cmocka_unit_test(test_cuda_smoke_ok),
         cmocka_unit_test(test_cuda_smoke_each_call_fails),

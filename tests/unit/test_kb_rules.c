@@ -153,6 +153,32 @@ static void test_expand_captures(void **state)
     nd_strv_free(&problems);
 }
 
+static void test_require(void **state)
+{
+    (void)state;
+    const char *text = "[f.rule]\ncategory = device-oom\npattern = x\nfix = f\ntitle = t\nexample = x\n"
+                       "capture = req: allocate ([0-9.]+ [GM]iB)\ncapture = alloc: ([0-9.]+ [GM]iB) allocated\n"
+                       "capture = res: ([0-9.]+ [GM]iB) reserved\nrequire = res - alloc > req\n"
+                       "[g.rule]\ncategory = config\npattern = y\nfix = f\ntitle = t\nexample = y\n"
+                       "require = a >> b\n"
+                       "[h.rule]\ncategory = config\npattern = z\nfix = f\ntitle = t\nexample = z\n"
+                       "require = nope > other\n";
+    struct nd_kb_ruleset set = {0};
+    struct nd_strv problems = {0};
+    nd_kb_parse_rules(&set, "r.rules", text, strlen(text), false, &problems);
+    nd_kb_check_rules(&set, NULL, &problems);
+    assert_int_equal(problems.n, 2);
+    assert_true(has_problem(&problems, "r.rules:17: [g.rule] require must be"));
+    assert_true(has_problem(&problems, "r.rules:24: [h.rule] require uses 'nope'"));
+    const struct nd_kb_rule *r = &set.v[0];
+    assert_true(nd_kb_rule_accepts(r, "allocate 2.00 GiB; 50.00 GiB allocated; 58.00 GiB reserved"));
+    assert_false(nd_kb_rule_accepts(r, "allocate 2.00 GiB; 57.00 GiB allocated; 58.00 GiB reserved"));
+    assert_false(nd_kb_rule_accepts(r, "allocate 2.00 GiB; 58.00 GiB reserved"));
+    assert_true(nd_kb_rule_accepts(&set.v[1], "anything"));  /* broken require: not enforced */
+    nd_kb_ruleset_free(&set);
+    nd_strv_free(&problems);
+}
+
 static void test_builtin_rules_clean(void **state)
 {
     (void)state;
@@ -173,6 +199,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_repeated_keys), cmocka_unit_test(test_parse_long_line),
         cmocka_unit_test(test_lint_problems),       cmocka_unit_test(test_expand_captures),
+        cmocka_unit_test(test_require),
         cmocka_unit_test(test_builtin_rules_clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

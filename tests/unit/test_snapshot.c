@@ -356,6 +356,31 @@ static void test_redact_idempotent_values(void **state)
     free(f);
 }
 
+static void test_redact_env_patterns(void **state)
+{
+    (void)state;
+    setenv(ND_REDACT_ENV, "^CORP_|internal_endpoint", 1);
+    nd_redact_reset();
+    struct nd_error err;
+    assert_int_equal(nd_redact_check_env(&err), 0);
+    assert_true(nd_redact_name_is_secret("CORP_DB"));
+    assert_true(nd_redact_name_is_secret("MY_INTERNAL_ENDPOINT_ID"));
+    assert_false(nd_redact_name_is_secret("MY_CORP_DB"));
+    char *v = nd_redact_value("CORP_DB", "db-4711");
+    assert_true(nd_redact_is_marker(v));
+    free(v);
+    setenv(ND_REDACT_ENV, "([", 1);
+    nd_redact_reset();
+    assert_int_equal(nd_redact_check_env(&err), -EINVAL);
+    assert_non_null(strstr(err.msg, ND_REDACT_ENV));
+    /* An invalid pattern is ignored by the matcher itself. */
+    assert_false(nd_redact_name_is_secret("CORP_DB"));
+    unsetenv(ND_REDACT_ENV);
+    nd_redact_reset();
+    assert_int_equal(nd_redact_check_env(&err), 0);
+    assert_false(nd_redact_name_is_secret("CORP_DB"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -370,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_load_files),
         cmocka_unit_test(test_redact_json_document),
         cmocka_unit_test(test_redact_idempotent_values),
+        cmocka_unit_test(test_redact_env_patterns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# bench/run.sh: the costs of `npu-doctor run` and `watch`, each against an
+# anchor measured in the same run. Prints figures and ratios; passes or fails
+# nothing (targets from the issue in brackets).
+#   1. passthrough of 1 GiB of log lines: `npu-doctor run -- cat F` vs
+#      `cat F | cat`, both into /dev/null                      [>= 0.9x cat]
+#   2. monitor cost: CPU seconds of `npu-doctor watch` on a 64-process job at
+#      1 s for 60 s vs bench/psutil_sampler.py doing the same work, on the
+#      simulated 8x910B host, both at once on the same job  [<= 0.1x psutil]
+#   3. detection latency of the seed case (test 1: CPU-only PyTorch training,
+#      idle NPUs, CANN not sourced): sampler clock and wall seconds
+#   4. npu-doctor's RSS over a 1-hour series fed by a synthetic clock
+#      (watch --synthetic-clock: ticks back to back)        [< 20 MB]
+# Environment: ND_BIN (default build/npu-doctor), ND_SIM (simulator libs),
+# BENCH_MONITOR_S (default 60), BENCH_GIB (default 1).
+set -eu
+cd "$(dirname "$0")/.."
+ND=${ND_BIN:-build/npu-doctor}
+SIM=${ND_SIM:-$(dirname "$ND")/sim}
+PY=/usr/bin/python3
+MON_S=${BENCH_MONITOR_S:-60}
+GIB=${BENCH_GIB:-1}
+[ -x "$ND" ] || { echo "bench/run.sh: build first ($ND missing)" >&2; exit 66; }
+[ -e "$SIM/libdcmi.so" ] || { echo "bench/run.sh: simulator $SIM/libdcmi.so missing" >&2; exit 66; }
+"$PY" -c 'import psutil, torch' 2>/dev/null || { echo "bench/run.sh: $PY needs python3-psutil and python3-torch" >&2; exit 66; }
+command -v hyperfine >/dev/null || { echo "bench/run.sh: hyperfine is not installed" >&2; exit 66; }
+
+W=$(mktemp -d)
+JOB=
+cleanup() { [ -n "$JOB" ] && kill "$JOB" 2>/dev/null; rm -rf "$W"; }
+trap cleanup EXIT
+ROOT=$PWD/tests/fixtures/roots/ascend-910b-cann80
+export NPU_DOCTOR_DCMI_LIB=$SIM/libdcmi.so NPU_DOCTOR_NVML_LIB=$W/none ND_SIM_STATE=$W/state.ini
+printf '[ascend]\ndevices = 8\nchip_name = 910B3\naicore_util = 0\nhbm_total_mb = 65536\n' >"$W/state.ini"
+
+echo "== 1. passthrough throughput ($GIB GiB of log lines into /dev/null)"
+"$PY" - "$W/log" "$GIB" <<'PYEOF'
+import random, sys
+random.seed(1)
+words = "step loss lr grad_norm epoch batch throughput samples/s tokens ms npu:0 rank 3 warning info".split()
+lines = [("[%05d] " % i + " ".join(random.choice(words) for _ in range(random.randint(3, 20))) + "\n").encode()
+         for i in range(4096)]
+chunk = b"".join(lines)
+target = int(float(sys.argv[2]) * (1 << 30))
+with open(sys.argv[1], "wb") as f:
+    left = target
+    while left > 0:
+        f.write(chunk[:left])
+        left -= min(left, len(chunk))
+PYEOF
+cat "$W/log" >/dev/null   # into the page cache
+hyperfine -N --warmup 1 --runs 5 --export-json "$W/tp.json" \
+  -n cat "bash -c 'cat $W/log | cat >/dev/null'" \
+  -n npu-doctor "bash -c '$ND run --quiet --json-summary=$W/tp-sum.json -- cat $W/log >/dev/null 2>/dev/null'" >/dev/null
+"$PY" - "$W/tp.json" "$W/tp-sum.json" "$GIB" <<'PYEOF'
+import json, statistics, sys
+r = {x["command"]: statistics.median(x["times"]) for x in json.load(open(sys.argv[1]))["results"]}
+gib = float(sys.argv[3])
+facts = json.load(open(sys.argv[2]))["facts"]["job"]
+print("  cat | cat          %6.3f s  %6.2f GiB/s" % (r["cat"], gib / r["cat"]))
+print("  npu-doctor run     %6.3f s  %6.2f GiB/s" % (r["npu-doctor"], gib / r["npu-doctor"]))
+ratio = r["cat"] / r["npu-doctor"]
+print("  throughput ratio   %6.3f x cat   [>= 0.9: %s]" % (ratio, "met" if ratio >= 0.9 else "MISSED"))
+print("  lines %d, of which matched live %d (matching is budgeted to 5%% of a core under a flood)"
+      % (facts["output_lines"], facts["output_lines"] - facts["lines_not_matched"]))
+PYEOF
+rm -f "$W/log"
+
+echo "== 2. monitor cost: a 64-process job, 1 s interval, ${MON_S} s"
+# 64 Python processes (a trainer and 63 forked workers), idle, so the CPU measured is the monitors'.
+"$PY" -c '
+import os, sys, time
+d = float(sys.argv[1])
+for _ in range(63):
+    if os.fork() == 0:
+        time.sleep(d)
+        os._exit(0)
+time.sleep(d)
+' $((MON_S + 120)) &
+JOB=$!
+sleep 2
+/usr/bin/time -f "%U %S %e" -o "$W/nd.time" "$ND" watch --pid "$JOB" --for "$MON_S" --interval 1 --root "$ROOT" \
+  --quiet --json-summary="$W/mon.json" 2>/dev/null &
+ndw=$!
+/usr/bin/time -f "%U %S %e" -o "$W/ps.time" "$PY" bench/psutil_sampler.py "$JOB" 1 "$MON_S" 2>/dev/null &
+psw=$!
+wait "$ndw" || true
+wait "$psw" || true
+"$PY" - "$W/nd.time" "$W/ps.time" "$W/mon.json" <<'PYEOF'
+import json, sys
+def cpu(path):
+    u, s, e = (float(x) for x in open(path).read().split()[-3:])
+    return u + s, e
+nd, nd_wall = cpu(sys.argv[1])
+ps, ps_wall = cpu(sys.argv[2])
+samples = json.load(open(sys.argv[3]))["facts"]["job"]["samples"]
+print("  npu-doctor watch   %6.2f CPU s over %5.1f s  (%.2f%% of a core, %d samples, device sampling included)"
+      % (nd, nd_wall, 100 * nd / nd_wall, samples))
+print("  psutil sampler     %6.2f CPU s over %5.1f s  (%.2f%% of a core)" % (ps, ps_wall, 100 * ps / ps_wall))
+ratio = nd / ps if ps > 0 else float("inf")
+print("  cost ratio         %6.3f x psutil   [<= 0.1: %s]" % (ratio, "met" if ratio <= 0.1 else "MISSED"))
+PYEOF
+
+echo "== 4. RSS over a 1-hour synthetic series (same 64-process job, 8 simulated NPUs)"
+for secs in 60 600 3600; do
+  /usr/bin/time -f "%M" -o "$W/rss.$secs" "$ND" watch --pid "$JOB" --for "$secs" --interval 1 --synthetic-clock \
+    --root "$ROOT" --quiet --report "$W/rep.$secs" 2>/dev/null || true
+  pts=$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["series"]["points"]))' "$W/rep.$secs/report.json")
+  printf '  %5s s synthetic   max RSS %6.1f MB   (%s points in report.json)\n' "$secs" \
+    "$(awk '{printf "%.1f", $1 / 1024}' "$W/rss.$secs")" "$pts"
+done
+awk '{ mb = $1 / 1024; printf "  1 hour             %.1f MB   [< 20 MB: %s]\n", mb, mb < 20 ? "met" : "MISSED" }' "$W/rss.3600"
+kill "$JOB" 2>/dev/null || true
+JOB=
+
+echo "== 3. detection latency, the seed case (CPU-only torch, 8 idle NPUs, CANN not sourced)"
+for setting in "5 0.5" "20 1"; do
+  set -- $setting
+  "$PY" - "$ND" "$ROOT" "$1" "$2" "$W/lat.json" <<'PYEOF'
+import json, os, subprocess, sys, time
+nd, root, window, interval, out = sys.argv[1:6]
+env = {k: v for k, v in os.environ.items() if not k.startswith("ASCEND_") and k != "PYTHONPATH"}
+t0 = time.monotonic()
+p = subprocess.Popen([nd, "run", "--root", root, "--window", window, "--interval", interval, "--fail-fast",
+                      "--grace", "2", "--json-summary=" + out, "--", "/usr/bin/python3", "tests/fixtures/jobs/train_cnn.py"],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+wall = None
+for line in p.stderr:
+    if wall is None and b"error: The job computes on the CPU" in line:
+        wall = time.monotonic() - t0
+p.wait()
+f = [x for x in json.load(open(out))["findings"] if x["category"] == "cpu-fallback"]
+at = f[0]["at_s"] if f else float("nan")
+print("  --window %-3s --interval %-3s  cpu-fallback at %5.1f s (sampler clock), alert %5.1f s after launch (wall); "
+      "bound window + 2 intervals = %.1f s" % (window, interval, at, wall if wall else float("nan"),
+                                                float(window) + 2 * float(interval)))
+PYEOF
+done
