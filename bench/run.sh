@@ -106,10 +106,10 @@ for secs in 60 600 3600; do
   /usr/bin/time -f "%M" -o "$W/rss.$secs" "$ND" watch --pid "$JOB" --for "$secs" --interval 1 --synthetic-clock \
     --root "$ROOT" --quiet --report "$W/rep.$secs" 2>/dev/null || true
   pts=$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["series"]["points"]))' "$W/rep.$secs/report.json")
-  printf '  %5s s synthetic   max RSS %6.1f MB   (%s points in report.json)\n' "$secs" \
-    "$(awk '{printf "%.1f", $1 / 1024}' "$W/rss.$secs")" "$pts"
+  printf "  %5s s synthetic   max RSS %6s MB   (%s points in report.json)\n" "$secs" \
+    "$(tail -n1 "$W/rss.$secs" | awk "{printf \"%.1f\", \$1 / 1024}")" "$pts"
 done
-awk '{ mb = $1 / 1024; printf "  1 hour             %.1f MB   [< 20 MB: %s]\n", mb, mb < 20 ? "met" : "MISSED" }' "$W/rss.3600"
+tail -n1 "$W/rss.3600" | awk '{ mb = $1 / 1024; printf "  1 hour             %.1f MB   [< 20 MB: %s]\n", mb, mb < 20 ? "met" : "MISSED" }'
 kill "$JOB" 2>/dev/null || true
 JOB=
 

@@ -17,6 +17,7 @@
 #include "core/report.h"
 #include "core/spawn.h"
 #include "kb/kb.h"
+#include "monitor/kb_loader.h"
 #include "monitor/monitor.h"
 #include "monitor/supervisor.h"
 
@@ -107,16 +108,15 @@ int cmd_run(int argc, char **argv)
 
     struct nd_error err = {0};
     struct nd_kb *kb = NULL;
-    const char *dirs[1] = {o.rules_dir};
-    if (nd_kb_load(&kb, dirs, o.rules_dir ? 1 : 0, &err) < 0) {
-        if (o.rules_dir) {
+    struct nd_kb_loader *loader = NULL;
+    if (o.rules_dir) {
+        /* Extra rules are checked before the job starts: a broken file is a usage error. */
+        const char *dirs[1] = {o.rules_dir};
+        if (nd_kb_load(&kb, dirs, 1, &err) < 0) {
             if (summary)
                 fclose(summary);
             return nd_cmd_fail("run", ND_EXIT_USAGE, "--rules: %s", err.msg);
         }
-        fprintf(stderr, "npu-doctor: warning: knowledge base not loaded (%s); using the built-in line table\n",
-                err.msg);
-        kb = NULL;
     }
 
     char **job_argv = argv + optind;
@@ -153,8 +153,17 @@ int cmd_run(int argc, char **argv)
         .no_devices = o.no_devices,
         .kb = kb,
     };
+    /* The built-in rules compile in the background while the job starts. */
+    if (!kb && !(loader = nd_kb_loader_start()) && nd_kb_load(&kb, NULL, 0, &err) < 0) {
+        fprintf(stderr, "npu-doctor: warning: knowledge base not loaded (%s); using the built-in line table\n",
+                err.msg);
+        kb = NULL;
+    }
+    mo.kb = kb;
+    mo.kb_loader = loader;
     struct nd_run_ctx ctx = {NULL, sv};
     if (nd_monitor_new(&mo, &ctx.mon, &err) < 0) {
+        nd_kb_loader_free(loader);
         /* The job is already running: it goes on, unwatched. */
         fprintf(stderr, "npu-doctor: warning: the monitor could not start (%s); the job runs unwatched\n", err.msg);
         struct nd_supervisor_hooks none = {NULL, NULL, NULL};

@@ -193,7 +193,18 @@ char *nd_chart_svg(const struct nd_chart *c, size_t *len)
                         ".gr{stroke:#e6e6e6;stroke-width:1}.ax{stroke:#999;stroke-width:1}</style>\n");
     nd_strbuf_addf(&sb, "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#fff\"/>\n", W, h);
     nd_strbuf_adds(&sb, "<text x=\"16\" y=\"28\" class=\"t\">");
-    nd_xml_text(&sb, c->title ? c->title : "npu-doctor timeline");
+    /* About 90 characters fit at this size; longer commands are cut with an ellipsis. */
+    const char *title = c->title ? c->title : "npu-doctor timeline";
+    if (strlen(title) > 90) {
+        char cut[96];
+        size_t n = 86;
+        while (n > 0 && ((unsigned char)title[n] & 0xC0) == 0x80)
+            n--;   /* not inside a UTF-8 sequence */
+        snprintf(cut, sizeof cut, "%.*s\xe2\x80\xa6", (int)n, title);
+        nd_xml_text(&sb, cut);
+    } else {
+        nd_xml_text(&sb, title);
+    }
     nd_strbuf_adds(&sb, "</text>\n");
     if (c->subtitle) {
         nd_strbuf_adds(&sb, "<text x=\"16\" y=\"48\" class=\"st\">");
@@ -238,9 +249,8 @@ char *nd_chart_svg(const struct nd_chart *c, size_t *len)
     }
     for (size_t p = 0; p < c->npanels; p++)
         nd_panel(&sb, c, &c->panels[p], &xm, first_panel + (double)p * (PANEL_H + PANEL_GAP));
-    /* Findings: a line through every panel, the label above the strip. */
-    double mtop = c->band ? band_top + 14 : first_panel;
-    double mbot = first_panel + (double)(c->npanels ? c->npanels - 1 : 0) * (PANEL_H + PANEL_GAP) + PANEL_H;
+    /* Findings: a dashed line over the strip and through each plot (not over
+     * titles and legends), labelled at the top of the first plot. */
     double last_x = -1e9;
     int row = 0;
     for (size_t i = 0; i < c->nmarkers; i++) {
@@ -248,10 +258,17 @@ char *nd_chart_svg(const struct nd_chart *c, size_t *len)
         double t = m->t < xm.t0 ? xm.t0 : m->t > xm.t1 ? xm.t1 : m->t;
         double x = nd_x(&xm, t);
         const char *col = nd_sev_color(m->severity);
-        nd_strbuf_addf(&sb,
-                       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\" "
-                       "stroke-dasharray=\"6,3\"/>\n",
-                       x, mtop, x, mbot, col);
+        if (c->band)
+            nd_strbuf_addf(&sb,
+                           "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>\n",
+                           x, band_top + 14, x, band_top + 14 + BAND_H, col);
+        for (size_t p = 0; p < c->npanels; p++) {
+            double top = first_panel + (double)p * (PANEL_H + PANEL_GAP);
+            nd_strbuf_addf(&sb,
+                           "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\" "
+                           "stroke-dasharray=\"6,3\"/>\n",
+                           x, top, x, top + PANEL_H, col);
+        }
         row = (x - last_x < 150) ? row + 1 : 0;
         last_x = x;
         double ly = first_panel + 14 + (row % 6) * 13.0;

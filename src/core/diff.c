@@ -312,6 +312,7 @@ static void nd_tally(const struct nd_diff *d, const struct nd_diff_key *k, struc
 struct nd_sortable {
     enum nd_diff_category cat;
     int section;
+    const char *env_key;    /* variables sort by name, whichever file had them first */
     size_t group;
     size_t key;
     struct nd_difference diff;
@@ -324,6 +325,8 @@ static int nd_cmp_sortable(const void *a, const void *b)
         return (int)x->cat - (int)y->cat;
     if (x->section != y->section)
         return x->section - y->section;
+    if (x->env_key && y->env_key && x->env_key != y->env_key)
+        return strcmp(x->env_key, y->env_key);
     if (x->group != y->group)
         return (x->group > y->group) - (x->group < y->group);
     return (x->key > y->key) - (x->key < y->key);
@@ -367,6 +370,7 @@ int nd_diff_compute(const struct nd_diff *d, bool all, struct nd_diff_result *ou
         s->cat = k->category;
         s->section = k->section;
         s->group = k->group;
+        s->env_key = k->is_env ? k->key : NULL;
         s->key = ki;
         s->diff.key = ki;
         if (d->nfiles >= 3 && t.top_unique) {

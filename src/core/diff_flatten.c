@@ -57,13 +57,13 @@ static const char *const nd_pathlike_names[] = {
 static const char *const nd_noise_tokens[] = {
     "time", "timestamp", "date", "elapsed", "uptime", "pid", "ppid", "pids", "hostname", "boot", "free",
     "available", "avail", "used", "usage", "utilization", "util", "temperature", "temp", "power", "load",
-    "loadavg", "sample", "samples", "now", "age",
+    "loadavg", "sample", "samples", "now", "age", "seconds", "duration", "latency",
 };
 
 /* Whole fact names that differ per rank by design. */
 static const char *const nd_noise_names[] = {
     "rank", "local_rank", "node_rank", "group_rank", "global_rank", "node_name", "node_id", "procid",
-    "source", "processes",
+    "source", "processes", "s", "ms", "us", "ns",
 };
 
 /* Arrays of numbers that stand for device files ("davinci": [0, 1, ...]):

@@ -12,6 +12,8 @@
 
 /* At most this many file names in one outlier line; then "and N more". */
 #define ND_DIFF_MAX_NAMES 10
+/* At most this many distinct values in a "no majority" line. */
+#define ND_DIFF_MAX_VALUES 6
 
 static const char *nd_absent_text(const struct nd_diff_key *k)
 {
@@ -177,9 +179,19 @@ static void nd_print_split(const struct nd_diff *d, const struct nd_difference *
     else
         nd_strbuf_adds(&sb, k->label);
     nd_strbuf_adds(&sb, ": no majority:");
+    size_t shown = 0, more = 0;
     for (size_t i = 0; i < n; i++) {
         if (done[i])
             continue;
+        /* A fact that differs on every node would fill the screen. */
+        if (shown == ND_DIFF_MAX_VALUES) {
+            for (size_t j = i; j < n; j++)
+                if (!done[j] && nd_diff_value(k, j) == nd_diff_value(k, i))
+                    done[j] = true;
+            more++;
+            continue;
+        }
+        shown++;
         const char *v = nd_diff_value(k, i);
         size_t ng = 0;
         for (size_t j = i; j < n; j++)
@@ -191,6 +203,8 @@ static void nd_print_split(const struct nd_diff *d, const struct nd_difference *
         nd_names(&sb, d, group, ng);
         nd_strbuf_addc(&sb, ')');
     }
+    if (more)
+        nd_strbuf_addf(&sb, "; and %zu more value%s (--json lists them)", more, more == 1 ? "" : "s");
     fprintf(fp, "  %s\n", sb.buf);
     nd_strbuf_free(&sb);
     free(group);
@@ -260,10 +274,11 @@ json_t *nd_diff_to_json(const struct nd_diff *d, const struct nd_diff_result *r)
     json_object_set_new(o, "command", json_string("diff"));
     json_object_set_new(o, "findings", json_array());
     size_t n = nd_diff_nfiles(d);
+    /* File names as object keys must be valid UTF-8 (jansson refuses others). */
     json_t *files = json_array(), *labels = json_object();
     for (size_t i = 0; i < n; i++) {
         json_array_append_new(files, nd_json_str(nd_diff_file(d, i)));
-        json_object_set_new(labels, nd_diff_file(d, i), nd_json_str(nd_diff_label(d, i)));
+        json_object_set_new(labels, json_string_value(json_array_get(files, i)), nd_json_str(nd_diff_label(d, i)));
     }
     json_object_set_new(o, "files", files);
     json_object_set_new(o, "labels", labels);
@@ -280,13 +295,13 @@ json_t *nd_diff_to_json(const struct nd_diff *d, const struct nd_diff_result *r)
         json_object_set_new(e, "category", json_string(nd_diff_category_name(k->category)));
         json_t *values = json_object();
         for (size_t f = 0; f < n; f++)
-            json_object_set_new(values, nd_diff_file(d, f), nd_value_json(nd_diff_value(k, f)));
+            json_object_set_new(values, json_string_value(json_array_get(files, f)), nd_value_json(nd_diff_value(k, f)));
         json_object_set_new(e, "values", values);
         if (df->has_majority) {
             json_object_set_new(e, "majority", nd_value_json(df->majority));
             json_t *out = json_array();
             for (size_t j = 0; j < df->noutliers; j++)
-                json_array_append_new(out, nd_json_str(nd_diff_file(d, df->outliers[j])));
+                json_array_append(out, json_array_get(files, df->outliers[j]));
             json_object_set_new(e, "outliers", out);
         }
         json_array_append_new(diffs, e);

@@ -147,7 +147,9 @@ static void nd_scrub_urls(struct nd_strbuf *sb, const char *text)
         while (scheme > p && nd_scheme_char(scheme[-1]))
             scheme--;
         const char *auth = sep + 3;
-        size_t span = strcspn(auth, "/?# \t\n\"'");
+        /* The authority ends at characters a URL cannot hold there; '<'
+         * keeps a marker from being read as part of a password. */
+        size_t span = strcspn(auth, "/?# \t\n\"'<>{}|\\^`");
         const char *at = NULL;
         for (size_t i = 0; i < span; i++)
             if (auth[i] == '@')
@@ -206,7 +208,11 @@ static size_t nd_token_at(const char *start, const char *p)
         size_t n = 0;
         while (nd_token_char(p[plen + n], t->upper_only))
             n++;
-        if (n >= t->min)
+        /* A token ends where words end: "AKIA...Pgho_..." is one word, not
+         * a key id followed by something (and redacting it in two steps
+         * would not be idempotent). */
+        char next = p[plen + n];
+        if (n >= t->min && !isalnum((unsigned char)next) && next != '_' && next != '-')
             return plen + n;
     }
     return 0;
@@ -251,6 +257,108 @@ char *nd_redact_value(const char *name, const char *value)
     nd_strbuf_grow(&sb, strlen(value));
     nd_scrub_urls(&sb, value);
     return nd_scrub_tokens(nd_strbuf_detach(&sb, NULL));
+}
+
+/* Appends the marker for value[0..len) (kept when it already is one). */
+static void nd_add_marker(struct nd_strbuf *sb, const char *value, size_t len)
+{
+    if (len == ND_REDACT_MARKER_LEN && nd_redact_is_marker(value)) {
+        nd_strbuf_add(sb, value, len);
+        return;
+    }
+    char *v = nd_xstrndup(value, len);
+    char *mark = nd_redact_marker(v);
+    nd_strbuf_adds(sb, mark);
+    free(mark);
+    free(v);
+}
+
+static bool nd_name_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+/* "HF_TOKEN: value", "'HF_TOKEN': 'value'" (a printed Python dict, e.g.
+ * os.environ), "\"HF_TOKEN\": \"value\"" (JSON): the value of a secret name.
+ * Only names written like variables (no lower-case letter) count, so a log's
+ * "KeyError: 'x'" is left alone. Takes and returns a malloc'd string. */
+static char *nd_scrub_colon_pairs(char *s)
+{
+    if (!strchr(s, ':'))
+        return s;
+    struct nd_strbuf out = ND_STRBUF_INIT;
+    nd_strbuf_grow(&out, strlen(s));
+    const char *p = s;
+    for (;;) {
+        const char *colon = strchr(p, ':');
+        if (!colon) {
+            nd_strbuf_adds(&out, p);
+            break;
+        }
+        nd_strbuf_add(&out, p, (size_t)(colon + 1 - p));
+        p = colon + 1;
+        const char *end = colon;
+        char quote = 0;
+        if (end > s && (end[-1] == '\'' || end[-1] == '"')) {
+            quote = end[-1];
+            end--;
+        }
+        const char *name = end;
+        while (name > s && nd_name_char(name[-1]))
+            name--;
+        size_t nlen = (size_t)(end - name);
+        if (nlen == 0 || nlen >= 128 || (quote && (name == s || name[-1] != quote)))
+            continue;
+        char nbuf[128];
+        memcpy(nbuf, name, nlen);
+        nbuf[nlen] = '\0';
+        bool env_style = true;
+        for (size_t i = 0; i < nlen && env_style; i++)
+            env_style = !islower((unsigned char)nbuf[i]);
+        if (!env_style || !nd_redact_name_is_secret(nbuf))
+            continue;
+        const char *v = p;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        char vq = (*v == '"' || *v == '\'') ? *v : 0;
+        const char *vstart = vq ? v + 1 : v;
+        size_t vlen = vq ? strcspn(vstart, vq == '"' ? "\"" : "'") : strcspn(vstart, " \t\n,;}");
+        if (vlen == 0)
+            continue;
+        nd_strbuf_add(&out, p, (size_t)(vstart - p));
+        nd_add_marker(&out, vstart, vlen);
+        p = vstart + vlen;
+    }
+    free(s);
+    return nd_strbuf_detach(&out, NULL);
+}
+
+/* "Authorization: Bearer <token>" in logs and argv. */
+static char *nd_scrub_bearer(char *s)
+{
+    if (!strcasestr(s, "bearer "))
+        return s;
+    struct nd_strbuf out = ND_STRBUF_INIT;
+    const char *p = s;
+    for (;;) {
+        const char *b = strcasestr(p, "bearer ");
+        if (!b) {
+            nd_strbuf_adds(&out, p);
+            break;
+        }
+        const char *t = b + 7;
+        while (*t == ' ')
+            t++;
+        size_t n = strspn(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/=<>:");
+        nd_strbuf_add(&out, p, (size_t)(t - p));
+        if (n >= 8)
+            nd_add_marker(&out, t, n);
+        else
+            nd_strbuf_add(&out, t, n);
+        p = t + n;
+    }
+    free(s);
+    return nd_strbuf_detach(&out, NULL);
 }
 
 char *nd_redact_text(const char *text)
@@ -300,5 +408,5 @@ char *nd_redact_text(const char *text)
         p = vstart + vlen;
     }
     nd_strbuf_free(&urls);
-    return nd_scrub_tokens(nd_strbuf_detach(&out, NULL));
+    return nd_scrub_tokens(nd_scrub_bearer(nd_scrub_colon_pairs(nd_strbuf_detach(&out, NULL))));
 }

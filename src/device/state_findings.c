@@ -248,6 +248,12 @@ size_t nd_smoke_flag_slow(struct nd_smoke_result *r)
 static const char *nd_smoke_category(const struct nd_smoke_result *r)
 {
     const char *c = r->failed_call;
+    if (strcmp(r->vendor, "nvidia") == 0) {
+        if (r->code == 803) /* CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: driver and libcuda differ */
+            return ND_CAT_VERSION_MISMATCH;
+        if (r->code == 34) /* CUDA_ERROR_STUB_LIBRARY: the toolkit's link stub was loaded */
+            return ND_CAT_ENV_NOT_LOADED;
+    }
     if (strcmp(c, "aclInit") == 0 || r->code == 500001 || strcmp(c, "dlsym") == 0)
         return ND_CAT_ENV_NOT_LOADED;
     if (strcmp(c, "dlopen") == 0 && !r->lib_found)

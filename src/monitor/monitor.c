@@ -22,6 +22,7 @@
 #include "core/spawn.h"
 #include "core/strbuf.h"
 #include "kb/kb.h"
+#include "monitor/kb_loader.h"
 #include "monitor/sampler.h"
 #include "monitor/series.h"
 #include "monitor/timeline.h"
@@ -30,6 +31,16 @@
 #include "proc/footprint.h"
 
 #define ND_MONITOR_FAIL_STREAK 3
+/* Lines held while the knowledge base loads (a job rarely says much in its
+ * first tens of milliseconds); past this they get the built-in table only. */
+#define ND_PENDING_LINES 512
+
+struct nd_pending_line {
+    int stream;
+    long lineno;
+    char *text;
+    size_t len;
+};
 
 struct nd_monitor {
     struct nd_monitor_opts opt;
@@ -51,7 +62,14 @@ struct nd_monitor {
     char *argv_text;
     double max_cores;
     unsigned frameworks;
+    struct nd_kb *kb;               /* the matcher in use (NULL: built-in table) */
+    struct nd_kb *kb_owned;         /* loaded in the background: ours to free */
+    struct nd_kb_loader *loader;    /* until the background load is collected */
+    struct nd_pending_line *pending;
+    size_t npending;
 };
+
+static void nd_match_line(struct nd_monitor *m, int stream, const char *line, size_t len, long lineno);
 
 /* ---- alerts ---- */
 
@@ -232,8 +250,34 @@ int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, s
     }
     m->argv_text = nd_redact_text(sb.buf);
     nd_strbuf_free(&sb);
+    m->kb = opt->kb;
+    m->loader = opt->kb_loader;
     *out = m;
     return 0;
+}
+
+/* Collects the background knowledge base once it is there, then matches the
+ * lines held meanwhile. */
+static void nd_kb_collect(struct nd_monitor *m, bool wait)
+{
+    if (!m->loader)
+        return;
+    struct nd_kb *kb = NULL;
+    char why[512];
+    if (!nd_kb_loader_done(m->loader, wait, &kb, why, sizeof why))
+        return;
+    nd_kb_loader_free(m->loader);
+    m->loader = NULL;
+    m->kb = m->kb_owned = kb;
+    if (!kb)
+        fprintf(stderr, "npu-doctor: warning: knowledge base not loaded (%s); using the built-in line table\n", why);
+    for (size_t i = 0; i < m->npending; i++) {
+        nd_match_line(m, m->pending[i].stream, m->pending[i].text, m->pending[i].len, m->pending[i].lineno);
+        free(m->pending[i].text);
+    }
+    free(m->pending);
+    m->pending = NULL;
+    m->npending = 0;
 }
 
 void nd_monitor_free(struct nd_monitor *m)
@@ -245,6 +289,11 @@ void nd_monitor_free(struct nd_monitor *m)
     nd_findings_free(&m->findings);
     nd_findings_free(&m->env_reasons);
     free(m->argv_text);
+    nd_kb_loader_free(m->loader);
+    for (size_t i = 0; i < m->npending; i++)
+        free(m->pending[i].text);
+    free(m->pending);
+    nd_kb_free(m->kb_owned);
     free(m);
 }
 
@@ -347,6 +396,7 @@ double nd_monitor_clock(const struct nd_monitor *m)
 
 double nd_monitor_tick(struct nd_monitor *m, double now)
 {
+    nd_kb_collect(m, false);
     if (m->failed)
         return now + 3600;
     if (!m->opt.synthetic_clock && now < m->next_deadline)
@@ -379,12 +429,12 @@ void nd_monitor_set_output(struct nd_monitor *m, uint64_t bytes, uint64_t lines,
     m->skipped = skipped;
 }
 
-void nd_monitor_line(struct nd_monitor *m, int stream, const char *line, size_t len, long lineno)
+static void nd_match_line(struct nd_monitor *m, int stream, const char *line, size_t len, long lineno)
 {
     nd_loglines_note(line, len, &m->ctx);
     struct nd_findings found = ND_FINDINGS_INIT;
     const char *src = stream == 1 ? "stdout" : "stderr";
-    int n = m->opt.kb ? nd_kb_match_line(m->opt.kb, line, len, src, lineno, &found) : 0;
+    int n = m->kb ? nd_kb_match_line(m->kb, line, len, src, lineno, &found) : 0;
     if (n <= 0)
         nd_loglines_match(line, len, src, lineno, &found);
     double at = nd_monitor_clock(m) + (nd_monotonic_now() - m->last_tick_mono);
@@ -393,6 +443,18 @@ void nd_monitor_line(struct nd_monitor *m, int stream, const char *line, size_t 
         nd_consider(m, found.v[i], false);
     }
     nd_findings_free(&found);
+}
+
+void nd_monitor_line(struct nd_monitor *m, int stream, const char *line, size_t len, long lineno)
+{
+    nd_kb_collect(m, false);
+    if (m->loader && m->npending < ND_PENDING_LINES) {
+        if (!m->pending)
+            m->pending = nd_xcalloc(ND_PENDING_LINES, sizeof *m->pending);
+        m->pending[m->npending++] = (struct nd_pending_line){stream, lineno, nd_xstrndup(line, len), len};
+        return;
+    }
+    nd_match_line(m, stream, line, len, lineno);
 }
 
 bool nd_monitor_wants_stop(const struct nd_monitor *m)
@@ -558,6 +620,7 @@ static int nd_write_reports(const struct nd_monitor *m, int exit_status, double 
 
 int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int exit_status, double duration_s)
 {
+    nd_kb_collect(m, true);
     if (ex && nd_series_len(&m->series) > 0) {
         struct nd_findings found = ND_FINDINGS_INIT;
         nd_detect_exit(&m->series, &m->ctx, ex, &found);

@@ -17,6 +17,7 @@
 #include "monitor/detect.h"
 
 struct nd_kb;
+struct nd_kb_loader;
 
 struct nd_monitor_opts {
     const char *command;        /* "run" or "watch" */
@@ -34,6 +35,7 @@ struct nd_monitor_opts {
     bool synthetic_clock;       /* ticks back to back (benchmarks) */
     bool no_devices;
     struct nd_kb *kb;           /* may be NULL: the built-in line table only */
+    struct nd_kb_loader *kb_loader;   /* or a knowledge base still loading (the monitor owns it) */
 };
 
 struct nd_monitor;

@@ -7,11 +7,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "core/fileio.h"
 #include "core/redact.h"
@@ -23,9 +25,12 @@
 #include "proc/proc.h"
 
 #define ND_FP_REFRESH_S 5.0
+/* Processes whose stat file stays open between ticks (an fd each). */
+#define ND_MAX_KEPT_STAT 512
 #define ND_MAX_VENDORS 2
 
 struct nd_track {
+    int statfd;             /* /proc/PID/stat kept open (-1 none): one pread per tick */
     pid_t pid, ppid;
     uint64_t start;
     uint64_t ticks;
@@ -77,10 +82,13 @@ struct nd_sampler {
     pid_t *vanished;
     size_t nvanished, capvanished;
     bool fw_known;
+    size_t kept_stat;
     bool have_cgroup;
     bool cgroup_v1;
     char cgroup_dir[512];
 };
+
+static void nd_drop_stat(struct nd_sampler *s, struct nd_track *t);
 
 /* Bounded copy that always terminates (names from vendor structs can be longer than ours). */
 static void nd_copy(char *dst, size_t size, const char *src)
@@ -225,6 +233,8 @@ void nd_sampler_free(struct nd_sampler *s)
         free(s->state[v]);
     }
     nd_footprint_cache_free(s->fpc);
+    for (size_t i = 0; i < s->ntr; i++)
+        nd_drop_stat(s, &s->tr[i]);
     free(s->tr);
     free(s->nonjob);
     free(s->procs);
@@ -364,6 +374,7 @@ static struct nd_track *nd_track_add(struct nd_sampler *s, pid_t pid)
     }
     struct nd_track *t = &s->tr[s->ntr++];
     memset(t, 0, sizeof *t);
+    t->statfd = -1;
     t->pid = pid;
     return t;
 }
@@ -379,6 +390,48 @@ static void nd_read_cmd(struct nd_track *t)
     char *red = nd_redact_text(raw);
     nd_copy(t->cmd, sizeof t->cmd, red);
     free(red);
+}
+
+/* Keeps /proc/PID/stat open: later reads are one pread, with no path walk,
+ * and a read failing with ESRCH says the process is gone even if its pid
+ * was reused meanwhile. Never takes fds 0-2 (they may be closed, or closed
+ * by someone else later). */
+static void nd_keep_stat(struct nd_sampler *s, struct nd_track *t)
+{
+    if (t->statfd >= 0 || s->kept_stat >= ND_MAX_KEPT_STAT)
+        return;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)t->pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && fd < 3) {
+        int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        close(fd);
+        fd = hi;
+    }
+    if (fd < 0)
+        return;
+    t->statfd = fd;
+    s->kept_stat++;
+}
+
+static void nd_drop_stat(struct nd_sampler *s, struct nd_track *t)
+{
+    if (t->statfd < 0)
+        return;
+    close(t->statfd);
+    t->statfd = -1;
+    s->kept_stat--;
+}
+
+/* 0, or < 0 when the kept file says the process is gone. */
+static int nd_read_kept_stat(const struct nd_track *t, struct nd_proc_stat *st)
+{
+    char buf[1024];
+    ssize_t n = pread(t->statfd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return -ESRCH;
+    buf[n] = '\0';
+    return nd_proc_parse_stat(buf, (size_t)n, st);
 }
 
 static int nd_scan_procs(struct nd_sampler *s, double dt, struct nd_error *err)
@@ -398,9 +451,13 @@ static int nd_scan_procs(struct nd_sampler *s, double dt, struct nd_error *err)
         struct nd_track *t = nd_track_find(s, pid);
         struct nd_proc_stat st;
         if (t) {
+            if (t->statfd >= 0 && nd_read_kept_stat(t, &st) == 0) {
+                nd_track_update(s, t, &st, dt, false);
+                continue;
+            }
             if (nd_proc_read_stat(pid, &st) < 0)
                 continue;
-            if (st.starttime_ticks == t->start) {
+            if (t->statfd < 0 && st.starttime_ticks == t->start) {
                 nd_track_update(s, t, &st, dt, false);
                 continue;
             }
@@ -433,6 +490,7 @@ static int nd_scan_procs(struct nd_sampler *s, double dt, struct nd_error *err)
                 c->job = changed = true;
                 struct nd_track *t = nd_track_add(s, c->pid);
                 nd_track_update(s, t, &c->st, dt, true);
+                nd_keep_stat(s, t);
             }
         }
     }
@@ -454,6 +512,7 @@ static int nd_scan_procs(struct nd_sampler *s, double dt, struct nd_error *err)
             s->tr[j++] = s->tr[i];
             continue;
         }
+        nd_drop_stat(s, &s->tr[i]);
         if (s->tr[i].pid <= 0)
             continue;
         if (s->nvanished == s->capvanished) {

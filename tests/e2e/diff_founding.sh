@@ -46,6 +46,16 @@ assert_json "$T/j" 'd["differences"][0]["category"] == "vendor" and d["differenc
 assert_json "$T/j" 'any(x["key"] == "env.PYTHONPATH" and x["entry"] == "/usr/local/Ascend/ascend-toolkit/latest/python/site-packages" and list(x["values"].values())[1] is None for x in d["differences"])' "PATH entries in JSON"
 assert_json "$T/j" 'all("majority" not in x for x in d["differences"])' "two files: no majority"
 
+# docs/cluster.md shows this very output (and the cluster one): keep it true.
+(cd "$FX" && "$ND" diff good.json bad.json) >"$T/docs-founding"
+(cd "$FX/../cluster" && "$ND" diff snap-*.json) >"$T/docs-cluster"
+if python3 - "${ND_SRC:?}/docs/cluster.md" "$T/docs-founding" "$T/docs-cluster" <<'PY'
+import sys
+doc = open(sys.argv[1]).read()
+sys.exit(0 if all(open(f).read() in doc for f in sys.argv[2:]) else 1)
+PY
+then pass "docs/cluster.md shows the real diff output"; else fail "docs/cluster.md diff examples are stale"; fi
+
 # The same story from real snapshots: one job environment with set_env.sh's
 # variables, one without.
 cat >"$T/good.env" <<EOF

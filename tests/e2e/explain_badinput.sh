@@ -67,8 +67,8 @@ expect_rc 66 "nothing could be read"
 assert_contains "$T/err" "nothing could be read"
 
 # stdin, and a log with no known problem (exit 0).
-printf 'INFO all good\nepoch 1 done\n' | "$ND" explain - >"$T/out" 2>"$T/err"
-rc=$?
+printf 'INFO all good\nepoch 1 done\n' >"$T/clean.log"
+nd_t "$T/out" "$T/err" explain - <"$T/clean.log"
 expect_rc 0 "clean log from stdin"
 assert_contains "$T/out" "No known problem" "says nothing was found"
 

@@ -8,7 +8,7 @@ CORPUS=${ND_SHARED:?ND_SHARED must point at ../shared}/corpus
 
 total=0
 hits=0
-while IFS=$'\t' read -r id cat accepted _; do
+while IFS=$'\t' read -r id _ accepted _; do
   case "$id" in ''|\#*) continue ;; esac
   f="$CORPUS/$id.txt"
   [ -f "$f" ] || continue

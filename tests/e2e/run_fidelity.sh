@@ -22,9 +22,11 @@ expect_rc 137 "death by SIGKILL: 128+9"
 # 200 MiB, both streams interleaved in random chunks, binary included.
 SPEW=${ND_HELPERS:?}/run_spew
 "$SPEW" 200 7 >"$T/a1" 2>"$T/b1"
-"$ND" run --quiet -- "$SPEW" 200 7 >"$T/a2" 2>"$T/b2"
+"$ND" run --quiet --json-summary="$T/spew.json" -- "$SPEW" 200 7 >"$T/a2" 2>"$T/b2"
 rc=$?
 expect_rc 0 "spew job"
+lines=$(cat "$T/a1" "$T/b1" | tr -cd '\n' | wc -c)
+assert_json "$T/spew.json" "d['facts']['job']['output_lines'] == $lines and d['facts']['job']['output_bytes'] == 200 << 20" "every byte and line counted ($lines lines)"
 if cmp -s "$T/a1" "$T/a2"; then pass "stdout byte-exact ($(stat -c %s "$T/a1") bytes, sha256 $(sha256sum <"$T/a1" | cut -c1-12))"
 else fail "stdout differs"; fi
 n=$(stat -c %s "$T/b1")

@@ -88,6 +88,8 @@ cat >"$T/train.log" <<EOF
 [launch] AWS_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY WANDB_API_KEY=$WANDB_API_KEY
 [launch] INTERNAL_ENDPOINT_ID=$INTERNAL_ENDPOINT_ID
 [rank0] connecting to $MASTER_URL
+[rank0] env: environ({'HOME': '/root', 'HF_TOKEN': '$HF_TOKEN', 'AWS_SECRET_ACCESS_KEY': '$AWS_SECRET_ACCESS_KEY'})
+[hub] GET https://huggingface.co/api/models -H "Authorization: Bearer $HF_TOKEN"
 Traceback (most recent call last):
   File "train.py", line 3, in <module>
     import torch_npu

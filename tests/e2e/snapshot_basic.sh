@@ -90,6 +90,11 @@ assert_json "$T/np.json" 'd["python"]["error"] == "python3 not found on the job'
 run_nd "$T/l2.json" "$T/err" snapshot --json --level 2 --env-file "$T/job.env" --python /usr/bin/python3
 expect_rc 0 "snapshot --level 2"
 assert_json "$T/l2.json" 'd["level"] == 2 and "python" in d["facts"]' "level 2 recorded"
+# Level 2 measures import times: a second run differs only in noise.
+run_nd "$T/l2b.json" "$T/err" snapshot --json --level 2 --env-file "$T/job.env" --python /usr/bin/python3
+run_nd "$T/d2" "$T/err" diff "$T/l2.json" "$T/l2b.json"
+expect_rc 0 "two level-2 snapshots of one node are equal"
+assert_contains "$T/d2" "no differences"
 
 # Not a terminal and no -o: JSON by default; --text forces the summary.
 "$ND" snapshot --env-file "$T/job.env" >"$T/default.out" 2>/dev/null

@@ -500,15 +500,15 @@ static void test_cuda_smoke_codes(void **state)
     (void)state;
     static const struct {
         int code;
-        const char *name, *fix;
+        const char *name, *fix, *category;
     } cases[] = {
-        {2, "CUDA_ERROR_OUT_OF_MEMORY", "npu-doctor ps"},
-        {3, "CUDA_ERROR_NOT_INITIALIZED", "nvidia-smi"},
-        {100, "CUDA_ERROR_NO_DEVICE", "CUDA_VISIBLE_DEVICES"},
-        {101, "CUDA_ERROR_INVALID_DEVICE", "CUDA_VISIBLE_DEVICES"},
-        {802, "CUDA_ERROR_SYSTEM_NOT_READY", "nvidia-fabricmanager"},
-        {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "reboot"},
-        {999, "CUDA_ERROR_UNKNOWN", "nvidia-uvm"},
+        {2, "CUDA_ERROR_OUT_OF_MEMORY", "npu-doctor ps", ND_CAT_DEVICE_OOM},
+        {3, "CUDA_ERROR_NOT_INITIALIZED", "nvidia-smi", ND_CAT_NO_DEVICE},
+        {100, "CUDA_ERROR_NO_DEVICE", "CUDA_VISIBLE_DEVICES", ND_CAT_NO_DEVICE},
+        {101, "CUDA_ERROR_INVALID_DEVICE", "CUDA_VISIBLE_DEVICES", ND_CAT_NO_DEVICE},
+        {802, "CUDA_ERROR_SYSTEM_NOT_READY", "nvidia-fabricmanager", ND_CAT_NO_DEVICE},
+        {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "reboot", ND_CAT_VERSION_MISMATCH},
+        {999, "CUDA_ERROR_UNKNOWN", "nvidia-uvm", ND_CAT_NO_DEVICE},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         t_state(T_CUDA_TWO "[cuda]\nfail = cuInit %d\n", cases[i].code);
@@ -520,6 +520,11 @@ static void test_cuda_smoke_codes(void **state)
         assert_non_null(strstr(r->meaning, nd_cuda_strerror(cases[i].code)));
         assert_non_null(strstr(r->fix, cases[i].fix));
         assert_null(strstr(nd_cuda_strerror(cases[i].code), "unrecognised"));
+        struct nd_findings fl = ND_FINDINGS_INIT;
+        nd_smoke_findings(r, &fl);
+        assert_int_equal(fl.n, 1);
+        assert_string_equal(fl.v[0]->category, cases[i].category);
+        nd_findings_free(&fl);
         free(r);
     }
     assert_non_null(strstr(nd_cuda_strerror(802), "Fabric Manager"));

@@ -97,6 +97,10 @@ static void test_classification(void **state)
     assert_false(nd_diff_fact_is_noise("version"));
     assert_false(nd_diff_fact_is_noise("shm_bytes"));
     assert_false(nd_diff_fact_is_noise("rank_table"));
+    assert_true(nd_diff_fact_is_noise("s"));
+    assert_true(nd_diff_fact_is_noise("elapsed_s"));
+    assert_true(nd_diff_fact_is_noise("import_seconds"));
+    assert_false(nd_diff_fact_is_noise("status"));
     assert_string_equal(nd_diff_category_name(ND_DIFF_VENDOR), "vendor");
     assert_string_equal(nd_diff_category_name(ND_DIFF_NOISE), "noise");
 }
@@ -111,7 +115,8 @@ static const char *const pair_b =
     "{\"schema\":\"npu-doctor/1\",\"command\":\"snapshot\",\"identity\":{\"hostname\":\"n1\",\"time\":\"t2\"},"
     "\"limits\":{\"shm_bytes\":1073741824},"
     "\"python\":{\"packages\":{\"torch\":\"2.2.0\",\"numpy\":\"1.26.4\"}},"
-    "\"env\":{\"LD_LIBRARY_PATH\":\"/opt/x/lib:/home/me/lib\",\"SHLVL\":\"2\",\"HOME\":\"/root\"}}";
+    "\"env\":{\"CUDA_HOME\":\"/usr/local/cuda\",\"LD_LIBRARY_PATH\":\"/opt/x/lib:/home/me/lib\",\"SHLVL\":\"2\","
+    "\"HOME\":\"/root\"}}";
 
 static void test_pairwise(void **state)
 {
@@ -120,8 +125,8 @@ static void test_pairwise(void **state)
     struct nd_diff *d = diff_of(texts, 2);
     struct nd_diff_result r;
     assert_int_equal(nd_diff_compute(d, false, &r), 0);
-    /* ASCEND_HOME_PATH, two LD_LIBRARY_PATH entries, torch, /dev/shm. */
-    assert_int_equal(r.n, 5);
+    /* ASCEND_HOME_PATH, CUDA_HOME, two LD_LIBRARY_PATH entries, torch, /dev/shm. */
+    assert_int_equal(r.n, 6);
     /* identity.time and SHLVL are noise. */
     assert_int_equal(r.noise_hidden, 2);
     const struct nd_difference *df = find(d, &r, "env.LD_LIBRARY_PATH", "/usr/local/Ascend/driver/lib64");
@@ -134,10 +139,15 @@ static void test_pairwise(void **state)
     assert_null(find(d, &r, "env.LD_LIBRARY_PATH", "/opt/x/lib"));
     assert_non_null(find(d, &r, "env.ASCEND_HOME_PATH", NULL));
     assert_null(find(d, &r, "env.HOME", NULL));
-    /* Most relevant first: vendor, then Python, then limits. */
+    /* Most relevant first: vendor, then Python, then limits; variables by
+     * name (CUDA_HOME, only in B, between A's), a variable's entries together. */
     assert_int_equal(nd_diff_key_at(d, r.v[0].key)->category, ND_DIFF_VENDOR);
-    assert_string_equal(nd_diff_key_at(d, r.v[3].key)->key, "python.packages.torch");
-    assert_string_equal(nd_diff_key_at(d, r.v[4].key)->key, "limits.shm_bytes");
+    assert_string_equal(nd_diff_key_at(d, r.v[0].key)->key, "env.ASCEND_HOME_PATH");
+    assert_string_equal(nd_diff_key_at(d, r.v[1].key)->key, "env.CUDA_HOME");
+    assert_string_equal(nd_diff_key_at(d, r.v[2].key)->key, "env.LD_LIBRARY_PATH");
+    assert_string_equal(nd_diff_key_at(d, r.v[3].key)->key, "env.LD_LIBRARY_PATH");
+    assert_string_equal(nd_diff_key_at(d, r.v[4].key)->key, "python.packages.torch");
+    assert_string_equal(nd_diff_key_at(d, r.v[5].key)->key, "limits.shm_bytes");
 
     char *text = text_of(d, &r);
     assert_non_null(strstr(text, "missing: /usr/local/Ascend/driver/lib64"));
@@ -153,7 +163,7 @@ static void test_pairwise(void **state)
     nd_diff_result_free(&r);
 
     assert_int_equal(nd_diff_compute(d, true, &r), 0);
-    assert_int_equal(r.n, 7);
+    assert_int_equal(r.n, 8);
     assert_int_equal(r.noise_hidden, 0);
     assert_non_null(find(d, &r, "env.SHLVL", NULL));
     nd_diff_result_free(&r);
@@ -254,6 +264,29 @@ static void test_no_majority(void **state)
     nd_diff_free(d);
 }
 
+static void test_no_majority_long(void **state)
+{
+    (void)state;
+    char texts[9][160];
+    const char *ptrs[9];
+    for (int i = 0; i < 9; i++) {
+        snprintf(texts[i], sizeof texts[i],
+                 "{\"schema\":\"npu-doctor/1\",\"command\":\"snapshot\",\"limits\":{\"nofile\":%d}}", 1000 + i);
+        ptrs[i] = texts[i];
+    }
+    struct nd_diff *d = diff_of(ptrs, 9);
+    struct nd_diff_result r;
+    nd_diff_compute(d, false, &r);
+    assert_int_equal(r.n, 1);
+    char *text = text_of(d, &r);
+    /* Six values shown, the other three counted. */
+    assert_non_null(strstr(text, "1005 (f5.json); and 3 more values"));
+    assert_null(strstr(text, "1006"));
+    free(text);
+    nd_diff_result_free(&r);
+    nd_diff_free(d);
+}
+
 static void test_redacts_handmade_input(void **state)
 {
     (void)state;
@@ -322,6 +355,7 @@ int main(void)
         cmocka_unit_test(test_identical),
         cmocka_unit_test(test_outliers),
         cmocka_unit_test(test_no_majority),
+        cmocka_unit_test(test_no_majority_long),
         cmocka_unit_test(test_redacts_handmade_input),
         cmocka_unit_test(test_strtab),
     };

@@ -1,0 +1,67 @@
+/* Background load of the knowledge base for `run` (see kb_loader.h). One
+ * thread, one result, handed over through an atomic flag. */
+#include "monitor/kb_loader.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/error.h"
+#include "core/strbuf.h"
+#include "kb/kb.h"
+
+struct nd_kb_loader {
+    pthread_t thread;
+    atomic_bool finished;
+    bool joined;
+    bool collected;
+    struct nd_kb *kb;
+    struct nd_error err;
+};
+
+static void *nd_kb_loader_main(void *arg)
+{
+    struct nd_kb_loader *l = arg;
+    if (nd_kb_load(&l->kb, NULL, 0, &l->err) < 0)
+        l->kb = NULL;
+    atomic_store(&l->finished, true);
+    return NULL;
+}
+
+struct nd_kb_loader *nd_kb_loader_start(void)
+{
+    struct nd_kb_loader *l = nd_xcalloc(1, sizeof *l);
+    atomic_init(&l->finished, false);
+    if (pthread_create(&l->thread, NULL, nd_kb_loader_main, l) != 0) {
+        free(l);
+        return NULL;
+    }
+    return l;
+}
+
+bool nd_kb_loader_done(struct nd_kb_loader *l, bool wait, struct nd_kb **kb, char *why, unsigned long why_size)
+{
+    if (!wait && !atomic_load(&l->finished))
+        return false;
+    if (!l->joined) {
+        pthread_join(l->thread, NULL);
+        l->joined = true;
+    }
+    *kb = l->collected ? NULL : l->kb;
+    l->collected = true;
+    if (why && why_size)
+        snprintf(why, why_size, "%s", l->kb ? "" : l->err.msg);
+    return true;
+}
+
+void nd_kb_loader_free(struct nd_kb_loader *l)
+{
+    if (!l)
+        return;
+    if (!l->joined)
+        pthread_join(l->thread, NULL);
+    if (!l->collected)
+        nd_kb_free(l->kb);
+    free(l);
+}

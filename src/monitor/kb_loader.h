@@ -1,0 +1,22 @@
+/* Loads the knowledge base in a background thread, so `run` starts the job
+ * and passes its output through at once while the rule database compiles
+ * (tens of milliseconds). The monitor holds early lines until it is ready. */
+#ifndef ND_MONITOR_KB_LOADER_H
+#define ND_MONITOR_KB_LOADER_H
+
+#include <stdbool.h>
+
+struct nd_kb;
+struct nd_kb_loader;
+
+/* Starts loading the compiled-in rules (and /etc/npu-doctor/rules.d).
+ * Returns NULL when no thread could be started (load synchronously then). */
+struct nd_kb_loader *nd_kb_loader_start(void);
+/* True once the load has finished (waits for it when wait is set); *kb then
+ * gets the knowledge base (the caller owns it) or NULL when it failed, with
+ * the reason in why. */
+bool nd_kb_loader_done(struct nd_kb_loader *l, bool wait, struct nd_kb **kb, char *why, unsigned long why_size);
+/* Joins the thread; frees a knowledge base nobody collected. */
+void nd_kb_loader_free(struct nd_kb_loader *l);
+
+#endif
