@@ -20,6 +20,7 @@
 #include "probe/checkup.h"
 #include "probe/environ.h"
 #include "probe/python_packages.h"
+#include "probe/snapshot_devices.h"
 
 static void nd_snapshot_usage(FILE *fp)
 {
@@ -141,20 +142,6 @@ static int nd_snapshot_env(const struct nd_snapshot_opts *o, struct nd_environ *
     return 0;
 }
 
-/* Every vendor's guarded device query, in the device layer's order. */
-static void nd_snapshot_devices(struct nd_report *rep)
-{
-    json_t *devices = json_array(), *layer = json_array();
-    struct nd_device_state *st = malloc(sizeof *st);
-    for (size_t i = 0; st && nd_vendors[i]; i++) {
-        nd_device_query(nd_vendors[i], ND_DEVICE_DEFAULT_TIMEOUT, st);
-        nd_snapshot_add_device_state(devices, layer, st);
-    }
-    free(st);
-    nd_report_set_extra(rep, "devices", devices);
-    nd_report_set_extra(rep, "device_layer", layer);
-}
-
 /* Builds the whole document (redacted). NULL on an internal error. */
 static json_t *nd_snapshot_build(const struct nd_snapshot_opts *o, const struct nd_environ *env, const char *host)
 {
@@ -174,7 +161,9 @@ static json_t *nd_snapshot_build(const struct nd_snapshot_opts *o, const struct 
     nd_report_set_extra(&rep, "tool_version", json_string(ND_VERSION));
     nd_report_set_extra(&rep, "level", json_integer(o->level));
     nd_report_set_extra(&rep, "identity", nd_snapshot_identity(env, host, time(NULL)));
-    nd_snapshot_devices(&rep);
+    json_t *layer;
+    nd_report_set_extra(&rep, "devices", nd_snapshot_devices_json(ND_DEVICE_DEFAULT_TIMEOUT, &layer));
+    nd_report_set_extra(&rep, "device_layer", layer);
     nd_report_set_extra(&rep, "device_files", nd_snapshot_device_files_json());
     nd_report_set_extra(&rep, "python", nd_python_packages_json(o->python, env, 30));
     nd_report_set_extra(&rep, "limits", nd_snapshot_limits_json());

@@ -4,7 +4,8 @@
  *    "findings": [...], "facts": {...}, "identity": {...}, "devices": [...],
  *    "device_layer": [...], "device_files": [...], "python": {...},
  *    "limits": {...}, "env": {...}}
- * The parts are built here from what the probes gathered (snapshot_doc.c),
+ * The parts are built here from what the probes gathered (snapshot_doc.c;
+ * the devices in probe/snapshot_devices.h),
  * the rank identity comes from the launcher's variables
  * (snapshot_identity.c), and documents are read back with schema checks
  * (snapshot_read.c). */
@@ -19,7 +20,6 @@
 #include <jansson.h>
 
 #include "core/error.h"
-#include "device/device.h"
 #include "probe/environ.h"
 
 /* The document layout version, bumped when a key changes meaning. A reader
@@ -64,12 +64,6 @@ json_t *nd_snapshot_limits_json(void);
  * davinci*, davinci_manager, devmm_svm, hisi_hdc, nvidia*, nvidiactl,
  * nvidia-uvm*. */
 json_t *nd_snapshot_device_files_json(void);
-/* Appends one guarded device query: its devices to devices (static facts:
- * vendor, index, name, uuid, card/chip id, health, memory total; the moving
- * values utilization/memory used/temperature/power under each device's
- * "sample") and its status to layer ({"vendor", "library", "status", "error",
- * "driver_version", "cuda_driver_version", "device_count"}). */
-void nd_snapshot_add_device_state(json_t *devices, json_t *layer, const struct nd_device_state *st);
 /* The short human summary (the text form of `snapshot`). */
 void nd_snapshot_print_text(const json_t *doc, FILE *fp, bool color);
 

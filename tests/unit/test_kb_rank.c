@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "core/strbuf.h"
 #include "kb/kb_internal.h"
 
 static const char *rules_text =
@@ -177,12 +178,45 @@ static void test_match_line(void **state)
     nd_kb_free(kb);
 }
 
+static void test_line_mapping(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    /* ~2 MB over many reads: matches keep their line numbers across the
+     * scanner's read and chunk boundaries, with CRLF line ends too. */
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_init(&sb);
+    for (int i = 1; i <= 60000; i++) {
+        if (i == 12345)
+            nd_strbuf_adds(&sb, "RuntimeError: OOMHERE\r\n");
+        else if (i == 59999)
+            nd_strbuf_adds(&sb, "TIMEOUTHERE\n");
+        else
+            nd_strbuf_addf(&sb, "[INFO] step %d of the training loop went fine\r\n", i);
+    }
+    struct nd_kb_scan *s = nd_kb_scan_new(kb);
+    assert_int_equal(nd_kb_scan_buffer(s, "big.log", sb.buf, sb.len), 0);
+    assert_int_equal(nd_kb_scan_lines(s), 60000);
+    assert_int_equal(nd_kb_scan_bytes(s), sb.len);
+    struct nd_findings out = ND_FINDINGS_INIT;
+    nd_kb_scan_finish(s, &out, false);
+    assert_int_equal(out.n, 2);
+    assert_int_equal(out.v[0]->first_line, 12345);
+    assert_string_equal(out.v[0]->evidence[0].text, "RuntimeError: OOMHERE");
+    assert_int_equal(out.v[1]->first_line, 59999);
+    nd_findings_free(&out);
+    nd_kb_scan_free(s);
+    nd_strbuf_free(&sb);
+    nd_kb_free(kb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cause_before_symptom), cmocka_unit_test(test_earliest_across_files),
         cmocka_unit_test(test_outranks_and_severity), cmocka_unit_test(test_wrapper_defers),
         cmocka_unit_test(test_rank_hits_direct),     cmocka_unit_test(test_match_line),
+        cmocka_unit_test(test_line_mapping),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

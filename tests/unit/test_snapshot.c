@@ -17,6 +17,7 @@
 #include "core/redact.h"
 #include "core/snapshot.h"
 #include "probe/environ.h"
+#include "probe/snapshot_devices.h"
 
 static void test_identity_launchers(void **state)
 {

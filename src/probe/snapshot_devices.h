@@ -1,0 +1,20 @@
+/* The devices a snapshot records: one guarded query per vendor of the
+ * device layer, as the snapshot's "devices" and "device_layer" sections. */
+#ifndef ND_PROBE_SNAPSHOT_DEVICES_H
+#define ND_PROBE_SNAPSHOT_DEVICES_H
+
+#include <jansson.h>
+
+#include "device/device.h"
+
+/* Queries every vendor (nd_vendors, each in a guarded child with timeout_s)
+ * and returns the "devices" array; *layer gets the "device_layer" array. */
+json_t *nd_snapshot_devices_json(double timeout_s, json_t **layer);
+/* Appends one query's result: its devices to devices (static facts:
+ * vendor, index, name, uuid, card/chip id, health, memory total; the moving
+ * values utilization/memory used/temperature/power under each device's
+ * "sample") and its status to layer ({"vendor", "library", "status", "error",
+ * "failed_call", "driver_version", "cuda_driver_version", "device_count"}). */
+void nd_snapshot_add_device_state(json_t *devices, json_t *layer, const struct nd_device_state *st);
+
+#endif
