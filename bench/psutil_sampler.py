@@ -2,9 +2,10 @@
 """Comparator for bench/run.sh: a psutil-based sampler doing, per tick, the
 work npu-doctor's sampler does: the whole process tree of ROOT (new children
 included), per-process CPU time, RSS and threads, the open device files of
-every process (/proc/PID/fd), the mapped frameworks (/proc/PID/maps, re-read
-every 5 s per process) and the cgroup's oom_kill counter. It keeps the
-samples in a list, as a naive monitor would.
+every process (/proc/PID/fd) and the mapped frameworks (/proc/PID/maps),
+both looked at again only when the process used CPU since the last look or
+5 s passed (as npu-doctor does), and the cgroup's oom_kill counter. It keeps
+the samples in a list, as a naive monitor would.
 
 usage: psutil_sampler.py ROOT_PID INTERVAL_S DURATION_S
 """
@@ -48,6 +49,7 @@ def main():
     root, interval, duration = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
     events = cgroup_events(root)
     prev_cpu, maps_at, fw_cache, samples = {}, {}, {}, []
+    fp_at, fp_cpu, holds_cache = {}, {}, {}
     start = time.monotonic()
     next_tick = start
     while time.monotonic() - start < duration:
@@ -68,24 +70,30 @@ def main():
                     prev_cpu[p.pid] = used
                     rss += p.memory_info().rss
                     threads += p.num_threads()
-                fd_dir = f"/proc/{p.pid}/fd"
-                for fd in os.listdir(fd_dir):
-                    try:
-                        target = os.readlink(f"{fd_dir}/{fd}")
-                    except OSError:
-                        continue
-                    if target.startswith(("/dev/davinci", "/dev/nvidia")):
-                        holds = True
-                if now - maps_at.get(p.pid, -1e9) >= 5.0:
-                    maps_at[p.pid] = now
-                    found = set()
-                    with open(f"/proc/{p.pid}/maps") as f:
-                        for line in f:
-                            base = line.rsplit("/", 1)[-1]
-                            for name in FRAMEWORKS:
-                                if base.startswith(name):
-                                    found.add(name)
-                    fw_cache[p.pid] = found
+                due = p.pid not in fp_at or fp_cpu.get(p.pid) != used or now - fp_at[p.pid] >= 5.0
+                if due:
+                    fp_at[p.pid], fp_cpu[p.pid] = now, used
+                    held = False
+                    fd_dir = f"/proc/{p.pid}/fd"
+                    for fd in os.listdir(fd_dir):
+                        try:
+                            target = os.readlink(f"{fd_dir}/{fd}")
+                        except OSError:
+                            continue
+                        if target.startswith(("/dev/davinci", "/dev/nvidia")):
+                            held = True
+                    holds_cache[p.pid] = held
+                    if now - maps_at.get(p.pid, -1e9) >= 5.0:
+                        maps_at[p.pid] = now
+                        found = set()
+                        with open(f"/proc/{p.pid}/maps") as f:
+                            for line in f:
+                                base = line.rsplit("/", 1)[-1]
+                                for name in FRAMEWORKS:
+                                    if base.startswith(name):
+                                        found.add(name)
+                        fw_cache[p.pid] = found
+                holds = holds or holds_cache.get(p.pid, False)
                 frameworks |= fw_cache.get(p.pid, set())
             except (psutil.NoSuchProcess, psutil.AccessDenied, OSError):
                 continue

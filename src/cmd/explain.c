@@ -22,7 +22,7 @@ static void explain_usage(FILE *fp)
             "job output; directories are read recursively, .gz through zlib, - is stdin.\n"
             "\n"
             "  --json          one JSON object (schema npu-doctor/1), root cause first\n"
-            "  --all           show every finding in full, wrappers and notes included\n"
+            "  --all           show every finding in full, wrappers and info findings too\n"
             "  --rules DIR     load more *.rules files from DIR (repeatable)\n"
             "  --root DIR      read /etc/npu-doctor/rules.d under DIR\n"
             "  -h, --help      this text\n"
@@ -40,7 +40,10 @@ static void explain_print_text(const struct nd_findings *fs, struct nd_kb_scan *
         return;
     }
     const struct nd_finding *root = fs->v[0];
-    fprintf(fp, "%sRoot cause%s", color ? "\033[1m" : "", color ? "\033[0m" : "");
+    /* Only an error is called a root cause; warnings alone are just the
+     * most important thing seen. */
+    fprintf(fp, "%s%s%s", color ? "\033[1m" : "", root->severity == ND_SEV_ERROR ? "Root cause" : "Top finding",
+            color ? "\033[0m" : "");
     if (root->rank >= 0)
         fprintf(fp, " (rank %d", root->rank);
     else

@@ -21,6 +21,7 @@
 #include "probe/environ.h"
 #include "probe/python_packages.h"
 #include "probe/snapshot_devices.h"
+#include "probe/snapshot_host.h"
 
 static void nd_snapshot_usage(FILE *fp)
 {

@@ -103,7 +103,8 @@ void nd_diff_result_free(struct nd_diff_result *r);
 void nd_diff_print_text(const struct nd_diff *d, const struct nd_diff_result *r, FILE *fp, bool color);
 /* {"schema", "command": "diff", "findings": [], "files", "labels",
  *  "noise_hidden", "differences": [{"key", "entry"?, "label", "category",
- *  "values": {"<file>": "<value>" | null}, "majority"?, "outliers"?}]} */
+ *  "values": {"<file>": "<value>" | null}, "majority"?, "outliers"?}],
+ *  "outlier_files"? (three or more files: every file named as an outlier)} */
 json_t *nd_diff_to_json(const struct nd_diff *d, const struct nd_diff_result *r);
 
 /* --- classification (diff_flatten.c), exposed for tests --- */

@@ -211,6 +211,57 @@ static void nd_print_split(const struct nd_diff *d, const struct nd_difference *
     free(done);
 }
 
+/* True when difference a is "these files lack (or alone have) this entry"
+ * with a present/absent majority: such lines can be merged. */
+static bool nd_simple_entry(const struct nd_diff *d, const struct nd_difference *a)
+{
+    const struct nd_diff_key *k = nd_diff_key_at(d, a->key);
+    if (!k->entry || !a->has_majority || !a->noutliers)
+        return false;
+    if (a->majority && !nd_is_present(a->majority))
+        return false;
+    for (size_t j = 0; j < a->noutliers; j++) {
+        const char *v = nd_diff_value(k, a->outliers[j]);
+        if (a->majority ? v != NULL : !nd_is_present(v))
+            return false;
+    }
+    return true;
+}
+
+/* How many differences from i on are entries of one key, all missing (or
+ * all extra) on exactly the same files: a node whose image lacks the CANN
+ * environment is one line per variable, not one per path. */
+static size_t nd_entry_run(const struct nd_diff *d, const struct nd_diff_result *r, size_t i)
+{
+    const struct nd_difference *a = &r->v[i];
+    if (!nd_simple_entry(d, a))
+        return 1;
+    const struct nd_diff_key *ka = nd_diff_key_at(d, a->key);
+    size_t n = 1;
+    for (size_t j = i + 1; j < r->n; j++, n++) {
+        const struct nd_difference *b = &r->v[j];
+        const struct nd_diff_key *kb = nd_diff_key_at(d, b->key);
+        if (kb->key != ka->key || !nd_simple_entry(d, b) || (a->majority == NULL) != (b->majority == NULL) ||
+            a->noutliers != b->noutliers || memcmp(a->outliers, b->outliers, a->noutliers * sizeof *a->outliers) != 0)
+            break;
+    }
+    return n;
+}
+
+/* "node-05: missing LD_LIBRARY_PATH entries /a, /b (others have them)". */
+static void nd_print_entry_run(const struct nd_diff *d, const struct nd_difference *v, size_t run, FILE *fp)
+{
+    const struct nd_diff_key *k = nd_diff_key_at(d, v->key);
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_names(&sb, d, v->outliers, v->noutliers);
+    nd_strbuf_addf(&sb, ": %s %s%s ", v->majority ? "missing" : "extra", k->label, k->is_env ? " entries" : "");
+    for (size_t i = 0; i < run; i++)
+        nd_strbuf_addf(&sb, "%s%s", i ? ", " : "", nd_diff_key_at(d, v[i].key)->entry);
+    nd_strbuf_adds(&sb, v->majority ? " (others have them)" : " (others lack them)");
+    fprintf(fp, "  %s\n", sb.buf);
+    nd_strbuf_free(&sb);
+}
+
 static void nd_print_outliers(const struct nd_diff *d, const struct nd_diff_result *r, FILE *fp, bool color)
 {
     size_t n = nd_diff_nfiles(d);
@@ -235,13 +286,20 @@ static void nd_print_outliers(const struct nd_diff *d, const struct nd_diff_resu
     free(odd);
     enum nd_diff_category last = ND_DIFF_NCATEGORIES;
     struct nd_strtab *seen = nd_strtab_new();
-    for (size_t i = 0; i < r->n; i++) {
+    for (size_t i = 0; i < r->n;) {
         const struct nd_diff_key *k = nd_diff_key_at(d, r->v[i].key);
         nd_heading(fp, k->category, color, &last);
+        size_t run = nd_entry_run(d, r, i);
+        if (run > 1) {
+            nd_print_entry_run(d, &r->v[i], run, fp);
+            i += run;
+            continue;
+        }
         if (r->v[i].has_majority)
             nd_print_outlier_lines(d, &r->v[i], fp, seen);
         else
             nd_print_split(d, &r->v[i], fp);
+        i++;
     }
     nd_strtab_free(seen);
 }
@@ -307,5 +365,18 @@ json_t *nd_diff_to_json(const struct nd_diff *d, const struct nd_diff_result *r)
         json_array_append_new(diffs, e);
     }
     json_object_set_new(o, "differences", diffs);
+    if (n >= 3) {
+        /* For scripts: the nodes to look at (or drain), in file order. */
+        bool *odd = nd_xcalloc(n, sizeof *odd);
+        for (size_t i = 0; i < r->n; i++)
+            for (size_t j = 0; j < r->v[i].noutliers; j++)
+                odd[r->v[i].outliers[j]] = true;
+        json_t *of = json_array();
+        for (size_t i = 0; i < n; i++)
+            if (odd[i])
+                json_array_append(of, json_array_get(files, i));
+        free(odd);
+        json_object_set_new(o, "outlier_files", of);
+    }
     return o;
 }

@@ -1,5 +1,7 @@
-/* Secret detection by variable name, URL credential scrubbing, and the
- * operator's extra patterns. */
+/* Secret detection by variable name (built-in words and the operator's
+ * patterns: --redact, NPU_DOCTOR_REDACT), and scrubbing of values and free
+ * text: URL passwords, NAME=value and "NAME": value pairs, bearer tokens and
+ * well-known token shapes. Every replacement is an idempotent marker. */
 #include "core/redact.h"
 
 #include <ctype.h>
@@ -174,25 +176,36 @@ static void nd_scrub_urls(struct nd_strbuf *sb, const char *text)
 }
 
 /* Well-known token shapes that are secrets whatever variable or log line
- * holds them: a prefix, then at least min characters of the token alphabet. */
+ * holds them: a prefix, then at least min characters of the token's alphabet
+ * (alphanumeric for Hugging Face and GitHub tokens, so a Python name such as
+ * hf_hub_download_with_retries is not one). */
+enum nd_token_alphabet { ND_TOK_ALNUM, ND_TOK_UPPER, ND_TOK_WORD };
+
 struct nd_token_shape {
     const char *prefix;
     size_t min;
-    bool upper_only;    /* AWS access key ids: [A-Z0-9] */
+    enum nd_token_alphabet alphabet;
+    size_t max;             /* 0: no upper bound; AWS key ids are exactly 20 characters */
 };
 
 static const struct nd_token_shape nd_token_shapes[] = {
-    {"hf_", 20, false},     {"ghp_", 20, false},  {"gho_", 20, false},  {"ghu_", 20, false},
-    {"ghs_", 20, false},    {"ghr_", 20, false},  {"github_pat_", 20, false},
-    {"glpat-", 20, false},  {"xoxb-", 10, false}, {"xoxp-", 10, false}, {"xoxa-", 10, false},
-    {"AKIA", 16, true},     {"ASIA", 16, true},
+    {"hf_", 30, ND_TOK_ALNUM, 0},   {"ghp_", 30, ND_TOK_ALNUM, 0},  {"gho_", 30, ND_TOK_ALNUM, 0},
+    {"ghu_", 30, ND_TOK_ALNUM, 0},  {"ghs_", 30, ND_TOK_ALNUM, 0},  {"ghr_", 30, ND_TOK_ALNUM, 0},
+    {"github_pat_", 50, ND_TOK_WORD, 0}, {"glpat-", 20, ND_TOK_WORD, 0}, {"xoxb-", 10, ND_TOK_WORD, 0},
+    {"xoxp-", 10, ND_TOK_WORD, 0},  {"xoxa-", 10, ND_TOK_WORD, 0},  {"AKIA", 16, ND_TOK_UPPER, 16},
+    {"ASIA", 16, ND_TOK_UPPER, 16},
 };
 
-static bool nd_token_char(char c, bool upper_only)
+static bool nd_token_char(char c, enum nd_token_alphabet a)
 {
-    if (upper_only)
+    switch (a) {
+    case ND_TOK_UPPER:
         return isupper((unsigned char)c) || isdigit((unsigned char)c);
-    return isalnum((unsigned char)c) || c == '_' || c == '-';
+    case ND_TOK_ALNUM:
+        return isalnum((unsigned char)c);
+    default:
+        return isalnum((unsigned char)c) || c == '_' || c == '-';
+    }
 }
 
 /* Length of a token starting at p (0 when none starts there). */
@@ -206,13 +219,13 @@ static size_t nd_token_at(const char *start, const char *p)
         if (strncmp(p, t->prefix, plen) != 0)
             continue;
         size_t n = 0;
-        while (nd_token_char(p[plen + n], t->upper_only))
+        while (nd_token_char(p[plen + n], t->alphabet))
             n++;
         /* A token ends where words end: "AKIA...Pgho_..." is one word, not
          * a key id followed by something (and redacting it in two steps
          * would not be idempotent). */
         char next = p[plen + n];
-        if (n >= t->min && !isalnum((unsigned char)next) && next != '_' && next != '-')
+        if (n >= t->min && (!t->max || n <= t->max) && !isalnum((unsigned char)next) && next != '_' && next != '-')
             return plen + n;
     }
     return 0;

@@ -4,11 +4,12 @@
  *    "findings": [...], "facts": {...}, "identity": {...}, "devices": [...],
  *    "device_layer": [...], "device_files": [...], "python": {...},
  *    "limits": {...}, "env": {...}}
- * The parts are built here from what the probes gathered (snapshot_doc.c;
- * the devices in probe/snapshot_devices.h),
- * the rank identity comes from the launcher's variables
- * (snapshot_identity.c), and documents are read back with schema checks
- * (snapshot_read.c). */
+ * Here: the rank identity from the launcher's variables
+ * (snapshot_identity.c), the redacted environment and the text summary
+ * (snapshot_doc.c), and reading documents back with schema checks
+ * (snapshot_read.c). The gathered parts come from probes: check's facts
+ * (probe/checkup.h), devices (probe/snapshot_devices.h), limits and device
+ * files (probe/snapshot_host.h), Python packages (probe/python_packages.h). */
 #ifndef ND_CORE_SNAPSHOT_H
 #define ND_CORE_SNAPSHOT_H
 
@@ -56,14 +57,6 @@ int nd_snapshot_expand_output(const char *pattern, const struct nd_environ *env,
 /* The environment as {"NAME": "value"} with every value redacted
  * (nd_redact_value); *nredacted (when non-NULL) counts the values changed. */
 json_t *nd_snapshot_env_json(const struct nd_environ *env, size_t *nredacted);
-/* Host limits a job trips over: {"shm_bytes", "memlock_bytes", "nofile",
- * "nproc", "stack_bytes"}; a limit value is a number or "unlimited", and an
- * unknown one is absent. Live values of this process (not root-prefixed). */
-json_t *nd_snapshot_limits_json(void);
-/* The accelerator device files present under the root's /dev, sorted:
- * davinci*, davinci_manager, devmm_svm, hisi_hdc, nvidia*, nvidiactl,
- * nvidia-uvm*. */
-json_t *nd_snapshot_device_files_json(void);
 /* The short human summary (the text form of `snapshot`). */
 void nd_snapshot_print_text(const json_t *doc, FILE *fp, bool color);
 

@@ -81,7 +81,8 @@ void nd_kb_scan_finish(struct nd_kb_scan *s, struct nd_findings *out, bool all);
 void nd_kb_scan_free(struct nd_kb_scan *s);
 
 /* The first timestamp in a log line (CANN plog "2024-05-01-10:00:00.123.456",
- * Python logging "2024-05-01 10:00:00,123", ISO 8601 with optional zone) as
+ * Python logging "2024-05-01 10:00:00,123", ISO 8601 with optional zone,
+ * "05/01/2024 10:00:00") within its first 256 bytes, as
  * seconds since the epoch (UTC when a zone is given, else as written).
  * Returns true when one was found. */
 bool nd_kb_parse_timestamp(const char *line, size_t len, double *out);

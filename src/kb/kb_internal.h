@@ -114,8 +114,7 @@ struct nd_kb_occ {
 struct nd_kb_hit {
     long count;
     long deferred;          /* wrapper matches with a specific line near them */
-    struct nd_kb_occ first;         /* in scan order */
-    struct nd_kb_occ earliest;      /* by timestamp (== first when none) */
+    struct nd_kb_occ earliest;      /* by timestamp across files; first line within one */
     struct nd_kb_occ samples[ND_KB_SAMPLES];
     size_t nsamples;
     unsigned long long rank_mask;   /* ranks 0..63 seen */

@@ -58,7 +58,8 @@ static int nd_kb_list_rule_files(const char *host_path, struct nd_strv *out, str
         free(p);
     }
     closedir(d);
-    qsort(out->v + start, out->n - start, sizeof *out->v, nd_kb_name_cmp);
+    if (out->n > start)
+        qsort(out->v + start, out->n - start, sizeof *out->v, nd_kb_name_cmp);
     return 0;
 }
 
@@ -202,8 +203,13 @@ void nd_kb_write_patterns(const struct nd_kb *kb, FILE *fp)
 int nd_kb_lint_path(const char *path, FILE *fp, struct nd_error *err)
 {
     struct nd_kb_ruleset set = {0}, ref = {0};
-    struct nd_strv problems = {0}, refprob = {0};
-    int rc = nd_kb_parse_path(&set, path, false, &problems, err);
+    struct nd_strv problems = {0}, refprob = {0}, files = {0};
+    int rc = nd_kb_list_rule_files(path, &files, err);
+    if (rc == 0 && files.n == 0)
+        rc = nd_error_set(err, -ENOENT, "%s: no *.rules files", path);
+    nd_strv_free(&files);
+    if (rc == 0)
+        rc = nd_kb_parse_path(&set, path, false, &problems, err);
     if (rc == 0) {
         nd_kb_parse_builtin(&ref, &refprob);
         nd_kb_check_rules(&set, &ref, &problems);

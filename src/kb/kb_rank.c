@@ -33,7 +33,10 @@ static char *nd_kb_capture_value(const struct nd_kb_capture *c, const char *line
     for (char *p = v; *p; p++)
         if ((unsigned char)*p < 0x20)
             *p = ' ';
-    return v;
+    /* Values come from user logs and land in titles: redact like evidence. */
+    char *red = nd_redact_text(v);
+    free(v);
+    return red;
 }
 
 char *nd_kb_expand(const struct nd_kb_rule *r, const char *tmpl, const char *line)
@@ -125,6 +128,25 @@ static void nd_kb_add_evidence(struct nd_finding *f, const struct nd_kb_occ *o)
     free(red);
 }
 
+/* "0-3,5,7" from a mask of ranks. */
+static void nd_kb_ranks_text(unsigned long long mask, struct nd_strbuf *sb)
+{
+    for (int r = 0; r < 64; r++) {
+        if (!(mask >> r & 1))
+            continue;
+        int e = r;
+        while (e + 1 < 64 && (mask >> (e + 1) & 1))
+            e++;
+        if (sb->len)
+            nd_strbuf_addc(sb, ',');
+        if (e > r)
+            nd_strbuf_addf(sb, "%d-%d", r, e);
+        else
+            nd_strbuf_addf(sb, "%d", r);
+        r = e;
+    }
+}
+
 static void nd_kb_make_finding(const struct nd_kb_cand *c, struct nd_findings *out)
 {
     const struct nd_kb_rule *r = c->r;
@@ -143,7 +165,14 @@ static void nd_kb_make_finding(const struct nd_kb_cand *c, struct nd_findings *o
         }
     const char *line = lines.buf;
     char *title = nd_kb_expand(r, r->title, line);
-    struct nd_finding *f = nd_findings_add(out, r->id, r->category, (enum nd_severity)r->severity, "%s", title);
+    /* Seen on several ranks: say which, cluster users need the spread. */
+    struct nd_strbuf ranks = ND_STRBUF_INIT;
+    nd_strbuf_init(&ranks);
+    if (h->rank_mask & (h->rank_mask - 1))
+        nd_kb_ranks_text(h->rank_mask, &ranks);
+    struct nd_finding *f = nd_findings_add(out, r->id, r->category, (enum nd_severity)r->severity, "%s%s%s%s",
+                                           title, ranks.len ? " (ranks " : "", ranks.buf, ranks.len ? ")" : "");
+    nd_strbuf_free(&ranks);
     free(title);
     f->confidence = (enum nd_confidence)r->confidence;
     if (r->cause) {

@@ -53,6 +53,8 @@ struct nd_kb_scan {
     struct nd_strv notes;
     size_t notes_dropped;
     size_t skipped_binary;      /* files skipped by name in directory walks */
+    size_t skipped_empty;       /* empty files met in directory walks */
+    bool walking;               /* inside a directory walk */
     size_t inputs;
     unsigned long long bytes, lines;
     size_t seq;
@@ -74,7 +76,7 @@ struct nd_kb_scan {
 
     struct nd_kb_match *mbuf;   /* matches of the current chunk */
     size_t nmatch;
-    unsigned long long *pat_last; /* per pattern: last end offset + 1 kept */
+    unsigned long long *pat_last; /* per pattern: end offset of the last match kept, 0 none */
 
     /* Current chunk and the line cursor the match callback advances. */
     const char *chunk;
@@ -124,7 +126,6 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
         return;
     for (size_t i = 0; i < s->kb->rules.n; i++) {
         struct nd_kb_hit *h = &s->hits[i];
-        nd_kb_occ_clear(&h->first);
         nd_kb_occ_clear(&h->earliest);
         for (size_t j = 0; j < h->nsamples; j++)
             nd_kb_occ_clear(&h->samples[j]);
@@ -244,7 +245,6 @@ static void nd_kb_record(struct nd_kb_scan *s, size_t ri, const char *ls, size_t
     h->count++;
     if (h->count == 1) {
         h->seq = s->seq++;
-        nd_kb_occ_set(&h->first, &o, ls, llen);
         nd_kb_occ_set(&h->earliest, &o, ls, llen);
     } else if (o.file == h->earliest.file && o.rank == h->earliest.rank) {
         /* Within one log of one rank, order of lines is order of time: keep
@@ -525,7 +525,11 @@ static int nd_kb_scan_stream(struct nd_kb_scan *s, const char *name, struct nd_k
     s->bytes += got;
     s->lines += (unsigned long long)s->lineno + (partial || skipping ? 1 : 0);
     if (got == 0) {
-        if (err == 0)
+        /* Empty files are common in plog/slog trees: counted there, named
+         * only when the user named the file. */
+        if (err == 0 && s->walking)
+            s->skipped_empty++;
+        else if (err == 0)
             nd_kb_note(s, "%s: empty; skipped", name);
         return -ENODATA;
     }
@@ -679,11 +683,16 @@ int nd_kb_scan_path(struct nd_kb_scan *s, const char *path)
         stack[0].ino = st.st_ino;
         if (nd_kb_seen(s, &st, true))
             return -EEXIST;
-        size_t before = s->skipped_binary;
+        size_t before = s->skipped_binary, empty = s->skipped_empty;
+        s->walking = true;
         int rc = nd_kb_scan_dir(s, path, stack, 0);
+        s->walking = false;
         if (s->skipped_binary > before)
             nd_kb_note(s, "%s: %zu binary file%s (checkpoints, arrays, libraries) skipped by name", path,
                        s->skipped_binary - before, s->skipped_binary - before == 1 ? "" : "s");
+        if (s->skipped_empty > empty)
+            nd_kb_note(s, "%s: %zu empty file%s skipped", path, s->skipped_empty - empty,
+                       s->skipped_empty - empty == 1 ? "" : "s");
         if (rc == -ENODATA)
             nd_kb_note(s, "%s: no readable log files in this directory", path);
         return rc;

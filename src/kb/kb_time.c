@@ -79,6 +79,21 @@ static bool nd_ts_at(const char *p, const char *end, double *out)
     return true;
 }
 
+/* Tries "MM/DD/YYYY HH:MM:SS" at p (the date format of the Hugging Face
+ * example scripts' logging). */
+static bool nd_ts_us_at(const char *p, const char *end, double *out)
+{
+    long mo, d, y, h, mi, s;
+    if (end - p < 19 || !nd_digits(p, end, 2, &mo) || p[2] != '/' || !nd_digits(p + 3, end, 2, &d) ||
+        p[5] != '/' || !nd_digits(p + 6, end, 4, &y) || p[10] != ' ' || !nd_digits(p + 11, end, 2, &h) ||
+        p[13] != ':' || !nd_digits(p + 14, end, 2, &mi) || p[16] != ':' || !nd_digits(p + 17, end, 2, &s))
+        return false;
+    if (y < 1970 || y > 2200 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60)
+        return false;
+    *out = (double)nd_days_from_civil(y, mo, d) * 86400.0 + (double)(h * 3600 + mi * 60 + s);
+    return true;
+}
+
 bool nd_kb_parse_timestamp(const char *line, size_t len, double *out)
 {
     /* Timestamps sit near the start of a line, after a level or a prefix
@@ -90,7 +105,7 @@ bool nd_kb_parse_timestamp(const char *line, size_t len, double *out)
             continue;
         if (i > 0 && isdigit((unsigned char)line[i - 1]))
             continue;
-        if (nd_ts_at(line + i, end, out))
+        if (nd_ts_at(line + i, end, out) || nd_ts_us_at(line + i, end, out))
             return true;
     }
     return false;
@@ -146,8 +161,20 @@ int nd_kb_line_rank(const char *line, size_t len)
 int nd_kb_path_rank(const char *path)
 {
     /* The last "rank" (any case) in the path followed by digits:
-     * "logs/rank_5.log", "rank5/plog/...", "worker-rank-05.txt". */
+     * "logs/rank_5.log", "rank5/plog/...", "worker-rank-05.txt"; else
+     * torchrun's --log-dir layout ".../attempt_0/<rank>/stderr.log". */
     int found = -1;
+    const char *att = strstr(path, "/attempt_");
+    if (att) {
+        const char *slash = strchr(att + 1, '/');
+        if (slash && isdigit((unsigned char)slash[1])) {
+            const char *e = slash + 1;
+            while (isdigit((unsigned char)*e))
+                e++;
+            if (*e == '/' && e - slash - 1 < 7)
+                found = atoi(slash + 1);
+        }
+    }
     for (const char *p = path; *p; p++) {
         if (strncasecmp(p, "rank", 4) != 0)
             continue;

@@ -1,8 +1,10 @@
 /* The run/watch sampler (see sampler.h). Cheap by construction: one readdir
- * of /proc per tick; a stat read only for the job's processes and for pids
- * never seen before (a process outside the job cannot join it later, so its
- * verdict is cached until the pid disappears); maps are re-read by the
- * footprint cache only for new processes and every few seconds. */
+ * of /proc per tick; a stat read only for the job's processes (one pread on a
+ * kept file) and for pids never seen before (a process outside the job cannot
+ * join it later, so its verdict is cached until the pid disappears); the
+ * device footprint only for processes that ran since their last one (an idle
+ * process cannot open a device) and every few seconds; maps are re-read by
+ * the footprint cache only for new processes and every quarter window. */
 #include "monitor/sampler.h"
 
 #include <ctype.h>
@@ -25,6 +27,8 @@
 #include "proc/proc.h"
 
 #define ND_FP_REFRESH_S 5.0
+/* An idle process's footprint is taken again after this long at the latest. */
+#define ND_FP_IDLE_RESCAN_S 5.0
 /* Processes whose stat file stays open between ticks (an fd each). */
 #define ND_MAX_KEPT_STAT 512
 #define ND_MAX_VENDORS 2
@@ -44,6 +48,10 @@ struct nd_track {
     long threads;
     bool holds;
     unsigned fw;
+    uint32_t held_mask;     /* series device slots held, as of the last footprint */
+    bool fp_done;           /* a footprint was taken */
+    uint64_t fp_ticks;      /* CPU ticks then */
+    double fp_at;
 };
 
 struct nd_cand {
@@ -581,18 +589,31 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
     s->nprocs = 0;
     for (size_t i = 0; i < s->ntr; i++) {
         struct nd_track *t = &s->tr[i];
+        /* A process that used no CPU since its last look cannot have opened
+         * or closed a device, nor loaded a library: look again only when it
+         * ran, and every ND_FP_IDLE_RESCAN_S anyway. */
+        bool ran = !t->fp_done || t->ticks != t->fp_ticks;
+        bool due = ran || now - t->fp_at >= ND_FP_IDLE_RESCAN_S;
         struct nd_footprint fp;
-        if (nd_footprint_of(t->pid, states, nstates, s->fpc, &fp) == 0) {
-            t->fw = fp.frameworks;
+        /* Its maps cannot have changed either when it did not run. */
+        unsigned flags = ran ? 0 : ND_FOOTPRINT_SKIP_MAPS;
+        if (due && nd_footprint_of_flags(t->pid, states, nstates, s->fpc, flags, &fp) == 0) {
+            t->fp_done = true;
+            t->fp_ticks = t->ticks;
+            t->fp_at = now;
+            if (!(flags & ND_FOOTPRINT_SKIP_MAPS))
+                t->fw = fp.frameworks;
             t->holds = fp.holds_device;
             if (fp.maps_read)
                 s->fw_known = true;
+            t->held_mask = 0;
             for (size_t k = 0; k < fp.nheld; k++) {
                 int d = fp.held[k].index >= 0 ? nd_slot_of(s, fp.held[k].vendor, fp.held[k].index) : -1;
                 if (d >= 0)
-                    out->held_mask |= 1u << d;
+                    t->held_mask |= 1u << d;
             }
         }
+        out->held_mask |= t->held_mask;
         nd_read_cmd(t);
         out->cpu_cores += (float)t->cores;
         out->runnable = t->runnable ? 1.0f : out->runnable;

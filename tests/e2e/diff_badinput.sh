@@ -90,5 +90,5 @@ json.dump(doc, open(sys.argv[1], "w"))
 PY
 run_nd "$T/out" "$T/err" diff "$GOOD" "$T/deep.json"
 expect_rc 1 "odd but valid snapshot compared"
-[ -s "$T/out" ] && pass "odd snapshot: output produced" || fail "odd snapshot: no output"
+if [ -s "$T/out" ]; then pass "odd snapshot: output produced"; else fail "odd snapshot: no output"; fi
 finish

@@ -28,6 +28,7 @@ run_nd "$T/j" "$T/err" diff --json "${files[@]}"
 expect_rc 1 "--json"
 assert_json "$T/j" 'sorted({o for x in d["differences"] for o in x["outliers"]}) == sorted(f for f in d["files"] if f.endswith(("snap-node-07.json", "snap-node-12.json")))' "JSON outliers are exactly node-07 and node-12"
 assert_json "$T/j" 'all("majority" in x and len(x["values"]) == 16 for x in d["differences"])' "every difference has a majority and 16 values"
+assert_json "$T/j" '[f.rsplit("/", 1)[1] for f in d["outlier_files"]] == ["snap-node-07.json", "snap-node-12.json"]' "outlier_files lists the two nodes"
 assert_json "$T/j" 'any(x["key"] == "facts.ascend.firmware.version" and x["majority"] == "7.5.0.1.129" and x["category"] == "vendor" for x in d["differences"])' "firmware difference in JSON"
 assert_json "$T/j" 'any(x["key"] == "device_files" and x["entry"] == "/dev/davinci3" and x["majority"] == "present" for x in d["differences"])' "device file difference in JSON"
 
@@ -38,6 +39,23 @@ run_nd "$T/o2" "$T/err" diff "${others[@]}"
 expect_rc 0 "14 uniform nodes: no differences"
 assert_contains "$T/o2" "14 snapshots: 0 differ from the majority"
 assert_contains "$T/o2" "no differences"
+
+# A node whose image lacks the CANN environment: one line per variable.
+mkdir "$T/img"
+for n in 01 02 03 04 05 06 08; do cp "$FX/snap-node-$n.json" "$T/img/"; done
+python3 - "$FX/../founding/bad.json" "$T/img/snap-node-09.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["identity"].update(hostname="node-09", node_name="node-09")
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run_nd "$T/img.out" "$T/err" diff "$T/img"/*.json
+expect_rc 1 "a node without the CANN environment"
+assert_contains "$T/img.out" "8 snapshots: 1 differ from the majority (node-09)" "only node-09 named"
+assert_contains "$T/img.out" "node-09: ASCEND_HOME_PATH (unset) (others: /usr/local/Ascend/ascend-toolkit/latest)" "its missing ASCEND_HOME_PATH"
+assert_contains "$T/img.out" "node-09: missing PYTHONPATH entries /usr/local/Ascend/ascend-toolkit/latest/python/site-packages, /usr/local/Ascend/ascend-toolkit/latest/opp/built-in/op_impl/ai_core/tbe (others have them)" "its PYTHONPATH entries on one line"
+assert_contains "$T/img.out" "node-09: missing LD_LIBRARY_PATH entries /usr/local/Ascend/driver/lib64, " "its LD_LIBRARY_PATH entries on one line"
+if [ "$(grep -c 'LD_LIBRARY_PATH' "$T/img.out")" -eq 1 ]; then pass "one LD_LIBRARY_PATH line"; else fail "LD_LIBRARY_PATH spread over several lines"; fi
 
 # --all shows the noise (times, ranks), with no majority where all differ.
 run_nd "$T/all" "$T/err" diff --all "${files[@]}"

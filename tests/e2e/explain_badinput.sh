@@ -72,6 +72,13 @@ nd_t "$T/out" "$T/err" explain - <"$T/clean.log"
 expect_rc 0 "clean log from stdin"
 assert_contains "$T/out" "No known problem" "says nothing was found"
 
+# Secrets in log lines never reach the output.
+echo 'RuntimeError: CUDA out of memory (launched with HF_TOKEN=hf_SeCrEt123 from https://bob:pa55word@hub.example/x)' >"$T/secret.log"
+nd_t "$T/out" "$T/err" explain --json "$T/secret.log"
+assert_not_contains "$T/out" "hf_SeCrEt123" "token redacted from evidence"
+assert_not_contains "$T/out" "pa55word" "URL password redacted from evidence"
+assert_json "$T/out" 'd["findings"][0]["category"] == "device-oom"' "still explained"
+
 # Usage errors.
 nd_t "$T/out" "$T/err" explain
 expect_rc 64 "no input named"

@@ -34,6 +34,7 @@ assert_json "$T/out.json" 'd["findings"][0]["rank"] == 5' "root cause on rank 5"
 assert_json "$T/out.json" 'd["findings"][0]["first"]["file"].endswith("rank_5.log")' "first location is rank 5's log"
 assert_json "$T/out.json" 'any(f["category"] == "distributed" and f["count"] >= 8 for f in d["findings"][1:])' "HCCL timeouts grouped, counted across ranks"
 assert_json "$T/out.json" 'd["root_cause"]["rank"] == 5' "root_cause names rank 5"
+assert_json "$T/out.json" 'any(f["category"] == "distributed" and "(ranks 0-7)" in f["title"] for f in d["findings"])' "timeouts name the ranks they hit"
 
 run_nd "$T/out.txt" "$T/err" explain "$T/job"
 assert_contains "$T/out.txt" "Root cause (rank 5" "text names rank 5"

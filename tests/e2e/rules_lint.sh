@@ -88,4 +88,8 @@ run_nd "$T/out" "$T/err" rules frobnicate
 expect_rc 64 "unknown subcommand"
 run_nd "$T/out" "$T/err" rules lint "$T/nope"
 expect_rc 66 "lint of a missing path"
+mkdir -p "$T/norules"
+run_nd "$T/out" "$T/err" rules lint "$T/norules"
+expect_rc 66 "lint of a directory without rule files"
+assert_contains "$T/err" "no *.rules files"
 finish

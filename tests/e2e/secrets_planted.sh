@@ -72,12 +72,25 @@ check_cmd "check" check
 check_cmd "check --json" check --json
 check_cmd "check --level 2 --json" check --level 2 --json
 
-# ps: a process whose argv and environment hold the secrets.
+# check on a job environment file, where MASTER_ADDR itself carries a password.
+env | grep -E '^(HF_TOKEN|AWS_SECRET_ACCESS_KEY|WANDB_API_KEY|MASTER_URL|INTERNAL_ENDPOINT_ID|PATH)=' >"$T/job.env"
+printf 'MASTER_ADDR=%s\nRANK=0\nWORLD_SIZE=1\n' "$MASTER_URL" >>"$T/job.env"
+check_cmd "check --json --env-file" check --json --env-file "$T/job.env"
+check_cmd "snapshot --env-file" snapshot --json --env-file "$T/job.env"
+
+# ps and watch: a process whose argv and environment hold the secrets.
 python3 -c 'import time; time.sleep(120)' "--hf-token=$HF_TOKEN" "$MASTER_URL" "WANDB_API_KEY=$WANDB_API_KEY" &
 ND_BG_PIDS="$!"
 sleep 0.5
 check_cmd "ps" ps
 check_cmd "ps --json" ps --json
+check_cmd "watch --report" watch --pid "$ND_BG_PIDS" --for 2 --report "$T/wreport"
+if [ -d "$T/wreport" ]; then
+  # shellcheck disable=SC2046
+  scan "watch report files" yes $(find "$T/wreport" -type f)
+else
+  echo "note - watch --report wrote no report directory"
+fi
 kill $ND_BG_PIDS 2>/dev/null
 wait $ND_BG_PIDS 2>/dev/null
 ND_BG_PIDS=""

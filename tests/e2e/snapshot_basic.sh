@@ -113,7 +113,8 @@ run_nd "$T/o" "$T/err" snapshot --env-file "$T/job.env" -o "$T/out/snap-%n-r%r.j
 expect_rc 0 "snapshot -o pattern"
 assert_contains "$T/o" "wrote $T/out/snap-node-03-r5.json" "-o prints the expanded name"
 assert_json "$T/out/snap-node-03-r5.json" 'd["command"] == "snapshot"' "-o file is a snapshot"
-if ls "$T/out" | grep -q tmp; then fail "temporary file left behind"; else pass "no temporary file left"; fi
+leftover=$(find "$T/out" -name '*tmp*' | wc -l)
+if [ "$leftover" -eq 0 ]; then pass "no temporary file left"; else fail "temporary file left behind"; fi
 run_nd "$T/o" "$T/err" snapshot -q --env-file "$T/job.env" -o "$T/out/quiet.json"
 expect_rc 0 "snapshot -q -o"
 if [ -s "$T/o" ]; then fail "-q printed something"; else pass "-q prints nothing"; fi

@@ -240,6 +240,32 @@ static void test_outliers(void **state)
     nd_diff_free(d);
 }
 
+static void test_outlier_entry_runs(void **state)
+{
+    (void)state;
+    const char *full = "{\"schema\":\"npu-doctor/1\",\"command\":\"snapshot\",\"identity\":{\"node_name\":\"n%d\"},"
+                       "\"env\":{\"LD_LIBRARY_PATH\":\"/a:/b:/c\"}}";
+    const char *part = "{\"schema\":\"npu-doctor/1\",\"command\":\"snapshot\",\"identity\":{\"node_name\":\"n%d\"},"
+                       "\"env\":{\"LD_LIBRARY_PATH\":\"/c:/x\"}}";
+    char texts[4][256];
+    const char *ptrs[4];
+    for (int i = 0; i < 4; i++) {
+        snprintf(texts[i], sizeof texts[i], i == 2 ? part : full, i);
+        ptrs[i] = texts[i];
+    }
+    struct nd_diff *d = diff_of(ptrs, 4);
+    struct nd_diff_result r;
+    nd_diff_compute(d, false, &r);
+    assert_int_equal(r.n, 3);
+    char *text = text_of(d, &r);
+    /* One line for what n2 lacks, one for what only n2 has. */
+    assert_non_null(strstr(text, "  n2: missing LD_LIBRARY_PATH entries /a, /b (others have them)\n"));
+    assert_non_null(strstr(text, "  n2: extra LD_LIBRARY_PATH entry /x (others lack it)\n"));
+    free(text);
+    nd_diff_result_free(&r);
+    nd_diff_free(d);
+}
+
 static void test_no_majority(void **state)
 {
     (void)state;
@@ -354,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_pairwise),
         cmocka_unit_test(test_identical),
         cmocka_unit_test(test_outliers),
+        cmocka_unit_test(test_outlier_entry_runs),
         cmocka_unit_test(test_no_majority),
         cmocka_unit_test(test_no_majority_long),
         cmocka_unit_test(test_redacts_handmade_input),

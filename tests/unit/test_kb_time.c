@@ -31,6 +31,8 @@ static void test_formats(void **state)
     assert_true(ts("[ERROR] 2025-03-16-11:32:36 (PID:80511, Device:0, RankID:-1) ERR99999") > 0);
     assert_true(ts("EE9999: [PID: 540989] 2025-04-27-03:11:08.269.791 get error") > 0);
     assert_true(ts("[rank3]: 2024-05-01 10:00:01,000 ERROR x") == 1714557601.0);
+    assert_true(ts("05/01/2024 10:00:00 - INFO - __main__ - Training") == 1714557600.0);
+    assert_true(ts("13/01/2024 10:00:00 x") < 0);
     /* Later is larger, across formats. */
     assert_true(ts("2024-05-01-10:00:01.000.000") > ts("2024-05-01 10:00:00,999"));
 }
@@ -65,6 +67,8 @@ static void test_ranks(void **state)
     assert_int_equal(nd_kb_path_rank("/job/frank5.log"), -1);
     assert_int_equal(nd_kb_path_rank("/job/ranks/log.txt"), -1);
     assert_int_equal(nd_kb_path_rank("device-0/device-123.log"), -1);
+    assert_int_equal(nd_kb_path_rank("/tmp/torchelastic_x/none_abc/attempt_0/3/stderr.log"), 3);
+    assert_int_equal(nd_kb_path_rank("/tmp/attempt_0/x3/stderr.log"), -1);
 }
 
 int main(void)

@@ -18,6 +18,7 @@
 #include "core/snapshot.h"
 #include "probe/environ.h"
 #include "probe/snapshot_devices.h"
+#include "probe/snapshot_host.h"
 
 static void test_identity_launchers(void **state)
 {

@@ -48,6 +48,17 @@ static void test_bearer(void **state)
     check("bearer short", NULL, keep2);
 }
 
+static void test_token_shapes(void **state)
+{
+    (void)state;
+    const char *keep[] = {"token <redacted:", " and ", NULL};
+    check("token hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 and more", "hf_AbCdEf", keep);
+    check("AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", NULL);
+    /* Python names that start like tokens are code, not secrets. */
+    const char *keep2[] = {"hf_hub_download_with_retries_and_backoff(", "AKIAIOSFODNN7EXAMPLEX", NULL};
+    check("File x.py in hf_hub_download_with_retries_and_backoff( AKIAIOSFODNN7EXAMPLEX", NULL, keep2);
+}
+
 static void test_ordinary_text_kept(void **state)
 {
     (void)state;
@@ -63,6 +74,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_printed_dicts),
         cmocka_unit_test(test_bearer),
+        cmocka_unit_test(test_token_shapes),
         cmocka_unit_test(test_ordinary_text_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
