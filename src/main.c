@@ -5,6 +5,7 @@
 
 #include "cmd/cmd.h"
 #include "core/exitcode.h"
+#include "core/redact.h"
 
 struct nd_command {
     const char *name;
@@ -64,6 +65,13 @@ int main(int argc, char **argv)
                 char *av[] = {argv[2], "--help", NULL};
                 return nd_commands[i].fn(2, av);
             }
+    }
+    /* An operator's NPU_DOCTOR_REDACT pattern that does not compile would
+     * silently redact nothing: refuse to run instead. */
+    struct nd_error err;
+    if (nd_redact_check_env(&err) < 0) {
+        fprintf(stderr, "npu-doctor: %s\n", err.msg);
+        return ND_EXIT_USAGE;
     }
     for (size_t i = 0; i < sizeof nd_commands / sizeof *nd_commands; i++)
         if (strcmp(cmd, nd_commands[i].name) == 0)

@@ -33,6 +33,7 @@ static void check_usage(FILE *fp)
             "      --env-file FILE  judge KEY=VALUE lines (env, docker inspect output)\n"
             "      --python PATH    the job's interpreter (default: python3 on the job's PATH)\n"
             "      --timeout SEC    deadline of the level-2 Python probe (default 30)\n"
+            "      --redact REGEX   also redact variables whose name matches REGEX (repeatable)\n"
             "  -v, --verbose        also show notes (info findings)\n"
             "  -h, --help           this help\n"
             "\n"
@@ -58,7 +59,7 @@ int cmd_check(int argc, char **argv)
         {"env-from", required_argument, NULL, 'p'}, {"env-file", required_argument, NULL, 'f'},
         {"python", required_argument, NULL, 'y'}, {"timeout", required_argument, NULL, 't'},
         {"verbose", no_argument, NULL, 'v'},      {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"redact", required_argument, NULL, 'x'}, {NULL, 0, NULL, 0},
     };
     int level = 1;
     bool json = false, quiet = false, verbose = false;
@@ -90,6 +91,10 @@ int cmd_check(int argc, char **argv)
         case 't':
             if (check_parse_num(optarg, 0.1, 3600, &timeout) < 0)
                 return nd_cmd_fail("check", ND_EXIT_USAGE, "--timeout needs seconds (0.1-3600), not '%s'", optarg);
+            break;
+        case 'x':
+            if (nd_cmd_add_redact("check", optarg) != 0)
+                return ND_EXIT_USAGE;
             break;
         case 'h':
             check_usage(stdout);

@@ -15,4 +15,8 @@ int cmd_rules(int argc, char **argv);
 /* Prints "npu-doctor <cmd>: <msg>" on stderr (one line) and returns code. */
 int nd_cmd_fail(const char *cmd, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Handles a --redact REGEX option: adds the operator pattern, or prints the
+ * regex error and returns ND_EXIT_USAGE. */
+int nd_cmd_add_redact(const char *cmd, const char *regex);
+
 #endif

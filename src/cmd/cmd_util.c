@@ -3,6 +3,8 @@
 #include <stdio.h>
 
 #include "cmd/cmd.h"
+#include "core/exitcode.h"
+#include "core/redact.h"
 
 int nd_cmd_fail(const char *cmd, int code, const char *fmt, ...)
 {
@@ -13,4 +15,12 @@ int nd_cmd_fail(const char *cmd, int code, const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     return code;
+}
+
+int nd_cmd_add_redact(const char *cmd, const char *regex)
+{
+    struct nd_error err;
+    if (nd_redact_add_pattern(regex, &err) < 0)
+        return nd_cmd_fail(cmd, ND_EXIT_USAGE, "%s", err.msg);
+    return 0;
 }

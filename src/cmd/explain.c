@@ -25,6 +25,7 @@ static void explain_usage(FILE *fp)
             "  --all           show every finding in full, wrappers and info findings too\n"
             "  --rules DIR     load more *.rules files from DIR (repeatable)\n"
             "  --root DIR      read /etc/npu-doctor/rules.d under DIR\n"
+            "  --redact REGEX  also redact variables whose name matches REGEX (repeatable)\n"
             "  -h, --help      this text\n"
             "\n"
             "Exit: 0 nothing above info, 1 warnings, 2 errors, 64 usage or broken rules,\n"
@@ -81,7 +82,8 @@ int cmd_explain(int argc, char **argv)
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},  {"all", no_argument, NULL, 'a'},
         {"rules", required_argument, NULL, 'r'}, {"root", required_argument, NULL, 'R'},
-        {"help", no_argument, NULL, 'h'},  {NULL, 0, NULL, 0},
+        {"redact", required_argument, NULL, 'x'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     bool json = false, all = false;
     const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
@@ -101,6 +103,12 @@ int cmd_explain(int argc, char **argv)
             }
             break;
         }
+        case 'x':
+            if (nd_cmd_add_redact("explain", optarg) != 0) {
+                free(dirs);
+                return ND_EXIT_USAGE;
+            }
+            break;
         case 'h': explain_usage(stdout); free(dirs); return ND_EXIT_OK;
         default: explain_usage(stderr); free(dirs); return ND_EXIT_USAGE;
         }

@@ -55,6 +55,7 @@ static const char nd_ps_usage[] =
     "  --all            list every process\n"
     "  --json           one JSON object (devices, processes, findings)\n"
     "  --root DIR       read device and install paths under DIR\n"
+    "  --redact REGEX   also redact variables whose name matches REGEX (repeatable)\n"
     "  -h, --help       this text\n"
     "\n"
     "Exit status: 0; 1 when the devices sit idle while a CPU-bound ML process\n"
@@ -113,7 +114,7 @@ static int nd_ps_parse_args(int argc, char **argv, struct nd_ps_opts *o, bool *h
         {"pid", required_argument, NULL, 'p'},  {"user", required_argument, NULL, 'u'},
         {"interval", required_argument, NULL, 'i'}, {"all", no_argument, NULL, 'a'},
         {"json", no_argument, NULL, 'j'},       {"root", required_argument, NULL, 'r'},
-        {"busy", required_argument, NULL, 'b'},
+        {"busy", required_argument, NULL, 'b'}, {"redact", required_argument, NULL, 'x'},
         {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -160,6 +161,10 @@ static int nd_ps_parse_args(int argc, char **argv, struct nd_ps_opts *o, bool *h
                 return nd_cmd_fail("ps", ND_EXIT_NOINPUT, "%s", err.msg);
             break;
         }
+        case 'x':
+            if (nd_cmd_add_redact("ps", optarg) != 0)
+                return ND_EXIT_USAGE;
+            break;
         case 'h': *help = true; return 0;
         case ':':
             return nd_cmd_fail("ps", ND_EXIT_USAGE, "%s needs a value (see npu-doctor ps --help)", argv[optind - 1]);

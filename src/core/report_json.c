@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "core/json_util.h"
+#include "core/redact.h"
 #include "core/report.h"
 
 json_t *nd_finding_to_json(const struct nd_finding *f)
@@ -63,6 +64,9 @@ json_t *nd_report_to_json(const struct nd_report *rep)
         json_object_set(o, "facts", rep->facts);
     if (rep->extra)
         json_object_update(o, rep->extra);
+    /* The safety net: whatever a probe copied into a fact or an evidence
+     * line, no secret leaves through JSON. */
+    nd_redact_json(o);
     return o;
 }
 

@@ -1,8 +1,10 @@
 /* Human text output: check lines grouped by area, then findings as blocks
  * with evidence, cause and fix. Aligned and short; colour only on a TTY. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/redact.h"
 #include "core/report.h"
 
 #define C_RED "\033[31m"
@@ -11,6 +13,15 @@
 #define C_DIM "\033[2m"
 #define C_BLD "\033[1m"
 #define C_OFF "\033[0m"
+
+/* Text reaches people who paste it into public issues: every string that a
+ * probe or a log line filled in is redacted on the way out. */
+static void nd_put(FILE *fp, const char *s)
+{
+    char *r = nd_redact_text(s);
+    fputs(r, fp);
+    free(r);
+}
 
 static const char *nd_status_mark(enum nd_check_status s)
 {
@@ -58,23 +69,32 @@ void nd_finding_print_text(const struct nd_finding *f, FILE *fp, bool color, con
     const char *off = color ? C_OFF : "";
     const char *bold = color ? C_BLD : "";
     const char *dim = color ? C_DIM : "";
-    fprintf(fp, "%s%s%s%s%s: %s%s%s  %s[%s]%s\n", p, sc, bold, nd_severity_name(f->severity), off,
-            bold, f->title, off, dim, f->id, off);
+    fprintf(fp, "%s%s%s%s%s: %s", p, sc, bold, nd_severity_name(f->severity), off, bold);
+    nd_put(fp, f->title);
+    fprintf(fp, "%s  %s[%s]%s\n", off, dim, f->id, off);
     for (size_t i = 0; i < f->nevidence; i++) {
         const struct nd_evidence *e = &f->evidence[i];
         if (e->file && e->line > 0)
-            fprintf(fp, "%s    %s%s:%ld:%s %s\n", p, dim, e->file, e->line, off, e->text);
+            fprintf(fp, "%s    %s%s:%ld:%s ", p, dim, e->file, e->line, off);
         else if (e->file)
-            fprintf(fp, "%s    %s%s:%s %s\n", p, dim, e->file, off, e->text);
+            fprintf(fp, "%s    %s%s:%s ", p, dim, e->file, off);
         else
-            fprintf(fp, "%s    - %s\n", p, e->text);
+            fprintf(fp, "%s    - ", p);
+        nd_put(fp, e->text);
+        fputc('\n', fp);
     }
     if (f->count > 1)
         fprintf(fp, "%s    (seen %ld times)\n", p, f->count);
-    if (f->cause)
-        fprintf(fp, "%s  %swhy:%s %s\n", p, bold, off, f->cause);
-    for (size_t i = 0; i < f->nfix; i++)
-        fprintf(fp, "%s  %s%s%s %s\n", p, bold, i == 0 ? "fix:" : "    ", off, f->fix[i]);
+    if (f->cause) {
+        fprintf(fp, "%s  %swhy:%s ", p, bold, off);
+        nd_put(fp, f->cause);
+        fputc('\n', fp);
+    }
+    for (size_t i = 0; i < f->nfix; i++) {
+        fprintf(fp, "%s  %s%s%s ", p, bold, i == 0 ? "fix:" : "    ", off);
+        nd_put(fp, f->fix[i]);
+        fputc('\n', fp);
+    }
 }
 
 void nd_report_print_text(const struct nd_report *rep, FILE *fp, const struct nd_text_options *opt)
@@ -99,8 +119,10 @@ void nd_report_print_text(const struct nd_report *rep, FILE *fp, const struct nd
                 const struct nd_check_line *l = &rep->lines[j];
                 if (strcmp(l->area, rep->lines[i].area) != 0)
                     continue;
-                fprintf(fp, "  %s%s%s %s\n", color ? nd_status_color(l->status) : "",
-                        nd_status_mark(l->status), off, l->text);
+                fprintf(fp, "  %s%s%s ", color ? nd_status_color(l->status) : "",
+                        nd_status_mark(l->status), off);
+                nd_put(fp, l->text);
+                fputc('\n', fp);
             }
         }
     }
