@@ -184,7 +184,7 @@ static void nd_child_stdin_null(void)
     }
 }
 
-static void nd_child_reset_signals(void)
+void nd_child_reset_signals(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -194,6 +194,27 @@ static void nd_child_reset_signals(void)
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* The parent's side of both kinds of child: read both pipes until they
+ * close or the deadline passes, reap (or kill) the child, fill res. */
+static void nd_collect(pid_t pid, int out_fd, int err_fd, double start, double timeout_s, size_t max_output,
+                       struct nd_spawn_result *res)
+{
+    struct nd_strbuf ob = ND_STRBUF_INIT, eb = ND_STRBUF_INIT;
+    struct nd_strbuf *bufs[2] = {&ob, &eb};
+    int fds[2] = {out_fd, err_fd};
+    bool trunc[2] = {false, false};
+    double deadline = start + timeout_s;
+    nd_drain(fds, bufs, max_output, trunc, deadline);
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    nd_wait_deadline(pid, deadline, res);
+    res->elapsed_s = nd_monotonic_now() - start;
+    res->out = nd_strbuf_detach(&ob, &res->out_len);
+    res->err = nd_strbuf_detach(&eb, &res->err_len);
+    res->out_truncated = trunc[0];
 }
 
 int nd_spawn_capture(char *const argv[], char *const envp[], double timeout_s, size_t max_output,
@@ -245,20 +266,7 @@ int nd_spawn_capture(char *const argv[], char *const envp[], double timeout_s, s
     }
     close(execp[0]);
 
-    struct nd_strbuf ob = ND_STRBUF_INIT, eb = ND_STRBUF_INIT;
-    struct nd_strbuf *bufs[2] = {&ob, &eb};
-    int fds[2] = {outp[0], errp[0]};
-    bool trunc[2] = {false, false};
-    double deadline = start + timeout_s;
-    nd_drain(fds, bufs, max_output, trunc, deadline);
-    for (int i = 0; i < 2; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
-    nd_wait_deadline(pid, deadline, res);
-    res->elapsed_s = nd_monotonic_now() - start;
-    res->out = nd_strbuf_detach(&ob, &res->out_len);
-    res->err = nd_strbuf_detach(&eb, &res->err_len);
-    res->out_truncated = trunc[0];
+    nd_collect(pid, outp[0], errp[0], start, timeout_s, max_output, res);
     return 0;
 }
 
@@ -296,20 +304,7 @@ int nd_guard_call(int (*fn)(void *arg, int out_fd), void *arg, double timeout_s,
     res->started = true;
     close(chan[1]);
     close(noise[1]);
-    struct nd_strbuf ob = ND_STRBUF_INIT, eb = ND_STRBUF_INIT;
-    struct nd_strbuf *bufs[2] = {&ob, &eb};
-    int fds[2] = {chan[0], noise[0]};
-    bool trunc[2] = {false, false};
-    double deadline = start + timeout_s;
-    nd_drain(fds, bufs, max_output, trunc, deadline);
-    for (int i = 0; i < 2; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
-    nd_wait_deadline(pid, deadline, res);
-    res->elapsed_s = nd_monotonic_now() - start;
-    res->out = nd_strbuf_detach(&ob, &res->out_len);
-    res->err = nd_strbuf_detach(&eb, &res->err_len);
-    res->out_truncated = trunc[0];
+    nd_collect(pid, chan[0], noise[0], start, timeout_s, max_output, res);
     return 0;
 }
 

@@ -56,6 +56,9 @@ double nd_monotonic_now(void);
 int nd_read_full_deadline(int fd, void *buf, size_t len, double deadline);
 /* Writes all of buf to fd, retrying on EINTR/partial writes. 0 or -errno. */
 int nd_write_full(int fd, const void *buf, size_t len);
+/* In a freshly forked child: default dispositions for every signal and an
+ * empty mask, so the child is not deaf to the SIGTERM/SIGKILL we send it. */
+void nd_child_reset_signals(void);
 /* Kills a process group, waits for the leader (no zombie). */
 void nd_kill_and_reap(pid_t pid);
 

@@ -266,14 +266,7 @@ static void nd_child_prepare(int keep_fd, pid_t parent)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) /* the parent died before the line above */
         _exit(0);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = SIG_DFL;
-    for (int s = 1; s < NSIG; s++)
-        sigaction(s, &sa, NULL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
+    nd_child_reset_signals();
     /* Vendor noise must not reach the job's terminal or our output. */
     int null = open("/dev/null", O_RDWR);
     if (null >= 0) {
