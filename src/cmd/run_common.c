@@ -28,7 +28,7 @@ const char nd_run_common_help[] =
     "  --report DIR          write report.json, timeline.csv and timeline.svg into DIR\n"
     "  --metrics-file PATH   keep a Prometheus textfile (node_exporter) current\n"
     "  --root DIR            look for installs and device nodes under DIR (default /)\n"
-    "  --rules DIR           extra knowledge-base rules for the live output matcher\n";
+    "  --rules DIR           extra knowledge-base rules for matching the output (run)\n";
 
 void nd_run_options_default(struct nd_run_options *o)
 {

@@ -6,6 +6,8 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "core/strbuf.h"
@@ -23,6 +25,9 @@ struct nd_kb_loader {
 static void *nd_kb_loader_main(void *arg)
 {
     struct nd_kb_loader *l = arg;
+    /* Lowest priority: when the job floods its output, the passthrough and
+     * the job come first; early lines wait in the monitor meanwhile. */
+    setpriority(PRIO_PROCESS, (id_t)gettid(), 19);
     if (nd_kb_load(&l->kb, NULL, 0, &l->err) < 0)
         l->kb = NULL;
     atomic_store(&l->finished, true);

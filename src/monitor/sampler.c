@@ -3,8 +3,9 @@
  * kept file) and for pids never seen before (a process outside the job cannot
  * join it later, so its verdict is cached until the pid disappears); the
  * device footprint only for processes that ran since their last one (an idle
- * process cannot open a device) and every few seconds; maps are re-read by
- * the footprint cache only for new processes and every quarter window. */
+ * process cannot open a device), that are young, or every quarter window;
+ * maps are re-read by the footprint cache only for processes that ran, and
+ * at most every quarter window. */
 #include "monitor/sampler.h"
 
 #include <ctype.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,8 +29,9 @@
 #include "proc/proc.h"
 
 #define ND_FP_REFRESH_S 5.0
-/* An idle process's footprint is taken again after this long at the latest. */
-#define ND_FP_IDLE_RESCAN_S 5.0
+/* An idle process's footprint is taken again after the maps refresh period
+ * at the latest (a quarter window, 1-5 s); a new one's every tick for this long. */
+#define ND_FP_YOUNG_S 3.0
 /* Processes whose stat file stays open between ticks (an fd each). */
 #define ND_MAX_KEPT_STAT 512
 #define ND_MAX_VENDORS 2
@@ -52,6 +55,7 @@ struct nd_track {
     bool fp_done;           /* a footprint was taken */
     uint64_t fp_ticks;      /* CPU ticks then */
     double fp_at;
+    double born_at;         /* its start, on the monotonic clock */
 };
 
 struct nd_cand {
@@ -91,6 +95,9 @@ struct nd_sampler {
     size_t nvanished, capvanished;
     bool fw_known;
     size_t kept_stat;
+    int loadavg_fd;         /* /proc/loadavg kept open, -1 until needed */
+    double idle_rescan_s;
+    long long last_pid;     /* its last-pid field at the previous tick */
     bool have_cgroup;
     bool cgroup_v1;
     char cgroup_dir[512];
@@ -224,9 +231,12 @@ int nd_sampler_new(const struct nd_sampler_opts *opt, struct nd_sampler **out, s
     s->opt = *opt;
     if (s->opt.device_timeout_s <= 0)
         s->opt.device_timeout_s = ND_DEVICE_DEFAULT_TIMEOUT;
+    s->loadavg_fd = -1;
+    s->last_pid = -1;
     s->clk = nd_proc_clock_ticks();
     s->page = nd_proc_page_size();
-    s->fpc = nd_footprint_cache_new(opt->maps_refresh_s > 0 ? opt->maps_refresh_s : ND_FP_REFRESH_S);
+    s->idle_rescan_s = opt->maps_refresh_s > 0 ? opt->maps_refresh_s : ND_FP_REFRESH_S;
+    s->fpc = nd_footprint_cache_new(s->idle_rescan_s);
     nd_cgroup_init(s);
     *out = s;
     return 0;
@@ -243,6 +253,8 @@ void nd_sampler_free(struct nd_sampler *s)
     nd_footprint_cache_free(s->fpc);
     for (size_t i = 0; i < s->ntr; i++)
         nd_drop_stat(s, &s->tr[i]);
+    if (s->loadavg_fd >= 0)
+        close(s->loadavg_fd);
     free(s->tr);
     free(s->nonjob);
     free(s->procs);
@@ -371,6 +383,15 @@ static void nd_track_update(struct nd_sampler *s, struct nd_track *t, const stru
     if (fresh) {
         nd_copy(t->comm, sizeof t->comm, st->comm);
         t->start = st->starttime_ticks;
+        /* When it started, on our monotonic clock: a process that ran long
+         * before we attached (watch) is not young. */
+        struct timespec boot;
+        double age = 0;
+        if (clock_gettime(CLOCK_BOOTTIME, &boot) == 0 && s->clk > 0) {
+            age = (double)boot.tv_sec + (double)boot.tv_nsec / 1e9 - (double)st->starttime_ticks / (double)s->clk;
+            age = age < 0 ? 0 : age;
+        }
+        t->born_at = nd_monotonic_now() - age;
     }
 }
 
@@ -442,8 +463,13 @@ static int nd_read_kept_stat(const struct nd_track *t, struct nd_proc_stat *st)
     return nd_proc_parse_stat(buf, (size_t)n, st);
 }
 
+static void nd_collect_vanished(struct nd_sampler *s);
+static bool nd_scan_tracked_only(struct nd_sampler *s, double dt);
+
 static int nd_scan_procs(struct nd_sampler *s, double dt, struct nd_error *err)
 {
+    if (nd_scan_tracked_only(s, dt))
+        return 0;
     pid_t *pids = NULL;
     size_t n = 0;
     int rc = nd_proc_list(&pids, &n);
@@ -511,8 +537,13 @@ static int nd_scan_procs(struct nd_sampler *s, double dt, struct nd_error *err)
     s->nnonjob = nnj;
     free(cand);
     free(pids);
+    nd_collect_vanished(s);
+    return 0;
+}
 
-    /* Gone since the last tick. */
+/* Tracked processes not seen at this tick are gone. */
+static void nd_collect_vanished(struct nd_sampler *s)
+{
     s->nvanished = 0;
     size_t j = 0;
     for (size_t i = 0; i < s->ntr; i++) {
@@ -530,7 +561,57 @@ static int nd_scan_procs(struct nd_sampler *s, double dt, struct nd_error *err)
         s->vanished[s->nvanished++] = s->tr[i].pid;
     }
     s->ntr = j;
-    return 0;
+}
+
+/* The last pid the kernel handed out (the 5th field of /proc/loadavg, in
+ * our pid namespace); -1 when unknown. */
+static long long nd_last_pid(struct nd_sampler *s)
+{
+    if (s->loadavg_fd < 0) {
+        int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+        if (fd >= 0 && fd < 3) {
+            int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+            close(fd);
+            fd = hi;
+        }
+        if (fd < 0)
+            return -1;
+        s->loadavg_fd = fd;
+    }
+    char buf[256];
+    ssize_t n = pread(s->loadavg_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *sp = strrchr(buf, ' ');
+    if (!sp || !isdigit((unsigned char)sp[1]))
+        return -1;
+    return strtoll(sp + 1, NULL, 10);
+}
+
+/* No process was created anywhere since the last tick: the job's set can
+ * only have shrunk, so the tracked processes are read and /proc is not
+ * listed (listing every pid is most of a tick's cost on a busy host). */
+static bool nd_scan_tracked_only(struct nd_sampler *s, double dt)
+{
+    long long last = nd_last_pid(s);
+    bool same = last >= 0 && last == s->last_pid && s->gen > 0;
+    s->last_pid = last;
+    if (!same)
+        return false;
+    s->gen++;
+    for (size_t i = 0; i < s->ntr; i++) {
+        struct nd_track *t = &s->tr[i];
+        struct nd_proc_stat st;
+        if (t->statfd >= 0) {
+            if (nd_read_kept_stat(t, &st) == 0)
+                nd_track_update(s, t, &st, dt, false);
+        } else if (nd_proc_read_stat(t->pid, &st) == 0 && st.starttime_ticks == t->start) {
+            nd_track_update(s, t, &st, dt, false);
+        }
+    }
+    nd_collect_vanished(s);
+    return true;
 }
 
 static int nd_slot_of(const struct nd_sampler *s, const char *vendor, int index)
@@ -591,9 +672,12 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
         struct nd_track *t = &s->tr[i];
         /* A process that used no CPU since its last look cannot have opened
          * or closed a device, nor loaded a library: look again only when it
-         * ran, and every ND_FP_IDLE_RESCAN_S anyway. */
+         * ran, and every quarter window (idle_rescan_s) anyway. */
         bool ran = !t->fp_done || t->ticks != t->fp_ticks;
-        bool due = ran || now - t->fp_at >= ND_FP_IDLE_RESCAN_S;
+        /* Young processes are the ones setting up devices (open, then wait):
+         * every tick for their first seconds, whatever their CPU says. */
+        bool young = now - t->born_at < ND_FP_YOUNG_S;
+        bool due = ran || young || now - t->fp_at >= s->idle_rescan_s;
         struct nd_footprint fp;
         /* Its maps cannot have changed either when it did not run. */
         unsigned flags = ran ? 0 : ND_FOOTPRINT_SKIP_MAPS;

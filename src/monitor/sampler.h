@@ -21,7 +21,7 @@ struct nd_sampler_opts {
     pid_t pgid;                 /* its process group when it leads one (run), else 0 */
     double device_timeout_s;    /* per vendor call (default 5) */
     bool no_devices;            /* skip vendor libraries (tests, benches) */
-    double maps_refresh_s;      /* how stale a process's mapped frameworks may be (default 5) */
+    double maps_refresh_s;      /* how stale an idle process's footprint and mapped frameworks may be (default 5) */
 };
 
 struct nd_sampler;

@@ -54,6 +54,7 @@ if [ -n "$pgid" ] && ps -eo pgid= | awk -v g="$pgid" '$1 == g' | grep -q .; then
 else pass "nothing of the job left behind (group $pgid)"; fi
 
 # 50 children left behind by a job that exits at once.
+# shellcheck disable=SC2016 # expanded by the job's sh, not here
 run_nd "$T/out" "$T/err" run -- sh -c 'for i in $(seq 50); do sleep 600 & done; echo $$; exit 0'
 expect_rc 0 "job forking 50 children"
 pgid=$(head -n1 "$T/out")
