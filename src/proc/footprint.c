@@ -382,6 +382,7 @@ static struct nd_fp_entry *nd_cache_lookup(struct nd_footprint_cache *c, pid_t p
     *fresh = e->pid == 0;
     if (*fresh) {
         c->used++;
+        e->fd_dir = -1; /* a calloc'ed slot holds fd 0, which is not ours to close */
         nd_entry_reset(c, e, pid, now);
     }
     e->used_at = now;

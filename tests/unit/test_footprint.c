@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -90,6 +91,8 @@ static struct child start_child(const char *const *opens, const char *const *map
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
+        /* A failed assertion in the parent must not leave a spinning child. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         close(cmd[1]);
         close(ack[0]);
         for (size_t i = 0; opens && opens[i]; i++)
@@ -352,6 +355,44 @@ static void test_footprint_plain_cpu_child(void **state)
     nd_footprint_cache_free(cache);
 }
 
+/* The cache keeps /proc/PID/fd folders open: it must keep them, across
+ * samples, and never close a descriptor it did not open (a fresh slot once
+ * closed fd 0, the caller's stdin). */
+static void test_footprint_cache_keeps_dirs_and_callers_fds(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    int saved = dup(0);
+    assert_true(saved >= 0);
+    assert_int_equal(dup2(p[0], 0), 0);
+    struct child c = start_child(NULL, NULL, true);
+    struct nd_footprint_cache *cache = nd_footprint_cache_new(3600);
+    struct nd_footprint fp;
+    assert_int_equal(nd_footprint_of(c.pid, NULL, 0, cache, &fp), 0);
+    assert_int_equal(nd_footprint_of(getpid(), NULL, 0, cache, &fp), 0);
+    assert_true(fcntl(0, F_GETFD) != -1);
+    /* A kept folder shows up as an open descriptor of ours on /proc/<child>/fd. */
+    char want[64], link[256], path[64];
+    snprintf(want, sizeof want, "/proc/%d/fd", (int)c.pid);
+    int kept = 0;
+    for (int fd = 3; fd < 1024; fd++) {
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(path, link, sizeof link - 1);
+        if (n > 0) {
+            link[n] = '\0';
+            kept += strcmp(link, want) == 0;
+        }
+    }
+    assert_int_equal(kept, 1);
+    nd_footprint_cache_free(cache);
+    stop_child(&c);
+    assert_int_equal(dup2(saved, 0), 0);
+    close(saved);
+    close(p[0]);
+    close(p[1]);
+}
+
 static void test_footprint_vendor_list(void **state)
 {
     (void)state;
@@ -491,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_footprint_vendor_list),
         cmocka_unit_test(test_footprint_cache_refresh),
         cmocka_unit_test(test_footprint_cache_sees_new_fds),
+        cmocka_unit_test(test_footprint_cache_keeps_dirs_and_callers_fds),
     };
     return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
 }
