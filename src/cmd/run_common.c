@@ -28,7 +28,8 @@ const char nd_run_common_help[] =
     "  --report DIR          write report.json, timeline.csv and timeline.svg into DIR\n"
     "  --metrics-file PATH   keep a Prometheus textfile (node_exporter) current\n"
     "  --root DIR            look for installs and device nodes under DIR (default /)\n"
-    "  --rules DIR           extra knowledge-base rules for matching the output (run)\n";
+    "  --rules DIR           extra knowledge-base rules for matching the output (run)\n"
+    "  --redact REGEX        also redact variables whose name matches REGEX (repeatable)\n";
 
 void nd_run_options_default(struct nd_run_options *o)
 {
@@ -69,6 +70,7 @@ int nd_run_option(const char *cmd, int c, const char *arg, struct nd_run_options
     case ND_OPT_REPORT: o->report_dir = arg; return 0;
     case ND_OPT_METRICS: o->metrics_path = arg; return 0;
     case ND_OPT_RULES: o->rules_dir = arg; return 0;
+    case ND_OPT_REDACT: return nd_cmd_add_redact(cmd, arg);
     case ND_OPT_NO_DEVICES: o->no_devices = true; return 0;
     case ND_OPT_SYNTHETIC: o->synthetic_clock = true; return 0;
     case ND_OPT_FOR: return nd_seconds(cmd, "--for", arg, 0.1, 1e7, &o->for_s);

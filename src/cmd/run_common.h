@@ -32,7 +32,7 @@ struct nd_run_options {
 enum {
     ND_OPT_ROOT = 1000, ND_OPT_INTERVAL, ND_OPT_WINDOW, ND_OPT_FALLBACK_AFTER, ND_OPT_WARMUP, ND_OPT_HANG_AFTER,
     ND_OPT_GRACE, ND_OPT_FAIL_FAST, ND_OPT_QUIET, ND_OPT_JSON_SUMMARY, ND_OPT_REPORT, ND_OPT_METRICS,
-    ND_OPT_RULES, ND_OPT_NO_DEVICES, ND_OPT_SYNTHETIC, ND_OPT_PID, ND_OPT_FOR, ND_OPT_HELP,
+    ND_OPT_RULES, ND_OPT_NO_DEVICES, ND_OPT_SYNTHETIC, ND_OPT_PID, ND_OPT_FOR, ND_OPT_HELP, ND_OPT_REDACT,
 };
 
 #define ND_RUN_COMMON_LONGOPTS                                                                                  \
@@ -44,7 +44,8 @@ enum {
         {"quiet", no_argument, NULL, ND_OPT_QUIET}, {"json-summary", optional_argument, NULL, ND_OPT_JSON_SUMMARY}, \
         {"report", required_argument, NULL, ND_OPT_REPORT}, {"metrics-file", required_argument, NULL, ND_OPT_METRICS}, \
         {"rules", required_argument, NULL, ND_OPT_RULES}, {"no-devices", no_argument, NULL, ND_OPT_NO_DEVICES}, \
-        {"synthetic-clock", no_argument, NULL, ND_OPT_SYNTHETIC}, {"help", no_argument, NULL, ND_OPT_HELP}
+        {"synthetic-clock", no_argument, NULL, ND_OPT_SYNTHETIC}, {"help", no_argument, NULL, ND_OPT_HELP},  \
+        {"redact", required_argument, NULL, ND_OPT_REDACT}
 
 void nd_run_options_default(struct nd_run_options *o);
 /* Handles one common option; returns 0, 1 when c is not a common option,
