@@ -6,7 +6,7 @@ set -eu
 
 what=${1:-test}
 build_pkgs="cmake make gcc pkg-config libvectorscan-dev libjansson-dev libinih-dev zlib1g-dev"
-test_pkgs="libcmocka-dev clang python3 python3-torch python3-psutil python3-yaml procps"
+test_pkgs="libcmocka-dev clang python3 python3-torch python3-psutil python3-yaml procps shellcheck"
 fuzz_pkgs="clang libclang-rt-14-dev"
 bench_pkgs="ripgrep hyperfine lsof python3-psutil python3-torch"
 
@@ -18,6 +18,14 @@ case "$what" in
   *) echo "install-deps: unknown set '$what' (build|test|fuzz|bench)" >&2; exit 64 ;;
 esac
 
+# clang's sanitizer runtime is its own package on Debian (libclang-rt-N-dev),
+# named after clang's major version, which is only known once clang is there.
+clang_rt() {
+  command -v clang >/dev/null 2>&1 || return 0
+  major=$(clang -dumpversion 2>/dev/null | cut -d. -f1)
+  [ -n "$major" ] && echo "libclang-rt-$major-dev"
+}
+
 missing=""
 for p in $pkgs; do
   case " $missing " in *" $p "*) continue ;; esac
@@ -27,6 +35,14 @@ for p in $pkgs; do
     *) missing="$missing $p" ;;
   esac
 done
+
+if [ "$what" != build ]; then
+  rt=$(clang_rt)
+  if [ -n "$rt" ] && ! dpkg-query -W -f='${Status}' "$rt" 2>/dev/null | grep -q "install ok installed" \
+      && apt-cache show "$rt" >/dev/null 2>&1; then
+    missing="$missing $rt"
+  fi
+fi
 
 [ -z "$missing" ] && exit 0
 
@@ -41,3 +57,12 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing
+
+# A clang installed just now brings the name of its runtime package with it.
+if [ "$what" != build ]; then
+  rt=$(clang_rt)
+  if [ -n "$rt" ] && ! dpkg-query -W -f='${Status}' "$rt" 2>/dev/null | grep -q "install ok installed" \
+      && apt-cache show "$rt" >/dev/null 2>&1; then
+    apt-get install -y -qq --no-install-recommends "$rt"
+  fi
+fi
