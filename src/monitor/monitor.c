@@ -431,7 +431,6 @@ void nd_monitor_set_output(struct nd_monitor *m, uint64_t bytes, uint64_t lines,
 
 static void nd_match_line(struct nd_monitor *m, int stream, const char *line, size_t len, long lineno)
 {
-    nd_loglines_note(line, len, &m->ctx);
     struct nd_findings found = ND_FINDINGS_INIT;
     const char *src = stream == 1 ? "stdout" : "stderr";
     int n = m->kb ? nd_kb_match_line(m->kb, line, len, src, lineno, &found) : 0;
@@ -447,6 +446,10 @@ static void nd_match_line(struct nd_monitor *m, int stream, const char *line, si
 
 void nd_monitor_line(struct nd_monitor *m, int stream, const char *line, size_t len, long lineno)
 {
+    /* The detectors' own notes (operator fallbacks, DataLoader bus errors)
+     * must not wait for the knowledge base: it may still be loading when the
+     * input-bound detector judges. */
+    nd_loglines_note(line, len, &m->ctx);
     nd_kb_collect(m, false);
     if (m->loader && m->npending < ND_PENDING_LINES) {
         if (!m->pending)
