@@ -5,19 +5,9 @@
 . "$(dirname "$0")/lib/assert.sh"
 
 ROOT=${ND_FIXTURES:?}/roots/ascend-910b-cann80
-export NPU_DOCTOR_DCMI_LIB=${ND_SIM:?}/libdcmi.so NPU_DOCTOR_NVML_LIB=$T/none ND_SIM_STATE=$T/state.ini
-cat >"$T/state.ini" <<'INI'
-[ascend.device.0]
+sim_910b_host '[ascend.device.0]
 aicore_util = 92
-hbm_used_mb = 30000
-[ascend]
-driver_version = 24.1.rc1
-devices = 8
-chip_name = 910B3
-aicore_util = 0
-hbm_total_mb = 65536
-hbm_used_mb = 0
-INI
+hbm_used_mb = 30000'
 
 run_nd "$T/out" "$T/err" run --root "$ROOT" --interval 0.5 --window 3 --warmup 1 --hang-after 4 \
   --json-summary="$T/sum.json" --report "$T/rep" --metrics-file "$T/job.prom" \

@@ -6,18 +6,9 @@
 . "$(dirname "$0")/lib/assert.sh"
 
 ROOT=${ND_FIXTURES:?}/roots/ascend-910b-cann80
-export NPU_DOCTOR_DCMI_LIB=${ND_SIM:?}/libdcmi.so NPU_DOCTOR_NVML_LIB=$T/none ND_SIM_STATE=$T/state.ini
-cat >"$T/state.ini" <<'INI'
-[ascend.device.0]
+sim_910b_host '[ascend.device.0]
 aicore_util = 3
-hbm_used_mb = 20000
-[ascend]
-driver_version = 24.1.rc1
-devices = 8
-chip_name = 910B3
-aicore_util = 0
-hbm_total_mb = 65536
-INI
+hbm_used_mb = 20000'
 cat >"$T/job.sh" <<SH
 #!/usr/bin/env bash
 echo "[W compiler_depend.ts:51] Warning: CAST_OP will fall back to run on the CPU" >&2

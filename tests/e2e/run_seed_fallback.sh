@@ -9,17 +9,7 @@
 
 ROOT=${ND_FIXTURES:?}/roots/ascend-910b-cann80
 JOB=$ND_FIXTURES/jobs/train_cnn.py
-export NPU_DOCTOR_DCMI_LIB=${ND_SIM:?}/libdcmi.so NPU_DOCTOR_NVML_LIB=$T/none ND_SIM_STATE=$T/state.ini
-cat >"$T/state.ini" <<'INI'
-[ascend]
-driver_version = 24.1.rc1
-devices = 8
-chip_name = 910B3
-aicore_util = 0
-hbm_total_mb = 65536
-hbm_used_mb = 0
-health = 0
-INI
+sim_910b_host
 # The job's environment lacks CANN, as after a forgotten `source set_env.sh`.
 unset ASCEND_HOME_PATH ASCEND_OPP_PATH ASCEND_TOOLKIT_HOME ASCEND_AICPU_PATH PYTHONPATH
 WINDOW=5 INTERVAL=0.5

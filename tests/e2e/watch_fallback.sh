@@ -5,14 +5,7 @@
 . "$(dirname "$0")/lib/assert.sh"
 
 ROOT=${ND_FIXTURES:?}/roots/ascend-910b-cann80
-export NPU_DOCTOR_DCMI_LIB=${ND_SIM:?}/libdcmi.so NPU_DOCTOR_NVML_LIB=$T/none ND_SIM_STATE=$T/state.ini
-cat >"$T/state.ini" <<'INI'
-[ascend]
-devices = 8
-chip_name = 910B3
-aicore_util = 0
-hbm_total_mb = 65536
-INI
+sim_910b_host
 /usr/bin/python3 -c 'import signal; signal.alarm(300)
 while True: pass' &
 job=$!

@@ -57,3 +57,16 @@ finish() {
   echo "$ND_PASSES passed, $ND_FAILS failed"
   [ "$ND_FAILS" -eq 0 ]
 }
+
+# sim_910b_host [EXTRA_INI]: points the vendor libraries at the simulators
+# and describes an idle host with 8 Ascend 910B3 NPUs in $T/state.ini;
+# EXTRA_INI (per-device sections, processes...) comes first. NVML is pointed
+# at nothing, so a real NVIDIA driver on the test machine stays out.
+sim_910b_host() {
+  export NPU_DOCTOR_DCMI_LIB=${ND_SIM:?}/libdcmi.so NPU_DOCTOR_NVML_LIB=$T/none ND_SIM_STATE=$T/state.ini
+  {
+    [ -n "${1:-}" ] && printf '%s\n' "$1"
+    printf '[ascend]\ndriver_version = 24.1.rc1\ndevices = 8\nchip_name = 910B3\naicore_util = 0\n'
+    printf 'hbm_total_mb = 65536\nhbm_used_mb = 0\nhealth = 0\n'
+  } >"$T/state.ini"
+}
