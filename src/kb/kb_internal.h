@@ -98,6 +98,10 @@ void nd_kb_cache_store(const hs_database_t *db, const char *key);
 /* Fills {name}, {name|default} and {name?text with $} placeholders in tmpl
  * from the rule's captures run on line ({name?...} vanishes without a value). Returns a malloc'd string. */
 char *nd_kb_expand(const struct nd_kb_rule *r, const char *tmpl, const char *line);
+/* Appends the finding rule r describes, its title, cause and fixes expanded
+ * from line, title_suffix (may be "") after the title. No evidence yet. */
+struct nd_finding *nd_kb_rule_finding(struct nd_findings *out, const struct nd_kb_rule *r, const char *line,
+                                      const char *title_suffix);
 
 /* One place a rule matched. */
 struct nd_kb_occ {

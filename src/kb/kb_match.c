@@ -56,22 +56,7 @@ int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char 
         const struct nd_kb_rule *r = &kb->rules.v[c.rules[i]];
         if (!nd_kb_rule_accepts(r, text))
             continue;
-        char *title = nd_kb_expand(r, r->title, text);
-        struct nd_finding *f = nd_findings_add(out, r->id, r->category, (enum nd_severity)r->severity, "%s", title);
-        free(title);
-        f->confidence = (enum nd_confidence)r->confidence;
-        if (r->cause) {
-            char *cause = nd_kb_expand(r, r->cause, text);
-            nd_finding_set_cause(f, "%s", cause);
-            free(cause);
-        }
-        for (size_t j = 0; j < r->fixes.n; j++) {
-            char *fx = nd_kb_expand(r, r->fixes.v[j], text);
-            nd_finding_add_fix(f, "%s", fx);
-            free(fx);
-        }
-        if (r->see)
-            nd_finding_add_fix(f, "see %s", r->see);
+        struct nd_finding *f = nd_kb_rule_finding(out, r, text, "");
         char *red = nd_redact_text(text);
         nd_finding_add_evidence(f, source, lineno, "%.*s", ND_KB_EVIDENCE_MAX, red);
         free(red);

@@ -129,6 +129,29 @@ static void nd_kb_add_evidence(struct nd_finding *f, const struct nd_kb_occ *o)
 }
 
 /* "0-3,5,7" from a mask of ranks. */
+struct nd_finding *nd_kb_rule_finding(struct nd_findings *out, const struct nd_kb_rule *r, const char *line,
+                                      const char *title_suffix)
+{
+    char *title = nd_kb_expand(r, r->title, line);
+    struct nd_finding *f =
+        nd_findings_add(out, r->id, r->category, (enum nd_severity)r->severity, "%s%s", title, title_suffix);
+    free(title);
+    f->confidence = (enum nd_confidence)r->confidence;
+    if (r->cause) {
+        char *cause = nd_kb_expand(r, r->cause, line);
+        nd_finding_set_cause(f, "%s", cause);
+        free(cause);
+    }
+    for (size_t i = 0; i < r->fixes.n; i++) {
+        char *fx = nd_kb_expand(r, r->fixes.v[i], line);
+        nd_finding_add_fix(f, "%s", fx);
+        free(fx);
+    }
+    if (r->see)
+        nd_finding_add_fix(f, "see %s", r->see);
+    return f;
+}
+
 static void nd_kb_ranks_text(unsigned long long mask, struct nd_strbuf *sb)
 {
     for (int r = 0; r < 64; r++) {
@@ -164,29 +187,15 @@ static void nd_kb_make_finding(const struct nd_kb_cand *c, struct nd_findings *o
             nd_strbuf_adds(&lines, h->samples[i].text);
         }
     const char *line = lines.buf;
-    char *title = nd_kb_expand(r, r->title, line);
     /* Seen on several ranks: say which, cluster users need the spread. */
     struct nd_strbuf ranks = ND_STRBUF_INIT;
     nd_strbuf_init(&ranks);
     if (h->rank_mask & (h->rank_mask - 1))
         nd_kb_ranks_text(h->rank_mask, &ranks);
-    struct nd_finding *f = nd_findings_add(out, r->id, r->category, (enum nd_severity)r->severity, "%s%s%s%s",
-                                           title, ranks.len ? " (ranks " : "", ranks.buf, ranks.len ? ")" : "");
+    char *suffix = ranks.len ? nd_xasprintf(" (ranks %s)", ranks.buf) : nd_xstrdup("");
     nd_strbuf_free(&ranks);
-    free(title);
-    f->confidence = (enum nd_confidence)r->confidence;
-    if (r->cause) {
-        char *cause = nd_kb_expand(r, r->cause, line);
-        nd_finding_set_cause(f, "%s", cause);
-        free(cause);
-    }
-    for (size_t i = 0; i < r->fixes.n; i++) {
-        char *fx = nd_kb_expand(r, r->fixes.v[i], line);
-        nd_finding_add_fix(f, "%s", fx);
-        free(fx);
-    }
-    if (r->see)
-        nd_finding_add_fix(f, "see %s", r->see);
+    struct nd_finding *f = nd_kb_rule_finding(out, r, line, suffix);
+    free(suffix);
     nd_kb_add_evidence(f, &h->earliest);
     for (size_t i = 0; i < h->nsamples && f->nevidence < ND_KB_SAMPLES; i++)
         nd_kb_add_evidence(f, &h->samples[i]);

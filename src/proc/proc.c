@@ -212,18 +212,21 @@ static int nd_proc_read_small(pid_t pid, const char *name, char *buf, size_t siz
     return 0;
 }
 
+/* nd_proc_read_small, where an empty file means the process is exiting. */
+static int nd_proc_read_nonempty(pid_t pid, const char *name, char *buf, size_t size, size_t *len)
+{
+    int rc = nd_proc_read_small(pid, name, buf, size, len);
+    return rc < 0 ? rc : *len == 0 ? -ESRCH : 0;
+}
+
 int nd_proc_read_stat(pid_t pid, struct nd_proc_stat *out)
 {
     char buf[1024];
     size_t len;
-    int rc = nd_proc_read_small(pid, "stat", buf, sizeof buf, &len);
+    int rc = nd_proc_read_nonempty(pid, "stat", buf, sizeof buf, &len);
     if (rc < 0) {
         memset(out, 0, sizeof *out);
         return rc;
-    }
-    if (len == 0) {
-        memset(out, 0, sizeof *out);
-        return -ESRCH;
     }
     return nd_proc_parse_stat(buf, len, out);
 }
@@ -232,14 +235,10 @@ int nd_proc_read_status(pid_t pid, struct nd_proc_status *out)
 {
     char buf[8192];
     size_t len;
-    int rc = nd_proc_read_small(pid, "status", buf, sizeof buf, &len);
+    int rc = nd_proc_read_nonempty(pid, "status", buf, sizeof buf, &len);
     if (rc < 0) {
         memset(out, 0, sizeof *out);
         return rc;
-    }
-    if (len == 0) {
-        memset(out, 0, sizeof *out);
-        return -ESRCH;
     }
     return nd_proc_parse_status(buf, len, out);
 }
