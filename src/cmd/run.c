@@ -108,7 +108,6 @@ int cmd_run(int argc, char **argv)
 
     struct nd_error err = {0};
     struct nd_kb *kb = NULL;
-    struct nd_kb_loader *loader = NULL;
     if (o.rules_dir) {
         /* Extra rules are checked before the job starts: a broken file is a usage error. */
         const char *dirs[1] = {o.rules_dir};
@@ -153,17 +152,8 @@ int cmd_run(int argc, char **argv)
         .no_devices = o.no_devices,
         .kb = kb,
     };
-    /* The built-in rules compile in the background while the job starts. */
-    if (!kb && !(loader = nd_kb_loader_start()) && nd_kb_load(&kb, NULL, 0, &err) < 0) {
-        fprintf(stderr, "npu-doctor: warning: knowledge base not loaded (%s); using the built-in line table\n",
-                err.msg);
-        kb = NULL;
-    }
-    mo.kb = kb;
-    mo.kb_loader = loader;
     struct nd_run_ctx ctx = {NULL, sv};
     if (nd_monitor_new(&mo, &ctx.mon, &err) < 0) {
-        nd_kb_loader_free(loader);
         /* The job is already running: it goes on, unwatched. */
         fprintf(stderr, "npu-doctor: warning: the monitor could not start (%s); the job runs unwatched\n", err.msg);
         struct nd_supervisor_hooks none = {NULL, NULL, NULL};
@@ -176,6 +166,20 @@ int cmd_run(int argc, char **argv)
         return code;
     }
     double first = nd_monitor_start(ctx.mon);
+    /* The built-in rules compile in a thread while the job starts; only now,
+     * after the device sessions were forked (see nd_assert_fork_safe). */
+    if (!kb) {
+        struct nd_kb_loader *loader = nd_kb_loader_start();
+        if (loader) {
+            nd_monitor_adopt_kb_loader(ctx.mon, loader);
+        } else if (nd_kb_load(&kb, NULL, 0, &err) < 0) {
+            fprintf(stderr, "npu-doctor: warning: knowledge base not loaded (%s); using the built-in line table\n",
+                    err.msg);
+            kb = NULL;
+        } else {
+            nd_monitor_use_kb(ctx.mon, kb);
+        }
+    }
     struct nd_supervisor_hooks hooks = {&ctx, nd_run_line, nd_run_tick};
     nd_supervisor_run(sv, &hooks, first);
 

@@ -270,9 +270,41 @@ int nd_spawn_capture(char *const argv[], char *const envp[], double timeout_s, s
     return 0;
 }
 
+#ifndef NDEBUG
+/* Threads of this process from /proc/self/status; 0 when unknown. */
+static long nd_thread_count(void)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    if (!f)
+        return 0;
+    char line[256];
+    long n = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %ld", &n) == 1)
+            break;
+    fclose(f);
+    return n;
+}
+#endif
+
+void nd_assert_fork_safe(const char *what)
+{
+#ifdef NDEBUG
+    (void)what;
+#else
+    long n = nd_thread_count();
+    if (n > 1) {
+        fprintf(stderr, "npu-doctor: internal error: %s forks a child that runs our code while %ld threads exist\n",
+                what, n);
+        abort();
+    }
+#endif
+}
+
 int nd_guard_call(int (*fn)(void *arg, int out_fd), void *arg, double timeout_s, size_t max_output,
                   struct nd_spawn_result *res, struct nd_error *err)
 {
+    nd_assert_fork_safe("a guarded call");
     memset(res, 0, sizeof *res);
     int chan[2], noise[2];
     if (nd_pipe(chan) != 0)

@@ -43,6 +43,13 @@ int nd_guard_call(int (*fn)(void *arg, int out_fd), void *arg, double timeout_s,
 
 void nd_spawn_result_free(struct nd_spawn_result *res);
 
+/* A child that runs our code after fork (nd_guard_call, the device session)
+ * is only safe while the process has one thread: a lock another thread held
+ * at the fork (malloc's, the sanitizer allocator's, the loader's) stays held
+ * in the child forever. Debug builds abort when that order is broken, naming
+ * `what`; release builds check nothing. */
+void nd_assert_fork_safe(const char *what);
+
 /* "timed out after 5 s", "crashed with SIGSEGV", "exited with status 3",
  * "could not be started: No such file or directory". */
 void nd_spawn_describe(const struct nd_spawn_result *res, double timeout_s, char *buf, size_t size);

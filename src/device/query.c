@@ -363,7 +363,8 @@ static void nd_session_kill(struct nd_device_session *s, bool timed_out)
     char call[ND_CALL_MAX];
     memcpy(call, s->page->call, sizeof call);
     call[sizeof call - 1] = '\0';
-    struct nd_device_state partial = s->last;
+    /* What the child got to before it died (the library it found, at least). */
+    struct nd_device_state partial = s->page->state;
     nd_state_from_dead_child(&s->last, &partial, s->v, &res, s->timeout_s, call);
     if (!timed_out && !res.signaled && res.exited) {
         snprintf(s->last.error, sizeof s->last.error, "the sampling child exited (status %d)%s%s", res.exit_code,
@@ -403,6 +404,7 @@ int nd_device_session_open(const struct nd_vendor *v, double timeout_s, struct n
                            struct nd_device_state *out)
 {
     *sp = NULL;
+    nd_assert_fork_safe("the device session");
     struct nd_device_session *s = calloc(1, sizeof *s);
     if (!s) {
         nd_state_init(out, v);

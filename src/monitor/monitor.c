@@ -251,7 +251,6 @@ int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, s
     m->argv_text = nd_redact_text(sb.buf);
     nd_strbuf_free(&sb);
     m->kb = opt->kb;
-    m->loader = opt->kb_loader;
     *out = m;
     return 0;
 }
@@ -387,6 +386,17 @@ double nd_monitor_start(struct nd_monitor *m)
     nd_write_metrics(m);
     m->next_deadline = m->opt.synthetic_clock ? m->start_mono : m->start_mono + m->opt.cfg.interval_s;
     return m->next_deadline;
+}
+
+void nd_monitor_adopt_kb_loader(struct nd_monitor *m, struct nd_kb_loader *loader)
+{
+    nd_kb_loader_free(m->loader);
+    m->loader = loader;
+}
+
+void nd_monitor_use_kb(struct nd_monitor *m, struct nd_kb *kb)
+{
+    m->kb = kb;
 }
 
 double nd_monitor_clock(const struct nd_monitor *m)

@@ -35,7 +35,6 @@ struct nd_monitor_opts {
     bool synthetic_clock;       /* ticks back to back (benchmarks) */
     bool no_devices;
     struct nd_kb *kb;           /* may be NULL: the built-in line table only */
-    struct nd_kb_loader *kb_loader;   /* or a knowledge base still loading (the monitor owns it) */
 };
 
 struct nd_monitor;
@@ -46,6 +45,12 @@ void nd_monitor_free(struct nd_monitor *m);
 /* Opens the device sessions and takes the baseline sample (t = 0).
  * Returns the first tick deadline (monotonic seconds). */
 double nd_monitor_start(struct nd_monitor *m);
+/* Hands over a knowledge base still loading in its thread (the monitor owns
+ * it from here): lines wait until it is ready. Only after nd_monitor_start,
+ * whose device sessions must be forked while we have one thread. */
+void nd_monitor_adopt_kb_loader(struct nd_monitor *m, struct nd_kb_loader *loader);
+/* A knowledge base loaded by the caller after nd_monitor_start (still the caller's). */
+void nd_monitor_use_kb(struct nd_monitor *m, struct nd_kb *kb);
 /* One tick if due; returns the next deadline. */
 double nd_monitor_tick(struct nd_monitor *m, double now);
 /* The sampler clock of the last tick. */

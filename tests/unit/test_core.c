@@ -2,13 +2,18 @@
  * JSON strings, spawn with deadlines, rootfs symlink resolution. */
 #include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 
@@ -203,6 +208,50 @@ static void test_guard_call(void **state)
     nd_spawn_result_free(&r);
 }
 
+static void *blocked_thread(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return NULL;
+}
+
+/* How a process calling nd_assert_fork_safe ends (its wait status), with a
+ * second thread running or not. The check runs in a child of the test, so
+ * the thread and a possible abort stay there. */
+static int fork_safe_status(bool second_thread)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 2);
+        pthread_t t;
+        if (second_thread && pthread_create(&t, NULL, blocked_thread, NULL) != 0)
+            _exit(2);
+        nd_assert_fork_safe("the unit test");
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return status;
+}
+
+/* A child running our code forked while a second thread exists could inherit
+ * a held lock: debug builds (the sanitizer run) stop at once; release builds
+ * check nothing. */
+static void test_fork_safety_check(void **state)
+{
+    (void)state;
+    int st = fork_safe_status(false);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    st = fork_safe_status(true);
+#ifdef NDEBUG
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+#else
+    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+#endif
+}
+
 static int run_shell(const char *fmt, const char *a, const char *b)
 {
     char *cmd = nd_xasprintf(fmt, a, b);
@@ -254,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_json_str_invalid_utf8),
         cmocka_unit_test(test_spawn_timeout_and_crash),
         cmocka_unit_test(test_guard_call),
+        cmocka_unit_test(test_fork_safety_check),
         cmocka_unit_test(test_rootfs_symlinks_stay_inside),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
