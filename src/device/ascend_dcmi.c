@@ -135,26 +135,31 @@ static void nd_dcmi_close(struct nd_vendor_ctx *ctx)
     free(ctx);
 }
 
+static int nd_dcmi_locate(struct nd_device_state *st)
+{
+    int rc = nd_device_find_library(nd_vendor_ascend.lib_soname, nd_vendor_ascend.lib_override_env,
+                                    nd_vendor_ascend.lib_dirs, st->lib_path, sizeof st->lib_path);
+    st->lib_found = rc == 0;
+    if (rc == 0)
+        return 0;
+    st->status = -ENOENT;
+    snprintf(st->failed_call, sizeof st->failed_call, "dlopen");
+    const char *ov = getenv(nd_vendor_ascend.lib_override_env);
+    if (ov && *ov)
+        snprintf(st->error, sizeof st->error, "libdcmi.so not found at %s (set by %s)", ov,
+                 nd_vendor_ascend.lib_override_env);
+    else
+        snprintf(st->error, sizeof st->error,
+                 "libdcmi.so not found (LD_LIBRARY_PATH, /usr/local/Ascend/driver/lib64/driver, "
+                 "/usr/local/dcmi, ld cache): the Ascend driver is not installed or not mounted");
+    return st->status;
+}
+
 static int nd_dcmi_open(struct nd_vendor_ctx **ctxp, struct nd_device_state *st, struct nd_error *err)
 {
     *ctxp = NULL;
-    int rc = nd_device_find_library(nd_vendor_ascend.lib_soname, nd_vendor_ascend.lib_override_env,
-                                    nd_ascend_dcmi_dirs, st->lib_path, sizeof st->lib_path);
-    if (rc < 0) {
-        st->lib_found = false;
-        st->status = -ENOENT;
-        snprintf(st->failed_call, sizeof st->failed_call, "dlopen");
-        const char *ov = getenv(nd_vendor_ascend.lib_override_env);
-        if (ov && *ov)
-            snprintf(st->error, sizeof st->error, "libdcmi.so not found at %s (set by %s)", ov,
-                     nd_vendor_ascend.lib_override_env);
-        else
-            snprintf(st->error, sizeof st->error,
-                     "libdcmi.so not found (LD_LIBRARY_PATH, /usr/local/Ascend/driver/lib64/driver, "
-                     "/usr/local/dcmi, ld cache): the Ascend driver is not installed or not mounted");
+    if (nd_dcmi_locate(st) < 0)
         return nd_error_set(err, -ENOENT, "%s", st->error);
-    }
-    st->lib_found = true;
     struct nd_vendor_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return nd_error_set(err, -ENOMEM, "out of memory");
@@ -195,7 +200,7 @@ static int nd_dcmi_open(struct nd_vendor_ctx **ctxp, struct nd_device_state *st,
             return nd_error_set(err, -ELIBBAD, "%s", st->error);
         }
     }
-    rc = ND_CALL(ctx, init, "dcmi_init")();
+    int rc = ND_CALL(ctx, init, "dcmi_init")();
     if (rc != 0) {
         nd_dcmi_fail(st, err, "dcmi_init", rc);
         nd_dcmi_close(ctx);
@@ -392,6 +397,14 @@ static int nd_dcmi_processes(struct nd_vendor_ctx *ctx, struct nd_device_state *
 }
 
 const struct nd_vendor nd_vendor_ascend = {
-    "ascend", "libdcmi.so", "NPU_DOCTOR_DCMI_LIB", nd_dcmi_open, nd_dcmi_devices, nd_dcmi_sample,
-    nd_dcmi_processes, nd_dcmi_close,
+    .name = "ascend",
+    .lib_soname = "libdcmi.so",
+    .lib_override_env = "NPU_DOCTOR_DCMI_LIB",
+    .lib_dirs = nd_ascend_dcmi_dirs,
+    .locate = nd_dcmi_locate,
+    .open = nd_dcmi_open,
+    .devices = nd_dcmi_devices,
+    .sample = nd_dcmi_sample,
+    .processes = nd_dcmi_processes,
+    .close = nd_dcmi_close,
 };

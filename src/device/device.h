@@ -76,6 +76,12 @@ struct nd_vendor {
     const char *name;                       /* "ascend", "nvidia" */
     const char *lib_soname;                 /* "libdcmi.so", "libnvidia-ml.so.1" */
     const char *lib_override_env;           /* "NPU_DOCTOR_DCMI_LIB" */
+    const char *const *lib_dirs;            /* its standard folders, NULL-terminated */
+    /* Finds the library without loading it and fills state->lib_*, or the
+     * not-found error (failed_call "dlopen", status -ENOENT). Runs in our own
+     * process before any child is forked: a host without the vendor's driver
+     * costs a few stat calls, not a fork. */
+    int (*locate)(struct nd_device_state *state);
     /* dlopen + init; fills state->lib_* and, on failure, failed_call/vendor_code/error. */
     int (*open)(struct nd_vendor_ctx **ctx, struct nd_device_state *state, struct nd_error *err);
     /* Enumerates devices and static facts (name, uuid, driver version). */

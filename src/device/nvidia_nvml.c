@@ -5,7 +5,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +78,7 @@ struct nd_nvml_ctx {
 };
 
 static const char *const nd_nvml_std_dirs[] = {
-    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/lib64", "/lib",
     "/usr/local/nvidia/lib64",   "/usr/local/nvidia/lib",      "/usr/lib/wsl/lib", NULL};
 
 const char *nd_nvml_strerror(int code)
@@ -199,32 +198,27 @@ static int nd_nvml_resolve(struct nd_nvml_ctx *c, struct nd_device_state *st, st
     return nd_error_set(err, -ENOSYS, "%s", st->error);
 }
 
-/* dlopen by full path when we found one, else by soname as the job's loader
- * would. *found says whether a file was there to load at all. */
-static void *nd_nvml_dlopen(struct nd_device_state *st, bool *found)
+/* The search covers every folder the job's loader would look in for the
+ * soname (LD_LIBRARY_PATH, the ld cache, the default folders), so what it
+ * does not find the job could not load either. */
+static int nd_nvml_locate(struct nd_device_state *st)
 {
-    char path[sizeof st->lib_path];
-    *found = false;
-    if (nd_device_find_library(nd_vendor_nvidia.lib_soname, nd_vendor_nvidia.lib_override_env, nd_nvml_std_dirs,
-                               path, sizeof path) == 0) {
-        *found = true;
-        snprintf(st->lib_path, sizeof st->lib_path, "%s", path);
-        return dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    }
+    snprintf(st->vendor, sizeof st->vendor, "nvidia");
+    int rc = nd_device_find_library(nd_vendor_nvidia.lib_soname, nd_vendor_nvidia.lib_override_env,
+                                    nd_nvml_std_dirs, st->lib_path, sizeof st->lib_path);
+    st->lib_found = rc == 0;
+    if (rc == 0)
+        return 0;
+    st->status = -ENOENT;
+    snprintf(st->failed_call, sizeof st->failed_call, "dlopen");
     const char *override = getenv(nd_vendor_nvidia.lib_override_env);
-    if (override && *override) {
-        /* An explicit path that does not exist: do not second-guess it. */
-        snprintf(st->lib_path, sizeof st->lib_path, "%s", override);
-        return NULL;
-    }
-    void *lib = dlopen(nd_vendor_nvidia.lib_soname, RTLD_NOW | RTLD_LOCAL);
-    struct link_map *map = NULL;
-    if (lib) {
-        *found = true;
-        if (dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name)
-            snprintf(st->lib_path, sizeof st->lib_path, "%s", map->l_name);
-    }
-    return lib;
+    if (override && *override)
+        snprintf(st->error, sizeof st->error, "%s=%.300s: no such library", nd_vendor_nvidia.lib_override_env,
+                 override);
+    else
+        snprintf(st->error, sizeof st->error, "%s not found: no NVIDIA driver installed, or it is not visible here",
+                 nd_vendor_nvidia.lib_soname);
+    return st->status;
 }
 
 static void nd_nvml_release(struct nd_nvml_ctx *c)
@@ -243,29 +237,20 @@ static void nd_nvml_release(struct nd_nvml_ctx *c)
 static int nd_nvml_open(struct nd_vendor_ctx **ctx, struct nd_device_state *st, struct nd_error *err)
 {
     *ctx = NULL;
-    snprintf(st->vendor, sizeof st->vendor, "nvidia");
+    if (nd_nvml_locate(st) < 0)
+        return nd_error_set(err, -ENOENT, "%s", st->error);
     struct nd_nvml_ctx *c = nd_xcalloc(1, sizeof *c);
     nd_device_progress("dlopen");
     dlerror();
-    bool found = false;
-    c->lib = nd_nvml_dlopen(st, &found);
+    c->lib = dlopen(st->lib_path, RTLD_NOW | RTLD_LOCAL);
     if (!c->lib) {
-        const char *why = found ? dlerror() : NULL;
-        st->lib_found = found;
-        st->status = -ENOENT;
+        const char *why = dlerror();
+        st->status = -ELIBBAD;
         snprintf(st->failed_call, sizeof st->failed_call, "dlopen");
-        if (found)
-            snprintf(st->error, sizeof st->error, "cannot load %.300s: %.180s", st->lib_path, why ? why : "unknown reason");
-        else if (st->lib_path[0])
-            snprintf(st->error, sizeof st->error, "%s=%.300s: no such library", nd_vendor_nvidia.lib_override_env,
-                     st->lib_path);
-        else
-            snprintf(st->error, sizeof st->error, "%s not found: no NVIDIA driver installed, or it is not visible here",
-                     nd_vendor_nvidia.lib_soname);
+        snprintf(st->error, sizeof st->error, "cannot load %.300s: %.180s", st->lib_path, why ? why : "unknown reason");
         free(c);
-        return nd_error_set(err, -ENOENT, "%s", st->error);
+        return nd_error_set(err, -ELIBBAD, "%s", st->error);
     }
-    st->lib_found = true;
     int rc = nd_nvml_resolve(c, st, err);
     if (rc == 0) {
         nd_device_progress(c->init_name);
@@ -479,6 +464,8 @@ const struct nd_vendor nd_vendor_nvidia = {
     .name = "nvidia",
     .lib_soname = "libnvidia-ml.so.1",
     .lib_override_env = "NPU_DOCTOR_NVML_LIB",
+    .lib_dirs = nd_nvml_std_dirs,
+    .locate = nd_nvml_locate,
     .open = nd_nvml_open,
     .devices = nd_nvml_devices,
     .sample = nd_nvml_sample,

@@ -215,10 +215,22 @@ static void nd_state_from_dead_child(struct nd_device_state *out, const struct n
     out->elapsed_s = res->elapsed_s;
 }
 
+/* True when the vendor's library is not there at all: out then holds the
+ * not-found state, and no child is needed to say so. */
+static bool nd_library_absent(const struct nd_vendor *v, struct nd_device_state *out)
+{
+    if (!v->locate)
+        return false;
+    nd_state_init(out, v);
+    return v->locate(out) < 0;
+}
+
 int nd_device_query(const struct nd_vendor *v, double timeout_s, struct nd_device_state *out)
 {
     if (timeout_s <= 0)
         timeout_s = ND_DEVICE_DEFAULT_TIMEOUT;
+    if (nd_library_absent(v, out))
+        return out->status;
     struct nd_query_page *page = nd_shared_alloc(sizeof *page);
     if (!page) {
         nd_state_init(out, v);
@@ -404,6 +416,8 @@ int nd_device_session_open(const struct nd_vendor *v, double timeout_s, struct n
                            struct nd_device_state *out)
 {
     *sp = NULL;
+    if (nd_library_absent(v, out))
+        return out->status;
     nd_assert_fork_safe("the device session");
     struct nd_device_session *s = calloc(1, sizeof *s);
     if (!s) {

@@ -187,9 +187,7 @@ static bool nd_vendor_relevant(const struct nd_checkup *c, const struct nd_vendo
 {
     char lib[4096];
     bool ascend = strcmp(v->name, "ascend") == 0;
-    static const char *const asc_dirs[] = {"/usr/local/Ascend/driver/lib64/driver", "/usr/local/dcmi", NULL};
-    static const char *const nv_dirs[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/local/nvidia/lib64", NULL};
-    if (nd_device_find_library(v->lib_soname, v->lib_override_env, ascend ? asc_dirs : nv_dirs, lib, sizeof lib) == 0)
+    if (nd_device_find_library(v->lib_soname, v->lib_override_env, v->lib_dirs, lib, sizeof lib) == 0)
         return true;
     return ascend ? (c->asc->ndavinci > 0) : (c->cuda->ngpu_files > 0);
 }
