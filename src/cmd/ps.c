@@ -20,6 +20,7 @@
 #include "core/exitcode.h"
 #include "core/fileio.h"
 #include "core/json_util.h"
+#include "core/parallel.h"
 #include "core/redact.h"
 #include "core/report.h"
 #include "core/rootfs.h"
@@ -378,41 +379,25 @@ static void nd_ps_print_table(FILE *fp, struct nd_ps_row *rows, size_t n)
 
 /* ---- the command ---- */
 
-/* First pass: who exists (and is the asked user's), their CPU ticks now. */
-static int nd_ps_collect(const struct nd_ps_opts *o, struct nd_ps_row **rows_out, size_t *n_out)
+/* Who exists (and is the asked user's), their CPU ticks now. Returns false
+ * when the row is to be dropped. */
+static bool nd_ps_stat(struct nd_ps_row *r, const struct nd_ps_opts *o, long page)
 {
-    pid_t *pids;
-    size_t n;
-    int rc = o->pid ? nd_proc_tree(o->pid, &pids, &n) : nd_proc_list(&pids, &n);
-    if (rc < 0)
-        return rc;
-    struct nd_ps_row *rows = nd_xcalloc(n ? n : 1, sizeof *rows);
-    size_t k = 0;
-    pid_t self = getpid();
-    long page = nd_proc_page_size();
-    for (size_t i = 0; i < n; i++) {
-        struct nd_proc_stat st;
-        uid_t uid = (uid_t)-1;
-        /* The owner costs a stat call: only --user needs it for every process. */
-        if (pids[i] == self || (o->have_user && (nd_proc_owner(pids[i], &uid) < 0 || uid != o->uid)) ||
-            nd_proc_read_stat(pids[i], &st) < 0)
-            continue;
-        struct nd_ps_row *r = &rows[k++];
-        r->pid = pids[i];
-        r->ppid = st.ppid;
-        r->uid = uid;
-        r->starttime = st.starttime_ticks;
-        r->ticks0 = st.utime_ticks + st.stime_ticks;
-        r->vsize = st.vsize_bytes;
-        /* Kernel threads have no memory of their own: RSS unknown, not 0. */
-        r->rss_valid = st.vsize_bytes > 0 && st.rss_pages >= 0;
-        r->rss_bytes = r->rss_valid ? (uint64_t)st.rss_pages * (uint64_t)page : 0;
-        r->facts.pid = r->pid;
-    }
-    free(pids);
-    *rows_out = rows;
-    *n_out = k;
-    return 0;
+    struct nd_proc_stat st;
+    uid_t uid = (uid_t)-1;
+    /* The owner costs a stat call: only --user needs it for every process. */
+    if ((o->have_user && (nd_proc_owner(r->pid, &uid) < 0 || uid != o->uid)) || nd_proc_read_stat(r->pid, &st) < 0)
+        return false;
+    r->ppid = st.ppid;
+    r->uid = uid;
+    r->starttime = st.starttime_ticks;
+    r->ticks0 = st.utime_ticks + st.stime_ticks;
+    r->vsize = st.vsize_bytes;
+    /* Kernel threads have no memory of their own: RSS unknown, not 0. */
+    r->rss_valid = st.vsize_bytes > 0 && st.rss_pages >= 0;
+    r->rss_bytes = r->rss_valid ? (uint64_t)st.rss_pages * (uint64_t)page : 0;
+    r->facts.pid = r->pid;
+    return true;
 }
 
 /* The footprint. Reading /proc/PID/maps is the one costly read per process
@@ -434,6 +419,52 @@ static void nd_ps_footprint(struct nd_ps_row *r, const struct nd_ps_opts *o,
     r->maps_skipped = flags != 0;
     if (nd_footprint_of_flags(r->pid, states, nstates, NULL, flags, &r->facts.fp) == -ESRCH)
         r->gone = true;
+}
+
+/* The footprint pass over every row, spread over threads: it is nearly all
+ * system calls on /proc, and each row is its own. */
+#define ND_PS_SCAN_THREADS 4
+
+struct nd_ps_scan {
+    struct nd_ps_row *rows;
+    const struct nd_ps_opts *o;
+    const struct nd_device_state *const *states;
+    size_t nstates;
+    bool with_maps;
+    long page;
+};
+
+static void nd_ps_scan_item(void *ctx, size_t i)
+{
+    struct nd_ps_scan *s = ctx;
+    struct nd_ps_row *r = &s->rows[i];
+    if (!nd_ps_stat(r, s->o, s->page))
+        r->gone = true;
+    else
+        nd_ps_footprint(r, s->o, s->states, s->nstates, s->with_maps);
+}
+
+/* Every process (or --pid's tree) but ourselves, read and footprinted. */
+static int nd_ps_scan(const struct nd_ps_opts *o, const struct nd_device_state *const *states, size_t nstates,
+                      struct nd_ps_row **rows_out, size_t *n_out)
+{
+    pid_t *pids;
+    size_t n;
+    int rc = o->pid ? nd_proc_tree(o->pid, &pids, &n) : nd_proc_list(&pids, &n);
+    if (rc < 0)
+        return rc;
+    struct nd_ps_row *rows = nd_xcalloc(n ? n : 1, sizeof *rows);
+    pid_t self = getpid();
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pids[i] != self)
+            rows[k++].pid = pids[i];
+    free(pids);
+    struct nd_ps_scan scan = {rows, o, states, nstates, o->all || o->pid, nd_proc_page_size()};
+    nd_parallel_for(k, ND_PS_SCAN_THREADS, nd_ps_scan_item, &scan);
+    *rows_out = rows;
+    *n_out = k;
+    return 0;
 }
 
 /* For the rows shown: owner name and command line (redacted). */
@@ -602,26 +633,27 @@ int cmd_ps(int argc, char **argv)
     if (o.pid && !nd_proc_exists(o.pid))
         return nd_cmd_fail("ps", ND_EXIT_NOINPUT, "--pid %d: no such process", (int)o.pid);
 
-    /* The window opens with the first CPU read; the device queries and the
-     * footprints are done inside it, so only what is left is slept. */
-    double t0 = nd_monotonic_now();
-    struct nd_ps_row *rows;
-    size_t n;
-    rc = nd_ps_collect(&o, &rows, &n);
-    if (rc == -ESRCH)
-        return nd_cmd_fail("ps", ND_EXIT_NOINPUT, "--pid %d: no such process", (int)o.pid);
-    if (rc < 0)
-        return nd_cmd_fail("ps", ND_EXIT_INTERNAL, "cannot list /proc: %s", strerror(-rc));
-
     struct nd_report rep;
     nd_report_init(&rep, "ps");
     struct nd_device_state *states[8];
     size_t nstates = nd_ps_query_devices(states, sizeof states / sizeof states[0], &rep.findings);
     const struct nd_device_state *const *cstates = (const struct nd_device_state *const *)states;
 
+    /* The window opens with the first CPU read; the footprints are taken
+     * inside it, so only what is left is slept. */
+    double t0 = nd_monotonic_now();
+    struct nd_ps_row *rows;
+    size_t n;
+    rc = nd_ps_scan(&o, cstates, nstates, &rows, &n);
+    if (rc < 0) {
+        for (size_t s = 0; s < nstates; s++)
+            free(states[s]);
+        nd_report_free(&rep);
+        if (rc == -ESRCH)
+            return nd_cmd_fail("ps", ND_EXIT_NOINPUT, "--pid %d: no such process", (int)o.pid);
+        return nd_cmd_fail("ps", ND_EXIT_INTERNAL, "cannot list /proc: %s", strerror(-rc));
+    }
     bool every_maps = o.all || o.pid;
-    for (size_t i = 0; i < n; i++)
-        nd_ps_footprint(&rows[i], &o, cstates, nstates, every_maps);
     double window = nd_ps_finish_window(t0, o.interval);
     nd_ps_cpu(rows, n, o.interval, window);
     /* Second pass: the frameworks of holders and busy processes. */

@@ -117,11 +117,9 @@ int nd_maps_parse_frameworks(const char *buf, size_t len, unsigned *frameworks)
 static int nd_maps_read_frameworks(pid_t pid, unsigned *frameworks)
 {
     *frameworks = 0;
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = nd_proc_open(pid, "maps", O_RDONLY);
     if (fd < 0)
-        return errno == ENOENT ? -ESRCH : -errno;
+        return fd;
     enum { CAP = 32768 };
     char *buf = nd_xmalloc(CAP);
     size_t have = 0;
@@ -431,9 +429,12 @@ static int nd_int_cmp(const void *a, const void *b)
  * a descriptor number that stayed open keeps what it pointed at (a closed
  * and reopened number is caught at the next full scan, every refresh_s; the
  * vendor list sees such a job at once). Returns 0 or -ESRCH. */
-static int nd_fd_scan(int dfd, struct nd_fp_entry *e, bool full)
+/* The largest dirent64 of /proc/PID/fd: header, a 10-digit fd, NUL, padding. */
+#define ND_FD_DIRENT_MAX 40
+
+static int nd_fd_scan(int dfd, bool rewind, struct nd_fp_entry *e, bool full)
 {
-    if (lseek(dfd, 0, SEEK_SET) < 0)
+    if (rewind && lseek(dfd, 0, SEEK_SET) < 0)
         return errno == ENOENT || errno == ESRCH ? -ESRCH : -errno;
     int *fds = NULL;
     size_t nfds = 0, capfds = 0;
@@ -441,6 +442,7 @@ static int nd_fd_scan(int dfd, struct nd_fp_entry *e, bool full)
     size_t ndevs = 0, capdevs = 0;
     char buf[8192];
     int rc = 0;
+    bool links_hidden = false; /* the folder lists, but its links are not ours to read */
     for (;;) {
         ssize_t n = getdents64(dfd, buf, sizeof buf);
         if (n < 0) {
@@ -451,6 +453,10 @@ static int nd_fd_scan(int dfd, struct nd_fp_entry *e, bool full)
         }
         if (n == 0)
             break;
+        /* procfs fills the buffer until the next entry does not fit; a
+         * buffer with room for the longest fd entry left was the last one
+         * (saves the empty read on nearly every process). */
+        bool last = (size_t)n + ND_FD_DIRENT_MAX <= sizeof buf;
         for (ssize_t off = 0; off < n;) {
             struct dirent64 *d = (struct dirent64 *)(buf + off);
             off += d->d_reclen;
@@ -471,9 +477,10 @@ static int nd_fd_scan(int dfd, struct nd_fp_entry *e, bool full)
                         is_dev = true;
                         break;
                     }
-            } else {
+            } else if (!links_hidden) {
                 char target[4096];
                 ssize_t tn = readlinkat(dfd, d->d_name, target, sizeof target - 1);
+                links_hidden = tn < 0 && errno == EACCES;
                 if (tn > 0 && target[0] == '/') { /* not a socket, pipe or anon inode */
                     target[tn] = '\0';
                     is_dev = nd_device_path_classify(target, dev.vendor, sizeof dev.vendor, &dev.index);
@@ -487,6 +494,8 @@ static int nd_fd_scan(int dfd, struct nd_fp_entry *e, bool full)
                 devs[ndevs++] = dev;
             }
         }
+        if (last)
+            break;
     }
     if (rc < 0) {
         free(fds);
@@ -517,12 +526,7 @@ static void nd_fds_to_held(const struct nd_fp_entry *e, struct nd_footprint *out
 
 static int nd_open_fd_dir(pid_t pid)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-    int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0)
-        return errno == ENOENT ? -ESRCH : -errno;
-    return dfd;
+    return nd_proc_open(pid, "fd", O_RDONLY | O_DIRECTORY);
 }
 
 static void nd_match_vendor_lists(pid_t host_pid, const struct nd_device_state *const *states, size_t nstates,
@@ -568,7 +572,7 @@ static int nd_cached_fds(struct nd_footprint_cache *c, struct nd_fp_entry *e, pi
 {
     bool full = e->fds_full_at < 0 || now - e->fds_full_at >= c->refresh_s;
     if (e->fd_dir >= 0) {
-        int rc = nd_fd_scan(e->fd_dir, e, full);
+        int rc = nd_fd_scan(e->fd_dir, true, e, full);
         if (rc == 0) {
             out->fds_read = true;
             if (full)
@@ -594,7 +598,7 @@ static int nd_cached_fds(struct nd_footprint_cache *c, struct nd_fp_entry *e, pi
         return dfd;
     if (dfd < 0)
         return 0; /* not ours to read: fds_read stays false */
-    if (nd_fd_scan(dfd, e, full) == 0) {
+    if (nd_fd_scan(dfd, false, e, full) == 0) {
         out->fds_read = true;
         if (full)
             e->fds_full_at = now;
@@ -640,7 +644,7 @@ int nd_footprint_of_flags(pid_t pid, const struct nd_device_state *const *states
         int dfd = nd_open_fd_dir(pid);
         rc = dfd == -ESRCH ? -ESRCH : 0;
         if (dfd >= 0) {
-            if (nd_fd_scan(dfd, e, true) == 0)
+            if (nd_fd_scan(dfd, false, e, true) == 0)
                 out->fds_read = true;
             close(dfd);
         }

@@ -40,6 +40,9 @@ int nd_proc_parse_status(const char *buf, size_t len, struct nd_proc_status *out
 /* Readers: 0, or -ESRCH when the process is gone, -EACCES, ... */
 /* The owner (effective uid) of a process, from its /proc folder: one stat
  * call, cheaper than reading status when only the owner matters. */
+/* Opens /proc/PID/<name> (close-on-exec added); the fd, or -ESRCH when the
+ * process is gone, or -errno. */
+int nd_proc_open(pid_t pid, const char *name, int flags);
 int nd_proc_owner(pid_t pid, uid_t *uid);
 int nd_proc_read_stat(pid_t pid, struct nd_proc_stat *out);
 int nd_proc_read_status(pid_t pid, struct nd_proc_status *out);
