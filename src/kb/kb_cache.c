@@ -1,12 +1,16 @@
 /* A cache of the compiled vectorscan database: compiling a few hundred
  * patterns costs ~0.3 s of CPU, loading the serialized form a millisecond.
  * Keyed by SHA-256 of the library version, this CPU's platform and every
- * pattern with its flags, so any rule change or other machine misses. */
+ * pattern with its flags, so any rule change or other machine misses; the
+ * least recently used beyond a few are removed when a new one is written. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/fileio.h"
 #include "core/sha256.h"
@@ -14,6 +18,9 @@
 #include "kb/kb_internal.h"
 
 #define ND_KB_CACHE_MAX (64u << 20)
+/* Databases kept: each rule change or upgrade makes a new one, and a few
+ * rule sets (--rules folders, versions side by side) are used in turns. */
+#define ND_KB_CACHE_KEEP 8
 
 /* NPU_DOCTOR_CACHE_DIR (empty: no cache), else $XDG_CACHE_HOME/npu-doctor,
  * else $HOME/.cache/npu-doctor. NULL when there is none. */
@@ -56,13 +63,66 @@ hs_database_t *nd_kb_cache_load(const char *key)
     char *buf = NULL;
     size_t len = 0;
     hs_database_t *db = NULL;
-    if (nd_read_file(path, ND_KB_CACHE_MAX, &buf, &len, NULL) == 0 &&
-        hs_deserialize_database(buf, len, &db) != HS_SUCCESS)
-        db = NULL;
+    if (nd_read_file(path, ND_KB_CACHE_MAX, &buf, &len, NULL) == 0) {
+        if (hs_deserialize_database(buf, len, &db) != HS_SUCCESS)
+            db = NULL;
+        else
+            utimensat(AT_FDCWD, path, NULL, 0); /* used now: the last to be pruned */
+    }
     free(buf);
     free(path);
     free(dir);
     return db;
+}
+
+struct nd_cache_file {
+    char *name;
+    struct timespec used;
+};
+
+static int nd_cache_file_newer_first(const void *a, const void *b)
+{
+    const struct nd_cache_file *x = a, *y = b;
+    if (x->used.tv_sec != y->used.tv_sec)
+        return x->used.tv_sec > y->used.tv_sec ? -1 : 1;
+    if (x->used.tv_nsec != y->used.tv_nsec)
+        return x->used.tv_nsec > y->used.tv_nsec ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* Removes all but the ND_KB_CACHE_KEEP most recently used databases. */
+static void nd_kb_cache_prune(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct nd_cache_file *files = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "rules-", 6) != 0 || len < 11 || strcmp(e->d_name + len - 5, ".hsdb") != 0)
+            continue;
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            files = nd_xrealloc(files, cap * sizeof *files);
+        }
+        files[n].name = nd_xstrdup(e->d_name);
+        files[n].used = st.st_mtim;
+        n++;
+    }
+    if (n > ND_KB_CACHE_KEEP) {
+        qsort(files, n, sizeof *files, nd_cache_file_newer_first);
+        for (size_t i = ND_KB_CACHE_KEEP; i < n; i++)
+            unlinkat(dirfd(d), files[i].name, 0);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(files[i].name);
+    free(files);
+    closedir(d);
 }
 
 void nd_kb_cache_store(const hs_database_t *db, const char *key)
@@ -83,7 +143,8 @@ void nd_kb_cache_store(const hs_database_t *db, const char *key)
     size_t len = 0;
     if (hs_serialize_database(db, &bytes, &len) == HS_SUCCESS) {
         char *path = nd_xasprintf("%s/rules-%s.hsdb", dir, key);
-        nd_write_file_atomic(path, bytes, len, NULL);
+        if (nd_write_file_atomic(path, bytes, len, NULL) == 0)
+            nd_kb_cache_prune(dir);
         free(path);
         free(bytes);
     }
