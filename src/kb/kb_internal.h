@@ -7,6 +7,7 @@
 #include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <hs/hs.h>
 
@@ -112,6 +113,20 @@ struct nd_kb_occ {
     char *text;             /* trimmed line, NULL when not kept */
 };
 
+struct nd_strbuf;
+
+/* The ranks a rule was seen on (see kb_ranks.c). Zeroed is empty. */
+#define ND_KB_RANK_MAX 1000000
+struct nd_rank_set {
+    uint64_t *words;
+    size_t nwords;
+};
+void nd_rank_set_add(struct nd_rank_set *s, int rank);
+size_t nd_rank_set_count(const struct nd_rank_set *s);
+/* "0-3,5,7" (eight ranges at most, then the count). */
+void nd_rank_set_text(const struct nd_rank_set *s, struct nd_strbuf *sb);
+void nd_rank_set_free(struct nd_rank_set *s);
+
 /* Everything the scan learnt about one rule. Memory is bounded: a few
  * occurrences with text, counters for the rest. */
 #define ND_KB_SAMPLES 3
@@ -121,7 +136,7 @@ struct nd_kb_hit {
     struct nd_kb_occ earliest;      /* by timestamp across files; first line within one */
     struct nd_kb_occ samples[ND_KB_SAMPLES];
     size_t nsamples;
-    unsigned long long rank_mask;   /* ranks 0..63 seen */
+    struct nd_rank_set ranks;       /* the ranks it was seen on */
     size_t seq;                     /* order in which rules were first seen */
 };
 

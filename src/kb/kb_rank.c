@@ -128,7 +128,6 @@ static void nd_kb_add_evidence(struct nd_finding *f, const struct nd_kb_occ *o)
     free(red);
 }
 
-/* "0-3,5,7" from a mask of ranks. */
 struct nd_finding *nd_kb_rule_finding(struct nd_findings *out, const struct nd_kb_rule *r, const char *line,
                                       const char *title_suffix)
 {
@@ -152,24 +151,6 @@ struct nd_finding *nd_kb_rule_finding(struct nd_findings *out, const struct nd_k
     return f;
 }
 
-static void nd_kb_ranks_text(unsigned long long mask, struct nd_strbuf *sb)
-{
-    for (int r = 0; r < 64; r++) {
-        if (!(mask >> r & 1))
-            continue;
-        int e = r;
-        while (e + 1 < 64 && (mask >> (e + 1) & 1))
-            e++;
-        if (sb->len)
-            nd_strbuf_addc(sb, ',');
-        if (e > r)
-            nd_strbuf_addf(sb, "%d-%d", r, e);
-        else
-            nd_strbuf_addf(sb, "%d", r);
-        r = e;
-    }
-}
-
 static void nd_kb_make_finding(const struct nd_kb_cand *c, struct nd_findings *out)
 {
     const struct nd_kb_rule *r = c->r;
@@ -190,8 +171,8 @@ static void nd_kb_make_finding(const struct nd_kb_cand *c, struct nd_findings *o
     /* Seen on several ranks: say which, cluster users need the spread. */
     struct nd_strbuf ranks = ND_STRBUF_INIT;
     nd_strbuf_init(&ranks);
-    if (h->rank_mask & (h->rank_mask - 1))
-        nd_kb_ranks_text(h->rank_mask, &ranks);
+    if (nd_rank_set_count(&h->ranks) > 1)
+        nd_rank_set_text(&h->ranks, &ranks);
     char *suffix = ranks.len ? nd_xasprintf(" (ranks %s)", ranks.buf) : nd_xstrdup("");
     nd_strbuf_free(&ranks);
     struct nd_finding *f = nd_kb_rule_finding(out, r, line, suffix);

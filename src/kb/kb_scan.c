@@ -129,6 +129,7 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
         nd_kb_occ_clear(&h->earliest);
         for (size_t j = 0; j < h->nsamples; j++)
             nd_kb_occ_clear(&h->samples[j]);
+        nd_rank_set_free(&h->ranks);
     }
     free(s->hits);
     free(s->last_line);
@@ -240,8 +241,7 @@ static void nd_kb_record(struct nd_kb_scan *s, size_t ri, const char *ls, size_t
     o.rank = nd_kb_line_rank(ls, llen);
     if (o.rank < 0)
         o.rank = s->rank;
-    if (o.rank >= 0 && o.rank < 64)
-        h->rank_mask |= 1ull << o.rank;
+    nd_rank_set_add(&h->ranks, o.rank);
     h->count++;
     if (h->count == 1) {
         h->seq = s->seq++;

@@ -165,6 +165,34 @@ static void test_rank_hits_direct(void **state)
     nd_kb_free(kb);
 }
 
+static void test_rank_set_text(void **state)
+{
+    (void)state;
+    struct nd_rank_set rs = {0};
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_init(&sb);
+    /* A 128-rank job, and a rank past the first 64-bit word. */
+    for (int r = 0; r < 128; r++)
+        nd_rank_set_add(&rs, r);
+    nd_rank_set_add(&rs, 130);
+    nd_rank_set_add(&rs, 130);
+    nd_rank_set_add(&rs, -1);
+    nd_rank_set_add(&rs, ND_KB_RANK_MAX);
+    assert_int_equal(nd_rank_set_count(&rs), 129);
+    nd_rank_set_text(&rs, &sb);
+    assert_string_equal(sb.buf, "0-127,130");
+    nd_rank_set_free(&rs);
+    /* Scattered ranks: eight ranges, then the count. */
+    for (int r = 0; r < 40; r += 2)
+        nd_rank_set_add(&rs, r);
+    nd_strbuf_free(&sb);
+    nd_strbuf_init(&sb);
+    nd_rank_set_text(&rs, &sb);
+    assert_string_equal(sb.buf, "0,2,4,6,8,10,12,14,... (20 ranks)");
+    nd_rank_set_free(&rs);
+    nd_strbuf_free(&sb);
+}
+
 static void test_match_line(void **state)
 {
     (void)state;
@@ -216,7 +244,7 @@ int main(void)
         cmocka_unit_test(test_cause_before_symptom), cmocka_unit_test(test_earliest_across_files),
         cmocka_unit_test(test_outranks_and_severity), cmocka_unit_test(test_wrapper_defers),
         cmocka_unit_test(test_rank_hits_direct),     cmocka_unit_test(test_match_line),
-        cmocka_unit_test(test_line_mapping),
+        cmocka_unit_test(test_line_mapping),        cmocka_unit_test(test_rank_set_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
