@@ -82,8 +82,10 @@ void nd_kb_scan_free(struct nd_kb_scan *s);
 
 /* The first timestamp in a log line (CANN plog "2024-05-01-10:00:00.123.456",
  * Python logging "2024-05-01 10:00:00,123", ISO 8601 with optional zone,
- * "05/01/2024 10:00:00") within its first 256 bytes, as
- * seconds since the epoch (UTC when a zone is given, else as written).
+ * "05/01/2024 10:00:00", and without a year glog's "W0501 10:00:00.123" and
+ * vLLM's "INFO 05-01 10:00:00", taken as the latest such date not ahead of
+ * now) within its first 256 bytes, as seconds since the epoch (UTC when a
+ * zone is given, else as written).
  * Returns true when one was found. */
 bool nd_kb_parse_timestamp(const char *line, size_t len, double *out);
 /* The rank named by a line ("[rank3]:", "RankID:3") or a path ("rank_3.log",

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kb/kb.h"
 
@@ -94,6 +95,58 @@ static bool nd_ts_us_at(const char *p, const char *end, double *out)
     return true;
 }
 
+/* Adds a fraction ".123456" or ",123" at *q (if any) to *t; returns the end. */
+static const char *nd_ts_fraction(const char *q, const char *end, double *t)
+{
+    if (q >= end || (*q != '.' && *q != ','))
+        return q;
+    q++;
+    double scale = 0.1;
+    for (int digits = 0; q < end && isdigit((unsigned char)*q) && digits < 9; digits++, q++) {
+        *t += (*q - '0') * scale;
+        scale /= 10;
+    }
+    return q;
+}
+
+/* The year of a month and day written without one: this year's, unless
+ * that lies ahead of now (a December log read in January). */
+static long nd_guess_year(long mo, long d, long h)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    if (!gmtime_r(&now, &tm))
+        return 1970;
+    long y = tm.tm_year + 1900L;
+    double t = (double)nd_days_from_civil(y, mo, d) * 86400.0 + (double)h * 3600;
+    return t > (double)now + 2 * 86400.0 ? y - 1 : y;
+}
+
+/* Tries the formats without a year at p: glog's "W0501 10:00:00.123456"
+ * (prev is the severity letter) and vLLM's "INFO 05-01 10:00:00". */
+static bool nd_ts_noyear_at(const char *p, const char *end, char prev, char prev2, double *out)
+{
+    long mo, d, h, mi, s;
+    const char *q;
+    bool glog = (prev == 'I' || prev == 'W' || prev == 'E' || prev == 'F') && !isalnum((unsigned char)prev2);
+    if (glog && end - p >= 13 && nd_digits(p, end, 2, &mo) && nd_digits(p + 2, end, 2, &d) && p[4] == ' ')
+        q = p + 5;
+    else if (!isalnum((unsigned char)prev) && prev != '-' && prev != '/' && prev != '.' && end - p >= 14 &&
+             nd_digits(p, end, 2, &mo) && p[2] == '-' && nd_digits(p + 3, end, 2, &d) && p[5] == ' ')
+        q = p + 6;
+    else
+        return false;
+    if (!nd_digits(q, end, 2, &h) || q[2] != ':' || !nd_digits(q + 3, end, 2, &mi) || q[5] != ':' ||
+        !nd_digits(q + 6, end, 2, &s))
+        return false;
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60)
+        return false;
+    double t = (double)nd_days_from_civil(nd_guess_year(mo, d, h), mo, d) * 86400.0 + (double)(h * 3600 + mi * 60 + s);
+    nd_ts_fraction(q + 8, end, &t);
+    *out = t;
+    return true;
+}
+
 bool nd_kb_parse_timestamp(const char *line, size_t len, double *out)
 {
     /* Timestamps sit near the start of a line, after a level or a prefix
@@ -105,7 +158,8 @@ bool nd_kb_parse_timestamp(const char *line, size_t len, double *out)
             continue;
         if (i > 0 && isdigit((unsigned char)line[i - 1]))
             continue;
-        if (nd_ts_at(line + i, end, out) || nd_ts_us_at(line + i, end, out))
+        if (nd_ts_at(line + i, end, out) || nd_ts_us_at(line + i, end, out) ||
+            nd_ts_noyear_at(line + i, end, i > 0 ? line[i - 1] : ' ', i > 1 ? line[i - 2] : ' ', out))
             return true;
     }
     return false;

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -35,6 +36,32 @@ static void test_formats(void **state)
     assert_true(ts("13/01/2024 10:00:00 x") < 0);
     /* Later is larger, across formats. */
     assert_true(ts("2024-05-01-10:00:01.000.000") > ts("2024-05-01 10:00:00,999"));
+}
+
+/* Lines without a year: glog and vLLM. Taken in the latest year that does
+ * not put them ahead of now, so only differences are exact. */
+static void test_formats_without_year(void **state)
+{
+    (void)state;
+    double g0 = ts("W0501 10:00:00.250000 12345 hccl.cc:12] timeout");
+    double g1 = ts("[rank3]: E0501 10:00:01.750000 12345 x.cc:1] boom");
+    assert_true(g0 > 0 && g1 > 0);
+    assert_true(g1 - g0 > 1.4999 && g1 - g0 < 1.5001);
+    double v0 = ts("INFO 05-01 10:00:00 engine.py:12] started");
+    double v1 = ts("ERROR 05-01 10:00:05 worker.py:99] NPU out of memory");
+    assert_true(v1 - v0 == 5.0);
+    /* glog and vLLM of the same moment agree. */
+    assert_true(g0 - v0 > 0.2499 && g0 - v0 < 0.2501);
+    /* Never ahead of now: a date that would be is last year's. */
+    time_t now = time(NULL);
+    assert_true(ts("I1231 23:59:59.000000 1 x.cc:1] y") <= (double)now + 2 * 86400.0);
+    assert_true(ts("I0101 00:00:00.000000 1 x.cc:1] y") <= (double)now + 2 * 86400.0);
+    assert_true(ts("I0101 00:00:00.000000 1 x.cc:1] y") > (double)now - 367 * 86400.0);
+    /* Not dates: a word ending in W, a version, a range. */
+    assert_true(ts("SW0501 10:00:00 x") < 0);
+    assert_true(ts("v1.05-01 10:00:00") < 0);
+    assert_true(ts("I1301 10:00:00 x") < 0);
+    assert_true(ts("INFO 05-32 10:00:00 x") < 0);
 }
 
 static void test_not_timestamps(void **state)
@@ -74,7 +101,7 @@ static void test_ranks(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_formats), cmocka_unit_test(test_formats_without_year),
         cmocka_unit_test(test_not_timestamps),
         cmocka_unit_test(test_ranks),
     };
