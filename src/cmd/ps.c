@@ -421,8 +421,9 @@ static void nd_ps_footprint(struct nd_ps_row *r, const struct nd_ps_opts *o,
         r->gone = true;
 }
 
-/* The footprint pass over every row, spread over threads: it is nearly all
- * system calls on /proc, and each row is its own. */
+/* The stat read and the footprint of every row, spread over threads: they
+ * are nearly all system calls on /proc, and each row is its own. Capped:
+ * ps should stay light on a shared node. */
 #define ND_PS_SCAN_THREADS 4
 
 struct nd_ps_scan {
