@@ -34,47 +34,10 @@ static void explain_usage(FILE *fp)
 
 static void explain_print_text(const struct nd_findings *fs, struct nd_kb_scan *scan, bool all, FILE *fp)
 {
-    bool color = nd_term_wants_color(fp);
-    if (fs->n == 0) {
-        fprintf(fp, "No known problem found in %zu input%s (%llu lines).\n", nd_kb_scan_inputs(scan),
-                nd_kb_scan_inputs(scan) == 1 ? "" : "s", nd_kb_scan_lines(scan));
-        return;
-    }
-    const struct nd_finding *root = fs->v[0];
-    /* Only an error is called a root cause; warnings alone are just the
-     * most important thing seen. */
-    fprintf(fp, "%s%s%s", color ? "\033[1m" : "", root->severity == ND_SEV_ERROR ? "Root cause" : "Top finding",
-            color ? "\033[0m" : "");
-    if (root->rank >= 0)
-        fprintf(fp, " (rank %d", root->rank);
-    else
-        fprintf(fp, " (");
-    if (root->first_file)
-        fprintf(fp, "%s%s:%ld", root->rank >= 0 ? ", " : "", root->first_file, root->first_line);
-    fprintf(fp, "):\n");
-    nd_finding_print_text(root, fp, color, NULL);
-    if (fs->n > 1) {
-        fprintf(fp, "\n%s (%zu):\n", all ? "Everything else" : "Also found", fs->n - 1);
-        for (size_t i = 1; i < fs->n; i++) {
-            const struct nd_finding *f = fs->v[i];
-            if (all) {
-                nd_finding_print_text(f, fp, color, "  ");
-                continue;
-            }
-            char where[512] = "";
-            if (f->first_file)
-                snprintf(where, sizeof where, "  %s:%ld", f->first_file, f->first_line);
-            char times[32] = "";
-            if (f->count > 1)
-                snprintf(times, sizeof times, " (x%ld)", f->count);
-            fprintf(fp, "  %-7s  %-16s  %s%s%s\n", nd_severity_name(f->severity), f->category, f->title, times,
-                    where);
-        }
-    }
-    char sum[128];
-    nd_findings_summary(fs, sum, sizeof sum);
-    fprintf(fp, "\n%s in %zu input%s (%llu lines)\n", sum, nd_kb_scan_inputs(scan),
-            nd_kb_scan_inputs(scan) == 1 ? "" : "s", nd_kb_scan_lines(scan));
+    char scope[96];
+    snprintf(scope, sizeof scope, "%zu input%s (%llu lines)", nd_kb_scan_inputs(scan),
+             nd_kb_scan_inputs(scan) == 1 ? "" : "s", nd_kb_scan_lines(scan));
+    nd_findings_print_ranked(fs, all, scope, fp);
 }
 
 int cmd_explain(int argc, char **argv)

@@ -23,6 +23,7 @@
 #include "core/parallel.h"
 #include "core/redact.h"
 #include "core/report.h"
+#include "core/report_table.h"
 #include "core/rootfs.h"
 #include "core/spawn.h"
 #include "core/strbuf.h"
@@ -274,39 +275,36 @@ static json_t *nd_ps_row_json(const struct nd_ps_row *r)
 
 static void nd_ps_print_devices(FILE *fp, struct nd_device_state *const *states, size_t nstates)
 {
-    size_t total = 0;
-    for (size_t s = 0; s < nstates; s++)
-        total += states[s]->status == 0 ? states[s]->ndevices : 0;
+    static const struct nd_table_col cols[] = {
+        {"DEVICE", false, 8, 1}, {"NAME", false, 14, 1}, {"UTIL", true, 5, 2}, {"MEMORY", false, 0, 0}};
+    struct nd_table *t = nd_table_new(cols, sizeof cols / sizeof cols[0]);
     for (size_t s = 0; s < nstates; s++) {
         const struct nd_device_state *st = states[s];
-        if (st->status < 0)
-            fprintf(fp, "%s: %s\n", st->vendor, st->error[0] ? st->error : "query failed");
-    }
-    if (total == 0)
-        return;
-    fprintf(fp, "%-8s %-14s %5s  %s\n", "DEVICE", "NAME", "UTIL", "MEMORY");
-    for (size_t s = 0; s < nstates; s++) {
-        const struct nd_device_state *st = states[s];
-        if (st->status < 0)
+        if (st->status < 0) {
+            nd_report_note(fp, "%s: %s", st->vendor, st->error[0] ? st->error : "query failed");
             continue;
+        }
         for (size_t i = 0; i < st->ndevices && i < ND_MAX_DEVICES; i++) {
             const struct nd_device *d = &st->devices[i];
-            char id[32], util[16], mem[80] = "?";
+            char id[32], util[16] = "?", mem[80] = "?";
             snprintf(id, sizeof id, "%s:%d", nd_verdict_device_word(st->vendor), d->index);
             if (d->util_valid)
                 snprintf(util, sizeof util, "%u%%", d->util_pct);
-            else
-                snprintf(util, sizeof util, "?");
             if (d->mem_valid) {
-                char u[32], t[32];
+                char u[32], tot[32];
                 nd_format_bytes(d->mem_used_bytes, u, sizeof u);
-                nd_format_bytes(d->mem_total_bytes, t, sizeof t);
-                snprintf(mem, sizeof mem, "%s / %s", u, t);
+                nd_format_bytes(d->mem_total_bytes, tot, sizeof tot);
+                snprintf(mem, sizeof mem, "%s / %s", u, tot);
             }
-            fprintf(fp, "%-8s %-14s %5s  %s\n", id, d->name[0] ? d->name : "?", util, mem);
+            const char *row[] = {id, d->name[0] ? d->name : "?", util, mem};
+            nd_table_add(t, row);
         }
     }
-    fputc('\n', fp);
+    if (nd_table_rows(t)) {
+        nd_table_print(t, fp);
+        nd_report_note(fp, "%s", "");
+    }
+    nd_table_free(t);
 }
 
 /* Cuts a display string to width columns (bytes; commands are mostly ASCII)
@@ -324,57 +322,36 @@ static const char *nd_ps_cut(const char *s, size_t width, char *buf, size_t size
 
 static void nd_ps_print_table(FILE *fp, struct nd_ps_row *rows, size_t n)
 {
-    enum { C_PID, C_USER, C_CPU, C_RSS, C_DEV, C_DMEM, C_FW, C_VERDICT, C_CMD, NCOL };
-    static const char *const head[NCOL] = {"PID", "USER", "CPU", "RSS", "DEVICES", "DEV MEM", "FRAMEWORKS",
-                                           "VERDICT", "COMMAND"};
-    static const bool right[NCOL] = {true, false, true, true, false, true, false, false, false};
-    size_t w[NCOL];
-    for (int c = 0; c < NCOL; c++)
-        w[c] = strlen(head[c]);
-    char(*cell)[NCOL][256] = nd_xcalloc(n ? n : 1, sizeof *cell);
+    static const struct nd_table_col cols[] = {
+        {"PID", true, 0, 0},         {"USER", false, 0, 0},      {"CPU", true, 0, 0},
+        {"RSS", true, 0, 0},         {"DEVICES", false, 0, 0},   {"DEV MEM", true, 0, 0},
+        {"FRAMEWORKS", false, 0, 0}, {"VERDICT", false, 0, 0},   {"COMMAND", false, 0, 0}};
+    struct nd_table *t = nd_table_new(cols, sizeof cols / sizeof cols[0]);
     for (size_t i = 0; i < n; i++) {
         const struct nd_ps_row *r = &rows[i];
         const struct nd_footprint *f = &r->facts.fp;
-        snprintf(cell[i][C_PID], 256, "%d", (int)r->pid);
-        snprintf(cell[i][C_USER], 256, "%.16s", r->user);
+        char pid[16], user[20], cpu[16] = "?", rss[32] = "-", dev[256], dmem[32] = "-", fw[256], cmd[64];
+        snprintf(pid, sizeof pid, "%d", (int)r->pid);
+        snprintf(user, sizeof user, "%.16s", r->user);
         if (r->facts.cpu_valid)
-            snprintf(cell[i][C_CPU], 256, "%.1f", r->facts.cpu_cores);
-        else
-            snprintf(cell[i][C_CPU], 256, "?");
+            snprintf(cpu, sizeof cpu, "%.1f", r->facts.cpu_cores);
         if (r->rss_valid)
-            nd_format_bytes(r->rss_bytes, cell[i][C_RSS], 256);
-        else
-            snprintf(cell[i][C_RSS], 256, "-");
-        nd_footprint_devices_text(f, cell[i][C_DEV], 256);
-        if (!cell[i][C_DEV][0])
-            snprintf(cell[i][C_DEV], 256, "-");
+            nd_format_bytes(r->rss_bytes, rss, sizeof rss);
+        nd_footprint_devices_text(f, dev, sizeof dev);
+        if (!dev[0])
+            snprintf(dev, sizeof dev, "-");
         uint64_t mem;
         if (nd_footprint_device_mem(f, &mem))
-            nd_format_bytes(mem, cell[i][C_DMEM], 256);
-        else
-            snprintf(cell[i][C_DMEM], 256, "-");
-        nd_frameworks_describe(f->frameworks & ND_FW_ML_MASK, cell[i][C_FW], 256);
-        if (!cell[i][C_FW][0])
-            snprintf(cell[i][C_FW], 256, f->maps_read || r->maps_skipped ? "-" : "?");
-        snprintf(cell[i][C_VERDICT], 256, "%s", r->verdict_text);
-        nd_ps_cut(r->command ? r->command : "?", 60, cell[i][C_CMD], 256);
-        for (int c = 0; c < NCOL; c++)
-            if (strlen(cell[i][c]) > w[c])
-                w[c] = strlen(cell[i][c]);
+            nd_format_bytes(mem, dmem, sizeof dmem);
+        nd_frameworks_describe(f->frameworks & ND_FW_ML_MASK, fw, sizeof fw);
+        if (!fw[0])
+            snprintf(fw, sizeof fw, f->maps_read || r->maps_skipped ? "-" : "?");
+        nd_ps_cut(r->command ? r->command : "?", 60, cmd, sizeof cmd);
+        const char *row[] = {pid, user, cpu, rss, dev, dmem, fw, r->verdict_text, cmd};
+        nd_table_add(t, row);
     }
-    for (size_t i = 0; i <= n; i++) {
-        /* Row 0 is the heading; the last column is never padded. */
-        for (int c = 0; c < NCOL; c++) {
-            const char *text = i == 0 ? head[c] : cell[i - 1][c];
-            if (c == NCOL - 1)
-                fprintf(fp, "%s\n", text);
-            else if (right[c])
-                fprintf(fp, "%*s  ", (int)w[c], text);
-            else
-                fprintf(fp, "%-*s  ", (int)w[c], text);
-        }
-    }
-    free(cell);
+    nd_table_print(t, fp);
+    nd_table_free(t);
 }
 
 /* ---- the command ---- */
@@ -606,15 +583,16 @@ static int nd_ps_print_text(const struct nd_report *rep, struct nd_device_state 
     if (v)
         nd_ps_print_table(stdout, vis, v);
     else
-        printf("No process holds a device or is busy.\n");
+        nd_report_note(stdout, "No process holds a device or is busy.");
     free(vis);
     if (!o->all && !o->pid)
-        printf("%zu of %zu processes shown (device holders and busy ones); --all lists every one\n", shown, n);
+        nd_report_note(stdout, "%zu of %zu processes shown (device holders and busy ones); --all lists every one",
+                       shown, n);
     if (o->interval <= 0 && v)
-        printf("CPU is the average over each process's lifetime (--interval 0)\n");
+        nd_report_note(stdout, "CPU is the average over each process's lifetime (--interval 0)");
     bool color = nd_term_wants_color(stdout);
     for (size_t i = 0; i < rep->findings.n; i++) {
-        fputc('\n', stdout);
+        nd_report_note(stdout, "%s", "");
         nd_finding_print_text(rep->findings.v[i], stdout, color, NULL);
     }
     return fflush(stdout) == 0 ? 0 : -EIO;

@@ -50,6 +50,14 @@ bool nd_term_wants_color(FILE *fp);
 void nd_report_print_text(const struct nd_report *rep, FILE *fp, const struct nd_text_options *opt);
 /* One finding as a block: title, evidence, cause, fix. Used by run's live alerts too. */
 void nd_finding_print_text(const struct nd_finding *f, FILE *fp, bool color, const char *prefix);
+/* One line of text with secrets redacted, newline added: the short notes
+ * that go with a table ("3 of 412 processes shown"). */
+void nd_report_note(FILE *fp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* explain's view, most important first: the root cause (an error) or top
+ * finding in full with where it began, then one line per other finding
+ * (every one in full with all), then the summary over scope, for example
+ * "8 inputs (1620 lines)". */
+void nd_findings_print_ranked(const struct nd_findings *fs, bool all, const char *scope, FILE *fp);
 /* "2 errors, 1 warning" style summary line, no newline. */
 void nd_findings_summary(const struct nd_findings *list, char *buf, size_t size);
 

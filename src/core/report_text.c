@@ -1,11 +1,13 @@
 /* Human text output: check lines grouped by area, then findings as blocks
  * with evidence, cause and fix. Aligned and short; colour only on a TTY. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/redact.h"
 #include "core/report.h"
+#include "core/strbuf.h"
 
 #define C_RED "\033[31m"
 #define C_YEL "\033[33m"
@@ -60,6 +62,19 @@ void nd_findings_summary(const struct nd_findings *list, char *buf, size_t size)
     snprintf(buf, size, "%zu error%s, %zu warning%s, %zu note%s", n[ND_SEV_ERROR],
              n[ND_SEV_ERROR] == 1 ? "" : "s", n[ND_SEV_WARNING], n[ND_SEV_WARNING] == 1 ? "" : "s",
              n[ND_SEV_INFO], n[ND_SEV_INFO] == 1 ? "" : "s");
+}
+
+void nd_report_note(FILE *fp, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_init(&sb);
+    nd_strbuf_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    nd_put(fp, sb.buf);
+    fputc('\n', fp);
+    nd_strbuf_free(&sb);
 }
 
 void nd_finding_print_text(const struct nd_finding *f, FILE *fp, bool color, const char *prefix)
@@ -142,4 +157,46 @@ void nd_report_print_text(const struct nd_report *rep, FILE *fp, const struct nd
         nd_findings_summary(&rep->findings, sum, sizeof sum);
         fprintf(fp, "%s%s\n", shown ? "" : "\n", sum);
     }
+}
+
+void nd_findings_print_ranked(const struct nd_findings *fs, bool all, const char *scope, FILE *fp)
+{
+    bool color = nd_term_wants_color(fp);
+    if (fs->n == 0) {
+        fprintf(fp, "No known problem found in %s.\n", scope);
+        return;
+    }
+    const struct nd_finding *root = fs->v[0];
+    /* Only an error is called a root cause; warnings alone are just the
+     * most important thing seen. */
+    fprintf(fp, "%s%s%s", color ? C_BLD : "", root->severity == ND_SEV_ERROR ? "Root cause" : "Top finding",
+            color ? C_OFF : "");
+    if (root->rank >= 0)
+        fprintf(fp, " (rank %d", root->rank);
+    else
+        fprintf(fp, " (");
+    if (root->first_file)
+        fprintf(fp, "%s%s:%ld", root->rank >= 0 ? ", " : "", root->first_file, root->first_line);
+    fprintf(fp, "):\n");
+    nd_finding_print_text(root, fp, color, NULL);
+    if (fs->n > 1) {
+        fprintf(fp, "\n%s (%zu):\n", all ? "Everything else" : "Also found", fs->n - 1);
+        for (size_t i = 1; i < fs->n; i++) {
+            const struct nd_finding *f = fs->v[i];
+            if (all) {
+                nd_finding_print_text(f, fp, color, "  ");
+                continue;
+            }
+            fprintf(fp, "  %-7s  %-16s  ", nd_severity_name(f->severity), f->category);
+            nd_put(fp, f->title);
+            if (f->count > 1)
+                fprintf(fp, " (x%ld)", f->count);
+            if (f->first_file)
+                fprintf(fp, "  %s:%ld", f->first_file, f->first_line);
+            fputc('\n', fp);
+        }
+    }
+    char sum[128];
+    nd_findings_summary(fs, sum, sizeof sum);
+    fprintf(fp, "\n%s in %s\n", sum, scope);
 }

@@ -112,19 +112,25 @@ void nd_strbuf_addc(struct nd_strbuf *sb, char c)
     nd_strbuf_add(sb, &c, 1);
 }
 
+void nd_strbuf_vaddf(struct nd_strbuf *sb, const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    if (n > 0) {
+        nd_strbuf_grow(sb, (size_t)n);
+        vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, again);
+        sb->len += (size_t)n;
+    }
+    va_end(again);
+}
+
 void nd_strbuf_addf(struct nd_strbuf *sb, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    nd_strbuf_vaddf(sb, fmt, ap);
     va_end(ap);
-    if (n <= 0)
-        return;
-    nd_strbuf_grow(sb, (size_t)n);
-    va_start(ap, fmt);
-    vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    sb->len += (size_t)n;
 }
 
 void nd_strbuf_reset(struct nd_strbuf *sb)

@@ -3,6 +3,7 @@
 #ifndef ND_CORE_STRBUF_H
 #define ND_CORE_STRBUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 struct nd_strbuf {
@@ -19,6 +20,7 @@ void nd_strbuf_add(struct nd_strbuf *sb, const void *data, size_t len);
 void nd_strbuf_adds(struct nd_strbuf *sb, const char *s);
 void nd_strbuf_addc(struct nd_strbuf *sb, char c);
 void nd_strbuf_addf(struct nd_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void nd_strbuf_vaddf(struct nd_strbuf *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 void nd_strbuf_reset(struct nd_strbuf *sb);
 /* Hands the buffer to the caller (free() it) and leaves sb empty. */
 char *nd_strbuf_detach(struct nd_strbuf *sb, size_t *len);

@@ -22,6 +22,7 @@
 #include "core/json_util.h"
 #include "core/redact.h"
 #include "core/report.h"
+#include "core/report_table.h"
 #include "core/rootfs.h"
 #include "core/sha256.h"
 #include "core/spawn.h"
@@ -117,6 +118,90 @@ static void test_redaction(void **state)
     assert_true(nd_redact_add_pattern("([", &err) < 0);
     nd_redact_reset();
     assert_false(nd_redact_name_is_secret("MY_ODD_NAME"));
+}
+
+/* What a reporter wrote to a stream, as a string (free it). */
+static char *captured(void (*write)(FILE *fp, void *arg), void *arg)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    assert_non_null(fp);
+    write(fp, arg);
+    fclose(fp);
+    return buf;
+}
+
+static void write_table(FILE *fp, void *arg)
+{
+    (void)arg;
+    static const struct nd_table_col cols[] = {
+        {"ID", false, 4, 1}, {"N", true, 0, 0}, {"WHAT", false, 0, 0}};
+    struct nd_table *t = nd_table_new(cols, 3);
+    const char *a[] = {"x", "7", "HF_TOKEN=hf_secret_value"};
+    const char *b[] = {"longer", "1234", "last column unpadded"};
+    nd_table_add(t, a);
+    nd_table_add(t, b);
+    assert_int_equal(nd_table_rows(t), 2);
+    nd_table_print(t, fp);
+    nd_table_free(t);
+}
+
+/* Widths follow the widest cell (at least min_width), numbers align right,
+ * gaps are as asked, and a secret in a cell never reaches the output. */
+static void test_report_table(void **state)
+{
+    (void)state;
+    char *out = captured(write_table, NULL);
+    assert_null(strstr(out, "hf_secret_value"));
+    char *red = nd_redact_text("HF_TOKEN=hf_secret_value");
+    char *want = nd_xasprintf("ID        N  WHAT\n"
+                              "x         7  %s\n"
+                              "longer 1234  last column unpadded\n", red);
+    assert_string_equal(out, want);
+    free(want);
+    free(red);
+    free(out);
+}
+
+static void write_ranked(FILE *fp, void *arg)
+{
+    struct nd_findings *fs = arg;
+    nd_findings_print_ranked(fs, false, "2 inputs (10 lines)", fp);
+}
+
+static void write_note(FILE *fp, void *arg)
+{
+    nd_report_note(fp, "%d of %d shown; %s", 1, 2, (const char *)arg);
+}
+
+/* explain's view: root cause first with where it began, the rest one line
+ * each (titles redacted too), the summary over the scope. */
+static void test_report_ranked(void **state)
+{
+    (void)state;
+    struct nd_findings fs = ND_FINDINGS_INIT;
+    struct nd_finding *root = nd_findings_add(&fs, "a.oom", "device-oom", ND_SEV_ERROR, "Out of memory");
+    root->rank = 5;
+    root->first_file = nd_xstrdup("rank_5.log");
+    root->first_line = 204;
+    struct nd_finding *other = nd_findings_add(&fs, "b.net", "distributed", ND_SEV_WARNING,
+                                               "cannot reach MASTER_URL=http://u:pw@host");
+    other->count = 8;
+    char *out = captured(write_ranked, &fs);
+    assert_true(strncmp(out, "Root cause (rank 5, rank_5.log:204):\nerror: Out of memory", 57) == 0);
+    assert_non_null(strstr(out, "\nAlso found (1):\n  warning  distributed       cannot reach MASTER_URL=http://u:<redacted:"));
+    assert_non_null(strstr(out, " (x8)\n"));
+    assert_null(strstr(out, "pw@"));
+    assert_non_null(strstr(out, "\n1 error, 1 warning, 0 notes in 2 inputs (10 lines)\n"));
+    free(out);
+    nd_findings_free(&fs);
+    out = captured(write_ranked, &fs);
+    assert_string_equal(out, "No known problem found in 2 inputs (10 lines).\n");
+    free(out);
+    out = captured(write_note, "AWS_SECRET_ACCESS_KEY=abc123");
+    assert_true(strncmp(out, "1 of 2 shown; AWS_SECRET_ACCESS_KEY=<redacted:", 46) == 0);
+    free(out);
 }
 
 static void test_parse_size(void **state)
@@ -299,6 +384,8 @@ int main(void)
         cmocka_unit_test(test_findings_exit_codes),
         cmocka_unit_test(test_sha256_known_vector),
         cmocka_unit_test(test_redaction),
+        cmocka_unit_test(test_report_table),
+        cmocka_unit_test(test_report_ranked),
         cmocka_unit_test(test_parse_size),
         cmocka_unit_test(test_json_str_invalid_utf8),
         cmocka_unit_test(test_spawn_timeout_and_crash),
