@@ -10,6 +10,7 @@
 #include "core/exitcode.h"
 #include "core/json_util.h"
 #include "core/report.h"
+#include "core/report_table.h"
 #include "kb/kb.h"
 
 static void rules_usage(FILE *fp)
@@ -64,13 +65,19 @@ static int rules_list(struct nd_kb *kb, bool json)
         nd_report_free(&rep);
         return rc;
     }
+    static const struct nd_table_col cols[] = {
+        {"ID", false, 0, 0}, {"CATEGORY", false, 0, 0}, {"SEVERITY", false, 0, 0},
+        {"VENDOR", false, 0, 0}, {"TITLE", false, 0, 0}};
+    struct nd_table *t = nd_table_new(cols, sizeof cols / sizeof cols[0]);
     for (size_t i = 0; i < n; i++) {
         struct nd_kb_rule_info ri;
         nd_kb_rule_get(kb, i, &ri);
-        printf("%-44s %-16s %-7s %-7s %s\n", ri.id, ri.category, nd_severity_name(ri.severity), ri.vendor,
-               ri.title);
+        const char *row[] = {ri.id, ri.category, nd_severity_name(ri.severity), ri.vendor, ri.title};
+        nd_table_add(t, row);
     }
-    printf("%zu rules\n", n);
+    nd_table_print(t, stdout);
+    nd_table_free(t);
+    nd_report_note(stdout, "%zu rules", n);
     return ND_EXIT_OK;
 }
 
@@ -123,7 +130,7 @@ int cmd_rules(int argc, char **argv)
             fprintf(stderr, "npu-doctor rules: %d problem%s found\n", total, total == 1 ? "" : "s");
             rc = ND_EXIT_USAGE;
         } else if (rc == ND_EXIT_OK) {
-            printf("no problems found\n");
+            nd_report_note(stdout, "no problems found");
         }
     } else if (strcmp(sub, "list") == 0 || strcmp(sub, "test") == 0 || strcmp(sub, "patterns") == 0) {
         rc = rules_load(dirs, ndirs, &kb);
@@ -135,8 +142,8 @@ int cmd_rules(int argc, char **argv)
         } else if (rc == 0) {
             size_t checked = 0;
             size_t fails = nd_kb_test_examples(kb, stdout, &checked);
-            printf("%zu rules, %zu example lines checked, %zu failure%s\n", nd_kb_rule_count(kb), checked, fails,
-                   fails == 1 ? "" : "s");
+            nd_report_note(stdout, "%zu rules, %zu example lines checked, %zu failure%s", nd_kb_rule_count(kb),
+                           checked, fails, fails == 1 ? "" : "s");
             rc = fails ? ND_EXIT_WARNINGS : ND_EXIT_OK;
         }
     } else {

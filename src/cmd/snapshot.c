@@ -234,9 +234,10 @@ int cmd_snapshot(int argc, char **argv)
         else if (o.json)
             fputs(text, stdout);
         else if (!o.quiet)
-            printf("wrote %s (%zu devices, %zu environment variables, %zu findings)\n", path,
-                   json_array_size(json_object_get(doc, "devices")), json_object_size(json_object_get(doc, "env")),
-                   json_array_size(json_object_get(doc, "findings")));
+            nd_report_note(stdout, "wrote %s (%zu devices, %zu environment variables, %zu findings)", path,
+                           json_array_size(json_object_get(doc, "devices")),
+                           json_object_size(json_object_get(doc, "env")),
+                           json_array_size(json_object_get(doc, "findings")));
     } else if (o.json || (!o.text && !isatty(STDOUT_FILENO))) {
         fputs(text, stdout);
     } else {
