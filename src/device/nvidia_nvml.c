@@ -205,7 +205,7 @@ static int nd_nvml_locate(struct nd_device_state *st)
 {
     snprintf(st->vendor, sizeof st->vendor, "nvidia");
     int rc = nd_device_find_library(nd_vendor_nvidia.lib_soname, nd_vendor_nvidia.lib_override_env,
-                                    nd_nvml_std_dirs, st->lib_path, sizeof st->lib_path);
+                                    nd_vendor_nvidia.lib_dirs, st->lib_path, sizeof st->lib_path);
     st->lib_found = rc == 0;
     if (rc == 0)
         return 0;

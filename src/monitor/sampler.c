@@ -429,9 +429,7 @@ static void nd_keep_stat(struct nd_sampler *s, struct nd_track *t)
 {
     if (t->statfd >= 0 || s->kept_stat >= ND_MAX_KEPT_STAT)
         return;
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)t->pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = nd_proc_open(t->pid, "stat", O_RDONLY);
     if (fd >= 0 && fd < 3) {
         int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
         close(fd);
