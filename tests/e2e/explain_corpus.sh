@@ -20,7 +20,7 @@ labels=("$CORPUS"/labels*.tsv)
 rows=$T/rows.tsv
 : >"$rows"
 for lf in "${labels[@]}"; do
-  while IFS=$'\t' read -r id category accepted _source _cause _fix split _rest; do
+  while IFS=$'\t' read -r id category accepted _source _cause _fix split stack _rest; do
     # Skip comments, blank lines and a heading row: ids are digits.
     [[ "$id" =~ ^[0-9]+$ ]] || continue
     f="$CORPUS/$id.txt"
@@ -32,9 +32,12 @@ d = json.load(open(sys.argv[1]))
 f = d.get("findings") or []
 print(f[0]["category"] + " " + f[0]["id"] + " " + f[0]["severity"] if f else "none")
 ' "$T/$id.json" 2>/dev/null || echo "bad-json")
-    # A case is Ascend when its log names the Ascend stack; the share is a
-    # property of the corpus that the collection rules ask for.
-    if grep -Eqi 'ascend|torch_npu|torch-npu|npu-smi|hccl|mindspore|aclnn|davinci|\bnpu\b|npu:[0-9]' "$f" ||
+    # The stack column says which vendor stack a case comes from; without
+    # it, a case is Ascend when its log names the Ascend stack. The share is
+    # a property of the corpus that the collection rules ask for.
+    if [ -n "${stack:-}" ]; then
+      [ "$stack" = ascend ] && ascend=1 || ascend=0
+    elif grep -Eqi 'ascend|torch_npu|torch-npu|npu-smi|hccl|mindspore|aclnn|davinci|\bnpu\b|npu:[0-9]' "$f" ||
        grep -Eq '\bCANN\b|\bacl[A-Z][A-Za-z]+|\bE[EZLHIJ][0-9]{4}\b' "$f"; then
       ascend=1
     else
@@ -92,7 +95,9 @@ PY
 grep -v '^FIGURES' "$T/summary"
 read -r _ n whole_pct check_pct check_n none_err none_err_ids < <(grep '^FIGURES' "$T/summary")
 
-if [ "$n" -gt 0 ]; then pass "$n corpus cases measured"; else fail "no corpus case measured"; fi
+if [ "$n" -ge 150 ]; then pass "$n corpus cases measured (at least 150)"; else fail "only $n corpus cases (150 wanted)"; fi
+ascend_pct=$(sed -n 's/^Ascend share: [0-9]*\/[0-9]* (\([0-9]*\)%)$/\1/p' "$T/summary")
+if [ "${ascend_pct:-0}" -ge 60 ]; then pass "Ascend share ${ascend_pct}% is at least 60%"; else fail "Ascend share ${ascend_pct:-0}% is below 60%"; fi
 if [ "$whole_pct" -ge "$MIN_WHOLE_PCT" ]; then
   pass "whole agreement ${whole_pct}% is at least ${MIN_WHOLE_PCT}%"
 else
