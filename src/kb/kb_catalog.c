@@ -205,6 +205,20 @@ static void nd_cat_split(struct nd_strv *sv, const char *s, const char *sep, lon
     }
 }
 
+/* A row's own patterns: " || " between them, {code} filled in regex-escaped
+ * as in the templates. */
+static void nd_cat_split_pattern(struct nd_strv *sv, const char *s, long line, const char *code)
+{
+    struct nd_strv raw = {0};
+    nd_cat_split(&raw, s, " || ", line, code, false);
+    for (size_t i = 0; i < raw.n; i++) {
+        char *pat = nd_cat_fill(raw.v[i], code, NULL, true);
+        nd_strv_push(sv, pat, line);
+        free(pat);
+    }
+    nd_strv_free(&raw);
+}
+
 static bool nd_cat_vendor_ok(const char *v)
 {
     return strcmp(v, "ascend") == 0 || strcmp(v, "nvidia") == 0 || strcmp(v, "rocm") == 0 ||
@@ -423,7 +437,7 @@ static void nd_cat_row(struct nd_cat_parser *p, char **fields, size_t n, long li
         }
     }
     if (pattern) {
-        nd_cat_split(&r.patterns, pattern, " || ", line, code, false);
+        nd_cat_split_pattern(&r.patterns, pattern, line, code);
     } else if (p->def.templates.n) {
         for (size_t i = 0; i < p->def.templates.n; i++) {
             char *pat = nd_cat_fill(p->def.templates.v[i], code, NULL, true);

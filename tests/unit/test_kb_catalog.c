@@ -53,7 +53,7 @@ static const char acl_tsv[] =
     "207001\tOut of device memory\tsmaller batch\terror code: 207001\tdevice-oom\twarning\tsymptom\t\t\t\n"
     "E.9999\tInner error\tsee the line before\tE.9999: Inner Error!\t\t\twrapper\t\t\t\n"
     "EL0004\tAllocation failed\tfree memory\tEL0004 happened ;; [EL0004]\tdevice-oom\t\t\t"
-    "EL000[4] || alloc failed EL\t\tcustom.el4\n";
+    "EL000[4] || alloc failed {code}\t\tcustom.el4\n";
 
 static void test_defaults_templates_ids(void **state)
 {
@@ -107,7 +107,7 @@ static void test_defaults_templates_ids(void **state)
     assert_non_null(r);
     assert_int_equal(r->patterns.n, 2);
     assert_string_equal(r->patterns.v[0], "EL000[4]");
-    assert_string_equal(r->patterns.v[1], "alloc failed EL");
+    assert_string_equal(r->patterns.v[1], "alloc failed EL0004");
     assert_int_equal(r->examples.n, 2);
     assert_string_equal(r->examples.v[1], "[EL0004]");
 
