@@ -1,0 +1,42 @@
+/* Fuzz target: the compatibility tables of compat_stack.c (cann_driver.tsv,
+ * torch_wheels.tsv), the CUDA toolkit and ROCm version files, and the
+ * judgements fed with versions cut from the input (any bytes, any length). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/strbuf.h"
+#include "probe/compat_stack.h"
+#include "probe/toolkit_version.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *buf = (const char *)data;
+    struct nd_cann_driver dt;
+    struct nd_torch_wheels wt;
+    nd_cann_driver_parse(buf, size, &dt);
+    nd_torch_wheels_parse(buf, size, &wt);
+    char out[32];
+    nd_cuda_toolkit_parse(buf, size, out, sizeof out);
+    nd_rocm_version_parse(buf, size, out, sizeof out);
+
+    /* Up to ten NUL-separated strings as the versions of one node. */
+    char *copy = nd_xstrndup(buf, size);
+    const char *v[10] = {NULL};
+    size_t n = 0;
+    for (char *p = copy; n < 10 && p < copy + size; p += strlen(p) + 1)
+        v[n++] = p;
+    struct nd_version_set s = {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]};
+    struct nd_findings f = ND_FINDINGS_INIT;
+    nd_compat_judge_set(&s, &f);
+    nd_compat_judge_cann_driver(&dt, v[4], v[5], &f);
+    nd_compat_judge_torch_python(&wt, v[0], v[3], &f);
+    nd_compat_judge_rocm(&wt, v[0], v[9], &f);
+    nd_compat_list_best(v[2], v[6], out, sizeof out);
+    nd_compat_local_cuda(v[1], out, sizeof out);
+    nd_findings_free(&f);
+    free(copy);
+    nd_cann_driver_free(&dt);
+    nd_torch_wheels_free(&wt);
+    return 0;
+}
