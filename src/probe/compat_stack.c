@@ -470,6 +470,55 @@ int nd_compat_judge_rocm(const struct nd_torch_wheels *t, const char *torch, con
     return 0;
 }
 
+int nd_compat_judge_torch_cann(const struct nd_npu_compat *t, const char *torch, const char *cann,
+                               struct nd_findings *out)
+{
+    if (!nd_known(torch) || !nd_known(cann))
+        return 0;
+    char want[40], mm[32], rmm[32];
+    nd_version_prefix(torch, 3, want, sizeof want);
+    nd_version_prefix(cann, 2, mm, sizeof mm);
+    const char *oldest = NULL, *newest = NULL;
+    struct nd_strbuf list;
+    nd_strbuf_init(&list);
+    for (size_t i = 0; i < t->n; i++) {
+        const struct nd_npu_compat_row *r = &t->rows[i];
+        char rt[40];
+        nd_version_prefix(r->torch, 3, rt, sizeof rt);
+        if (nd_version_cmp(rt, want) != 0)
+            continue;
+        nd_version_prefix(r->cann, 2, rmm, sizeof rmm);
+        if (strcmp(rmm, mm) == 0 && nd_version_cmp(cann, r->cann) >= 0) {
+            nd_strbuf_free(&list);
+            return 0;   /* a listed pairing */
+        }
+        if (!oldest || nd_version_cmp(r->cann, oldest) < 0)
+            oldest = r->cann;
+        if (!newest || nd_version_cmp(r->cann, newest) > 0)
+            newest = r->cann;
+        nd_strbuf_addf(&list, "%s%s (torch_npu %s)", list.len ? ", " : "", r->cann, r->torch_npu);
+    }
+    if (!oldest) {
+        nd_strbuf_free(&list);
+        return 0;       /* a torch the table does not know */
+    }
+    bool older = nd_version_cmp(cann, oldest) < 0;
+    struct nd_finding *f = nd_findings_add(out, "compat.torch-cann", ND_CAT_VERSION_MISMATCH,
+                                           older ? ND_SEV_ERROR : ND_SEV_WARNING,
+                                           "torch %s is paired with CANN %s%s%s, not with CANN %s", want, oldest,
+                                           strcmp(oldest, newest) ? " to " : "", strcmp(oldest, newest) ? newest : "",
+                                           cann);
+    nd_finding_add_evidence(f, NULL, 0, "torch %s, CANN %s", torch, cann);
+    nd_finding_add_evidence(f, NULL, 0, "listed pairings: %s", list.buf);
+    f->confidence = older ? ND_CONF_HIGH : ND_CONF_MEDIUM;
+    nd_finding_set_cause(f, older ? "Every torch_npu built for this torch needs a newer CANN: the import or the first "
+                                    "operator fails."
+                                  : "No torch_npu for this torch is published for this CANN release.");
+    nd_finding_add_fix(f, "install CANN %s with the torch_npu built for torch %s", newest, want);
+    nd_strbuf_free(&list);
+    return 1;
+}
+
 int nd_compat_judge_set(const struct nd_version_set *v, struct nd_findings *out)
 {
     struct nd_npu_compat nt;
@@ -483,6 +532,8 @@ int nd_compat_judge_set(const struct nd_version_set *v, struct nd_findings *out)
     int added = 0;
     if (nd_known(v->torch_npu))
         added += nd_compat_judge_npu(&nt, v->torch, v->torch_npu, v->cann, out);
+    else if (v->ascend_torch)
+        added += nd_compat_judge_torch_cann(&nt, v->torch, v->cann, out);
     added += nd_compat_judge_cann_driver(&dt, v->cann, v->npu_driver, out);
     added += nd_compat_judge_torch_python(&wt, v->torch, v->python, out);
     added += nd_compat_judge_npu_python(&nt, v->torch_npu, v->python, out);

@@ -92,12 +92,22 @@ int nd_compat_judge_cuda_toolkit(const struct nd_cuda_compat *t, const struct nd
 int nd_compat_judge_rocm(const struct nd_torch_wheels *t, const char *torch, const char *rocm,
                          struct nd_findings *out);
 
+/* compat.torch-cann: torch beside a CANN that no torch_npu for that torch is
+ * listed with (error when CANN is older than every pairing, else warning);
+ * for logs that name torch and CANN but not torch_npu. */
+int nd_compat_judge_torch_cann(const struct nd_npu_compat *t, const char *torch, const char *cann,
+                               struct nd_findings *out);
+
 /* Every version of one node that the tables speak about; NULL or "" = unknown. */
 struct nd_version_set {
     const char *torch, *torch_npu, *torch_cuda, *python;
     const char *cann, *npu_driver;
     const char *nvidia_driver, *driver_cuda, *cuda_toolkit;
     const char *rocm;
+    /* torch and CANN without torch_npu still pair through the torch_npu table
+     * (a log line naming both); off for a node, where a missing torch_npu is
+     * just not installed. */
+    bool ascend_torch;
 };
 
 /* Runs every judgement above (and the torch_npu pairing of compat.h) with the

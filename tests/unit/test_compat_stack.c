@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "probe/compat.h"
+#include "probe/compat_log.h"
 #include "probe/compat_stack.h"
 #include "probe/toolkit_version.h"
 
@@ -257,13 +258,66 @@ static void test_toolkit_parsers(void **state)
     assert_string_equal(out, "5.7");
 }
 
+static struct nd_logver scan(const char *line)
+{
+    struct nd_logver lv;
+    memset(&lv, 0, sizeof lv);
+    nd_logver_scan(line, strlen(line), &lv);
+    return lv;
+}
+
+static void test_logver_scan(void **state)
+{
+    (void)state;
+    struct nd_logver lv = scan("Warning: CANN package version 8.0.RC1 and PyTorch version 2.4.0 do not match.");
+    assert_true(lv.found[ND_LOGVER_CANN]);
+    assert_string_equal(lv.v[ND_LOGVER_CANN], "8.0.RC1");
+    assert_string_equal(lv.v[ND_LOGVER_TORCH], "2.4.0");
+    lv = scan("| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |");
+    assert_string_equal(lv.v[ND_LOGVER_NVIDIA_DRIVER], "535.104.05");
+    assert_string_equal(lv.v[ND_LOGVER_DRIVER_CUDA], "12.2");
+    assert_false(lv.found[ND_LOGVER_NPU_DRIVER]);
+    lv = scan("[ERROR] The driver version 23.0.rc1 is too low for CANN 8.0.RC3");
+    assert_string_equal(lv.v[ND_LOGVER_NPU_DRIVER], "23.0.rc1");
+    assert_string_equal(lv.v[ND_LOGVER_CANN], "8.0.RC3");
+    lv = scan("torch_npu version: 2.1.0.post10, torch.__version__ = '2.1.0+cpu'");
+    assert_string_equal(lv.v[ND_LOGVER_TORCH_NPU], "2.1.0.post10");
+    assert_string_equal(lv.v[ND_LOGVER_TORCH], "2.1.0+cpu");
+    lv = scan("CUDA used to build PyTorch: 12.1");
+    assert_string_equal(lv.v[ND_LOGVER_TORCH_CUDA], "12.1");
+    assert_false(lv.found[ND_LOGVER_TORCH]);
+    lv = scan("Cuda compilation tools, release 12.4, V12.4.131");
+    assert_string_equal(lv.v[ND_LOGVER_CUDA_TOOLKIT], "12.4");
+    lv = scan("Python version: 3.12.3 (main, Apr 10 2024, 05:33:47) [GCC 13.2.0] (64-bit runtime)");
+    assert_string_equal(lv.v[ND_LOGVER_PYTHON], "3.12.3");
+    /* Look-alikes name nothing. */
+    const char *none[] = {"torchvision 0.16.0", "cannot open CANN", "Driver Version: N/A",
+                          "File \"/usr/lib/python3.10/site-packages/torch/nn/modules/module.py\", line 1501",
+                          "CUDA_VISIBLE_DEVICES=0,1", "import torch_npu", "torch 2", "libtorch_npu.so", NULL};
+    for (int i = 0; none[i]; i++) {
+        lv = scan(none[i]);
+        for (int k = 0; k < ND_LOGVER_COUNT; k++)
+            if (lv.found[k])
+                fail_msg("'%s' gave %s %s", none[i], nd_logver_name(k), lv.v[k]);
+    }
+    /* The first value of a kind stays. */
+    struct nd_logver acc;
+    memset(&acc, 0, sizeof acc);
+    assert_int_equal(nd_logver_scan("CANN 8.0.0", 10, &acc), 1);
+    assert_int_equal(nd_logver_scan("CANN 8.5.0", 10, &acc), 0);
+    assert_string_equal(acc.v[ND_LOGVER_CANN], "8.0.0");
+    /* Bounded by len, not by a terminator. */
+    memset(&acc, 0, sizeof acc);
+    assert_int_equal(nd_logver_scan("CANN 8.0.0", 6, &acc), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tables_parse),      cmocka_unit_test(test_list_helpers),
         cmocka_unit_test(test_judge_cann_driver), cmocka_unit_test(test_judge_python),
         cmocka_unit_test(test_judge_cuda),        cmocka_unit_test(test_judge_rocm_and_set),
-        cmocka_unit_test(test_toolkit_parsers),
+        cmocka_unit_test(test_toolkit_parsers),   cmocka_unit_test(test_logver_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
