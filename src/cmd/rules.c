@@ -16,13 +16,15 @@
 static void rules_usage(FILE *fp)
 {
     fprintf(fp,
-            "usage: npu-doctor rules list [--json] [--rules DIR]...\n"
+            "usage: npu-doctor rules list [--summary] [--json] [--rules DIR]...\n"
             "       npu-doctor rules lint FILE|DIR...\n"
             "       npu-doctor rules test [--rules DIR]...\n"
             "\n"
-            "  list   every loaded rule: id, category, severity, vendor, title\n"
+            "  list   every loaded rule: id, category, severity, vendor, title;\n"
+            "         --summary: how many rules per vendor and family\n"
             "  lint   check rule files: unknown keys, patterns that do not compile,\n"
-            "         duplicate ids, missing category or fix (file:line; exit 64)\n"
+            "         duplicate ids, missing category or fix (file:line; exit 64);\n"
+            "         *.tsv catalogues too: columns, defaults, numeric codes\n"
             "  test   every rule's examples must match it, its counter examples not\n"
             "\n"
             "Rules load from the compiled-in set, /etc/npu-doctor/rules.d, then --rules.\n");
@@ -37,6 +39,86 @@ static int rules_load(const char **dirs, size_t ndirs, struct nd_kb **kb)
                                                                                      : ND_EXIT_INTERNAL,
                            "%s", err.msg);
     return 0;
+}
+
+/* One line of the summary: a vendor and a family (a catalogue's "#! family",
+ * else the rule file's name). */
+struct rules_group {
+    const char *vendor, *family, *source;
+    size_t count;
+};
+
+static const char *rules_basename(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+static int rules_group_cmp(const void *a, const void *b)
+{
+    const struct rules_group *x = a, *y = b;
+    int c = strcmp(x->vendor, y->vendor);
+    if (c == 0)
+        c = strcmp(x->source, y->source);
+    return c ? c : strcmp(x->family, y->family);
+}
+
+static int rules_summary(struct nd_kb *kb, bool json)
+{
+    size_t n = nd_kb_rule_count(kb), ng = 0;
+    struct rules_group *g = calloc(n ? n : 1, sizeof *g);
+    if (!g)
+        return nd_cmd_fail("rules", ND_EXIT_INTERNAL, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        struct nd_kb_rule_info ri;
+        nd_kb_rule_get(kb, i, &ri);
+        const char *base = ri.file ? rules_basename(ri.file) : "?";
+        size_t bl = strlen(base);
+        struct rules_group k = {ri.vendor, ri.family ? ri.family : base,
+                                bl > 4 && strcmp(base + bl - 4, ".tsv") == 0 ? "catalogue" : "rules", 1};
+        g[ng++] = k;
+    }
+    qsort(g, ng, sizeof *g, rules_group_cmp);
+    size_t m = 0;
+    for (size_t i = 0; i < ng; i++) {
+        if (m && rules_group_cmp(&g[m - 1], &g[i]) == 0)
+            g[m - 1].count++;
+        else
+            g[m++] = g[i];
+    }
+    int rc = ND_EXIT_OK;
+    if (json) {
+        struct nd_report rep;
+        nd_report_init(&rep, "rules");
+        json_t *a = json_array();
+        for (size_t i = 0; i < m; i++) {
+            json_t *o = json_object();
+            json_object_set_new(o, "vendor", nd_json_str(g[i].vendor));
+            json_object_set_new(o, "family", nd_json_str(g[i].family));
+            json_object_set_new(o, "source", nd_json_str(g[i].source));
+            json_object_set_new(o, "rules", json_integer((json_int_t)g[i].count));
+            json_array_append_new(a, o);
+        }
+        nd_report_set_extra(&rep, "summary", a);
+        nd_report_set_extra(&rep, "total", json_integer((json_int_t)n));
+        rc = nd_report_print_json(&rep, stdout) == 0 ? ND_EXIT_OK : ND_EXIT_INTERNAL;
+        nd_report_free(&rep);
+    } else {
+        static const struct nd_table_col cols[] = {
+            {"VENDOR", false, 0, 0}, {"SOURCE", false, 0, 0}, {"FAMILY", false, 0, 0}, {"RULES", true, 0, 0}};
+        struct nd_table *t = nd_table_new(cols, sizeof cols / sizeof cols[0]);
+        for (size_t i = 0; i < m; i++) {
+            char num[32];
+            snprintf(num, sizeof num, "%zu", g[i].count);
+            const char *row[] = {g[i].vendor, g[i].source, g[i].family, num};
+            nd_table_add(t, row);
+        }
+        nd_table_print(t, stdout);
+        nd_table_free(t);
+        nd_report_note(stdout, "%zu rules in %zu families", n, m);
+    }
+    free(g);
+    return rc;
 }
 
 static int rules_list(struct nd_kb *kb, bool json)
@@ -85,11 +167,12 @@ int cmd_rules(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},
+        {"summary", no_argument, NULL, 's'},
         {"rules", required_argument, NULL, 'r'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    bool json = false;
+    bool json = false, summary = false;
     const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
     size_t ndirs = 0;
     int c;
@@ -97,6 +180,7 @@ int cmd_rules(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
+        case 's': summary = true; break;
         case 'r': dirs[ndirs++] = optarg; break;
         case 'h': rules_usage(stdout); free(dirs); return ND_EXIT_OK;
         default: rules_usage(stderr); free(dirs); return ND_EXIT_USAGE;
@@ -135,7 +219,7 @@ int cmd_rules(int argc, char **argv)
     } else if (strcmp(sub, "list") == 0 || strcmp(sub, "test") == 0 || strcmp(sub, "patterns") == 0) {
         rc = rules_load(dirs, ndirs, &kb);
         if (rc == 0 && strcmp(sub, "list") == 0) {
-            rc = rules_list(kb, json);
+            rc = summary ? rules_summary(kb, json) : rules_list(kb, json);
         } else if (rc == 0 && strcmp(sub, "patterns") == 0) {
             /* Hidden: the pattern set for bench/explain.sh (grep -E -f, rg -f). */
             nd_kb_write_patterns(kb, stdout);

@@ -38,6 +38,7 @@ int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char 
 /* Read-only view of one loaded rule (rules list). */
 struct nd_kb_rule_info {
     const char *id, *category, *vendor, *title, *file;
+    const char *family;         /* catalogue family, or NULL (INI rule) */
     enum nd_severity severity;
     long line;
     size_t npatterns, nexamples, ncounters;

@@ -38,6 +38,7 @@ struct nd_kb_rule {
     char *title;
     char *cause;
     char *see;
+    char *family;           /* catalogue family ("#! family"), NULL for INI rules */
     char *file;             /* rule file, for lint messages */
     long line;              /* line of the [section] */
     int severity;           /* enum nd_severity; -1 until set */
@@ -71,7 +72,15 @@ void nd_kb_parse_rules(struct nd_kb_ruleset *set, const char *file, const char *
  * Appends problems; compiles the captures of valid rules. Call once per set.
  * ref (may be NULL) holds further rules that outranks may name (lint). */
 void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *ref, struct nd_strv *problems);
-/* Parses the compiled-in rule files into set. */
+/* Parses one catalogue table (rules/catalog/NAME.tsv, kb_catalog.c): each row
+ * becomes a rule in set, with the same replace and problem conventions. */
+void nd_kb_parse_catalog(struct nd_kb_ruleset *set, const char *file, const char *text, size_t len,
+                         bool replace, struct nd_strv *problems);
+/* "ascend.acl" + "EL0004" -> "ascend.acl.el0004" (malloc'd). */
+char *nd_kb_catalog_id(const char *prefix, const char *code);
+/* Decimal (optionally signed) or 0x-hex: such a code needs context to match. */
+bool nd_kb_catalog_code_is_numeric(const char *code);
+/* Parses the compiled-in rule files and catalogues into set. */
 void nd_kb_parse_builtin(struct nd_kb_ruleset *set, struct nd_strv *problems);
 void nd_kb_rule_free(struct nd_kb_rule *r);
 void nd_kb_ruleset_free(struct nd_kb_ruleset *set);

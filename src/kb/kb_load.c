@@ -1,4 +1,4 @@
-/* Loading the knowledge base: compiled-in rules, then /etc/npu-doctor/rules.d
+/* Loading the knowledge base: compiled-in rules and catalogues, then /etc/npu-doctor/rules.d
  * (through the root prefix), then --rules directories; one vectorscan
  * database over every pattern; `rules lint` and `rules list` helpers. */
 #include <dirent.h>
@@ -22,11 +22,29 @@ static bool nd_kb_is_rules_name(const char *name)
     return n > 6 && strcmp(name + n - 6, ".rules") == 0 && name[0] != '.';
 }
 
+/* A catalogue table (kb_catalog.c). */
+static bool nd_kb_is_catalog_name(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 4 && strcmp(name + n - 4, ".tsv") == 0 && name[0] != '.';
+}
+
+static void nd_kb_parse_any(struct nd_kb_ruleset *set, const char *name, const char *text, size_t len,
+                            bool replace, struct nd_strv *problems)
+{
+    size_t n = strlen(name);
+    if (n > 4 && strcmp(name + n - 4, ".tsv") == 0)
+        nd_kb_parse_catalog(set, name, text, len, replace, problems);
+    else
+        nd_kb_parse_rules(set, name, text, len, replace, problems);
+}
+
 void nd_kb_parse_builtin(struct nd_kb_ruleset *set, struct nd_strv *problems)
 {
     for (const struct nd_embedded_file *f = nd_embedded_files; f->name; f++)
-        if (strncmp(f->name, "rules/", 6) == 0 && nd_kb_is_rules_name(f->name))
-            nd_kb_parse_rules(set, f->name, f->data, f->len, false, problems);
+        if ((strncmp(f->name, "rules/", 6) == 0 && nd_kb_is_rules_name(f->name)) ||
+            (strncmp(f->name, "rules/catalog/", 14) == 0 && nd_kb_is_catalog_name(f->name)))
+            nd_kb_parse_any(set, f->name, f->data, f->len, false, problems);
 }
 
 static int nd_kb_name_cmp(const void *a, const void *b)
@@ -34,8 +52,30 @@ static int nd_kb_name_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The *.rules files of a directory, sorted, as host paths. A plain file is
- * returned as itself. */
+/* The *.rules and *.tsv files of dir, sorted, appended to out as host paths. */
+static int nd_kb_list_dir(const char *dir, struct nd_strv *out, struct nd_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return nd_error_set(err, -errno, "%s: %s", dir, strerror(errno));
+    size_t start = out->n;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (!nd_kb_is_rules_name(de->d_name) && !nd_kb_is_catalog_name(de->d_name))
+            continue;
+        char *p = nd_xasprintf("%s/%s", dir, de->d_name);
+        nd_strv_push(out, p, 0);
+        free(p);
+    }
+    closedir(d);
+    if (out->n > start)
+        qsort(out->v + start, out->n - start, sizeof *out->v, nd_kb_name_cmp);
+    return 0;
+}
+
+/* The rule files of a directory, then the catalogues in its catalog/
+ * subdirectory (so the source tree's rules/ is one knowledge base), as host
+ * paths. A plain file is returned as itself. */
 static int nd_kb_list_rule_files(const char *host_path, struct nd_strv *out, struct nd_error *err)
 {
     struct stat st;
@@ -45,22 +85,12 @@ static int nd_kb_list_rule_files(const char *host_path, struct nd_strv *out, str
         nd_strv_push(out, host_path, 0);
         return 0;
     }
-    DIR *d = opendir(host_path);
-    if (!d)
-        return nd_error_set(err, -errno, "%s: %s", host_path, strerror(errno));
-    size_t start = out->n;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (!nd_kb_is_rules_name(de->d_name))
-            continue;
-        char *p = nd_xasprintf("%s/%s", host_path, de->d_name);
-        nd_strv_push(out, p, 0);
-        free(p);
-    }
-    closedir(d);
-    if (out->n > start)
-        qsort(out->v + start, out->n - start, sizeof *out->v, nd_kb_name_cmp);
-    return 0;
+    int rc = nd_kb_list_dir(host_path, out, err);
+    char *sub = nd_xasprintf("%s/catalog", host_path);
+    if (rc == 0 && stat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+        rc = nd_kb_list_dir(sub, out, err);
+    free(sub);
+    return rc;
 }
 
 static int nd_kb_parse_path(struct nd_kb_ruleset *set, const char *host_path, bool replace,
@@ -73,7 +103,7 @@ static int nd_kb_parse_path(struct nd_kb_ruleset *set, const char *host_path, bo
         size_t len = 0;
         rc = nd_read_file(files.v[i], ND_KB_RULE_FILE_MAX, &buf, &len, err);
         if (rc == 0)
-            nd_kb_parse_rules(set, files.v[i], buf, len, replace, problems);
+            nd_kb_parse_any(set, files.v[i], buf, len, replace, problems);
         free(buf);
     }
     nd_strv_free(&files);
@@ -186,6 +216,7 @@ void nd_kb_rule_get(const struct nd_kb *kb, size_t i, struct nd_kb_rule_info *ou
     out->vendor = r->vendor ? r->vendor : "any";
     out->title = r->title;
     out->file = r->file;
+    out->family = r->family;
     out->severity = (enum nd_severity)r->severity;
     out->line = r->line;
     out->npatterns = r->patterns.n;
@@ -206,7 +237,7 @@ int nd_kb_lint_path(const char *path, FILE *fp, struct nd_error *err)
     struct nd_strv problems = {0}, refprob = {0}, files = {0};
     int rc = nd_kb_list_rule_files(path, &files, err);
     if (rc == 0 && files.n == 0)
-        rc = nd_error_set(err, -ENOENT, "%s: no *.rules files", path);
+        rc = nd_error_set(err, -ENOENT, "%s: no *.rules files or *.tsv catalogues", path);
     nd_strv_free(&files);
     if (rc == 0)
         rc = nd_kb_parse_path(&set, path, false, &problems, err);

@@ -572,6 +572,7 @@ void nd_kb_rule_free(struct nd_kb_rule *r)
     free(r->title);
     free(r->cause);
     free(r->see);
+    free(r->family);
     free(r->file);
     free(r->require);
     free(r->req_a);
