@@ -223,13 +223,16 @@ int nd_compat_judge_cann_driver(const struct nd_cann_driver *t, const char *cann
                             r->hdk_oldest[0] ? r->hdk_oldest : r->hdk, r->hdk_oldest[0] ? " to " : "",
                             r->hdk_oldest[0] ? r->hdk : "");
     else
-        f = nd_findings_add(out, "compat.cann-driver", ND_CAT_VERSION_MISMATCH, ND_SEV_WARNING,
+        /* Drivers run older toolkits for a while past the published window: a year's
+         * difference is a note, two or more a warning. */
+        f = nd_findings_add(out, "compat.cann-driver", ND_CAT_VERSION_MISMATCH,
+                            atol(dmm) - atol(hmm) >= 2 ? ND_SEV_WARNING : ND_SEV_INFO,
                             "NPU driver %s is newer than every Ascend HDK release CANN %s is published with (up to %s)",
                             driver, cann, r->hdk);
     nd_finding_add_evidence(f, NULL, 0, "CANN %s, NPU driver %s", cann, driver);
     nd_finding_add_evidence(f, NULL, 0, "CANN %s is published with Ascend HDK %s%s%s", r->cann, r->hdk,
                             r->hdk_oldest[0] ? "; oldest supported " : "", r->hdk_oldest);
-    f->confidence = error ? ND_CONF_HIGH : ND_CONF_MEDIUM;
+    f->confidence = error ? ND_CONF_HIGH : older ? ND_CONF_MEDIUM : ND_CONF_LOW;
     nd_finding_set_cause(f, older ? "The toolkit calls driver interfaces that an older driver lacks: aclInit, device "
                                     "set-up or the first kernel launch fail (often as error 507899 or EE9999)."
                                   : "Each CANN release is validated against a window of driver releases; outside it "

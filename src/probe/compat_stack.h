@@ -61,8 +61,9 @@ bool nd_compat_local_cuda(const char *local, char *out, size_t size);
 bool nd_compat_local_rocm(const char *local, char *out, size_t size);
 
 /* compat.cann-driver: error when the NPU driver is older than the oldest HDK
- * release the CANN is published for, warning when it is newer than every one
- * (or older than the paired one where the oldest is unknown). */
+ * release the CANN is published for; warning when it is older than the paired
+ * one where the oldest is unknown, or two or more HDK years newer than every
+ * published one (info when one year newer). */
 int nd_compat_judge_cann_driver(const struct nd_cann_driver *t, const char *cann, const char *driver,
                                 struct nd_findings *out);
 /* compat.torch-python: a torch whose release publishes no wheel for this

@@ -125,8 +125,11 @@ static void test_judge_cann_driver(void **state)
     nd_compat_judge_cann_driver(&dt, "8.3.RC1", "24.1.rc3.b999", &f);
     assert_int_equal(find(&f, "compat.cann-driver")->severity, ND_SEV_ERROR);
     nd_findings_free(&f);
-    /* A driver newer than every paired release: warning. */
+    /* A driver newer than every paired release: a note one HDK year on, a warning two years on. */
     nd_compat_judge_cann_driver(&dt, "8.0.0", "25.5.0", &f);
+    assert_int_equal(find(&f, "compat.cann-driver")->severity, ND_SEV_INFO);
+    nd_findings_free(&f);
+    nd_compat_judge_cann_driver(&dt, "7.0.0", "25.5.0", &f);
     assert_int_equal(find(&f, "compat.cann-driver")->severity, ND_SEV_WARNING);
     nd_findings_free(&f);
     /* Oldest unknown: older than the paired release is only a warning. */
