@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/strbuf.h"
+#include "probe/ascend_install.h"
 #include "probe/compat_stack.h"
 
 /* The string at a dotted path of objects, or NULL. */
@@ -52,6 +53,21 @@ void nd_diff_compat_judge(const json_t *snap, struct nd_findings *out)
     };
     struct nd_findings all = ND_FINDINGS_INIT;
     nd_compat_judge_set(&v, &all);
+    /* The node's own runtime statement of the driver it needs, as check judges it. */
+    const char *req = nd_jpath(snap, "facts.ascend.cann.required_driver_ascendhal_version");
+    const char *hal = nd_jpath(snap, "facts.ascend.driver.ascendhal_version");
+    char min[64];
+    if (req && hal && nd_ascend_req_hal_min(req, min, sizeof min) && nd_version_cmp(hal, min) < 0) {
+        struct nd_finding *f = nd_findings_add(&all, "ascend.cann-driver-hal", ND_CAT_VERSION_MISMATCH, ND_SEV_ERROR,
+                                               "CANN %s needs driver HAL %s or newer, but driver %s has HAL %s",
+                                               v.cann ? v.cann : "?", min, v.npu_driver ? v.npu_driver : "?", hal);
+        nd_finding_add_evidence(f, NULL, 0, "required_driver_ascendhal_version=%s, ascendhal_version=%s", req, hal);
+        f->confidence = ND_CONF_HIGH;
+        nd_finding_set_cause(f, "The toolkit's runtime was built against a newer driver interface than the node's "
+                                "driver offers.");
+        nd_finding_add_fix(f, "upgrade this node's NPU driver and firmware to the Ascend HDK published with CANN %s",
+                           v.cann ? v.cann : "this CANN");
+    }
     for (size_t k = 0; k < all.n; k++)
         if (all.v[k]->severity > ND_SEV_INFO)
             nd_findings_add_copy(out, all.v[k]);

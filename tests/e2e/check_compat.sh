@@ -21,10 +21,19 @@ assert_contains "$T/out" "[compat.cann-driver]"
 assert_contains "$T/out" "✗ CANN 9.0.0, NPU driver 24.1.rc2"
 assert_contains "$T/out" "fix: upgrade the NPU driver and firmware to Ascend HDK 26.0.RC1"
 assert_contains "$T/out" "or install CANN 8.2.RC1, the newest release that supports driver 24.1.rc2"
-assert_not_contains "$T/out" "[ascend.firmware-incompatible]" "the firmware fits the driver: only the table speaks"
+assert_not_contains "$T/out" "[ascend.firmware-incompatible]" "the firmware fits the driver: the tables and the runtime speak"
+# The runtime's own required_driver_ascendhal_version says the same, with file:line evidence.
+assert_contains "$T/out" "CANN 9.0.0 needs driver HAL 7.35.27 or newer, but driver 24.1.rc2 has HAL 7.35.23  [ascend.cann-driver-hal]"
+assert_contains "$T/out" "/usr/local/Ascend/cann/runtime/version.info:4: required_driver_ascendhal_version=[7.35.27],[7.35.29]"
+assert_contains "$T/out" "/usr/local/Ascend/driver/version.info:2: ascendhal_version=7.35.23"
 run_nd "$T/j" "$T/err" check --json --root "$R/ascend-cann90-old-driver" --env-file "$E/ascend-cann85-loaded.env"
 expect_rc 2 "--json"
 assert_json "$T/j" 'any(f["id"] == "compat.cann-driver" and f["category"] == "version-mismatch" and f["severity"] == "error" for f in d["findings"])'
+assert_json "$T/j" 'd["facts"]["ascend"]["cann"]["required_driver_ascendhal_version"] == "[7.35.27],[7.35.29]" and d["facts"]["ascend"]["driver"]["ascendhal_version"] == "7.35.23"'
+# A runtime whose required HAL the driver meets stays quiet.
+run_nd "$T/j" "$T/err" check --json --root "$R/ascend-910b-cann80" --env-file "$E/ascend-cann80-loaded.env"
+assert_json "$T/j" 'd["facts"]["ascend"]["cann"]["required_driver_ascendhal_version"] == "7.35.19"'
+assert_json "$T/j" 'not any(f["id"] == "ascend.cann-driver-hal" for f in d["findings"])'
 
 # CUDA toolkit 13.0 beside a 535 driver (CUDA 12.2) and a cu121 torch.
 run_nd "$T/out" "$T/err" check --root "$R/cuda-toolkit13" --env-file "$E/cuda-plain.env"

@@ -31,6 +31,17 @@ assert_json "$T/j" '[f["id"] for f in d["findings"]] == ["compat.cann-driver"]'
 assert_json "$T/j" 'd["findings"][0]["category"] == "version-mismatch" and d["findings"][0]["title"].startswith("node-03: ")'
 assert_json "$T/j" 'd["findings"][0]["evidence"][0]["file"].endswith("snap-node-03.json")'
 
+# A node whose runtime needs a newer driver HAL than its driver has (the install's own files).
+cp "$FX"/snap-node-0[5-7].json "$T/c/"
+python3 - "$T/c/snap-node-06.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["facts"]["ascend"]["cann"]["required_driver_ascendhal_version"] = "[7.35.27],[7.35.29]"
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+PY
+run_nd "$T/out" "$T/err" diff "$T"/c/snap-node-0[5-7].json
+assert_contains "$T/out" "error: node-06: CANN 8.0.0 needs driver HAL 7.35.27 or newer, but driver 24.1.rc2 has HAL 7.35.23  [ascend.cann-driver-hal]"
+
 # The untouched cluster: no compatibility finding.
 run_nd "$T/j" "$T/err" diff --json "$FX"/snap-node-0[1-2].json
 assert_json "$T/j" 'd["findings"] == []' "a consistent, compatible cluster has no findings"

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "probe/ascend_install.h"
 #include "probe/compat.h"
 #include "probe/compat_log.h"
 #include "probe/compat_stack.h"
@@ -314,6 +315,24 @@ static void test_logver_scan(void **state)
     assert_int_equal(nd_logver_scan("CANN 8.0.0", 6, &acc), 0);
 }
 
+static void test_req_hal_min(void **state)
+{
+    (void)state;
+    char out[32];
+    assert_true(nd_ascend_req_hal_min("7.35.19", out, sizeof out));
+    assert_string_equal(out, "7.35.19");
+    assert_true(nd_ascend_req_hal_min("[7.35.23],[7.35.19]", out, sizeof out));
+    assert_string_equal(out, "7.35.19");
+    assert_true(nd_ascend_req_hal_min("[7.35.19,7.35.23]", out, sizeof out));
+    assert_string_equal(out, "7.35.19");
+    /* 7.35.9 is older than 7.35.19 although it sorts after it as text. */
+    assert_true(nd_ascend_req_hal_min("[7.35.19],[7.35.9]", out, sizeof out));
+    assert_string_equal(out, "7.35.9");
+    assert_false(nd_ascend_req_hal_min("[]", out, sizeof out));
+    assert_false(nd_ascend_req_hal_min("1", out, sizeof out));
+    assert_false(nd_ascend_req_hal_min(NULL, out, sizeof out));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -321,6 +340,7 @@ int main(void)
         cmocka_unit_test(test_judge_cann_driver), cmocka_unit_test(test_judge_python),
         cmocka_unit_test(test_judge_cuda),        cmocka_unit_test(test_judge_rocm_and_set),
         cmocka_unit_test(test_toolkit_parsers),   cmocka_unit_test(test_logver_scan),
+        cmocka_unit_test(test_req_hal_min),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
