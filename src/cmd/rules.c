@@ -41,8 +41,9 @@ static int rules_load(const char **dirs, size_t ndirs, struct nd_kb **kb)
     return 0;
 }
 
-/* One line of the summary: a vendor and a family (a catalogue's "#! family",
- * else the rule file's name). */
+/* One line of the summary: a vendor and a family (a catalogue's "#! family";
+ * INI rules count as one family per vendor, their files are cut by topic,
+ * not by vendor code list). */
 struct rules_group {
     const char *vendor, *family, *source;
     size_t count;
@@ -58,7 +59,7 @@ static int rules_group_cmp(const void *a, const void *b)
 {
     const struct rules_group *x = a, *y = b;
     int c = strcmp(x->vendor, y->vendor);
-    if (c == 0)
+    if (c == 0)  /* "catalogue" before "rules" */
         c = strcmp(x->source, y->source);
     return c ? c : strcmp(x->family, y->family);
 }
@@ -74,13 +75,15 @@ static int rules_summary(struct nd_kb *kb, bool json)
         nd_kb_rule_get(kb, i, &ri);
         const char *base = ri.file ? rules_basename(ri.file) : "?";
         size_t bl = strlen(base);
-        struct rules_group k = {ri.vendor, ri.family ? ri.family : base,
-                                bl > 4 && strcmp(base + bl - 4, ".tsv") == 0 ? "catalogue" : "rules", 1};
+        bool cat = bl > 4 && strcmp(base + bl - 4, ".tsv") == 0;
+        struct rules_group k = {ri.vendor, ri.family ? ri.family : cat ? base : "INI rules",
+                                cat ? "catalogue" : "rules", 1};
         g[ng++] = k;
     }
     qsort(g, ng, sizeof *g, rules_group_cmp);
-    size_t m = 0;
+    size_t m = 0, ncat = 0;
     for (size_t i = 0; i < ng; i++) {
+        ncat += strcmp(g[i].source, "catalogue") == 0;
         if (m && rules_group_cmp(&g[m - 1], &g[i]) == 0)
             g[m - 1].count++;
         else
@@ -101,6 +104,7 @@ static int rules_summary(struct nd_kb *kb, bool json)
         }
         nd_report_set_extra(&rep, "summary", a);
         nd_report_set_extra(&rep, "total", json_integer((json_int_t)n));
+        nd_report_set_extra(&rep, "catalogue_rows", json_integer((json_int_t)ncat));
         rc = nd_report_print_json(&rep, stdout) == 0 ? ND_EXIT_OK : ND_EXIT_INTERNAL;
         nd_report_free(&rep);
     } else {
@@ -115,7 +119,7 @@ static int rules_summary(struct nd_kb *kb, bool json)
         }
         nd_table_print(t, stdout);
         nd_table_free(t);
-        nd_report_note(stdout, "%zu rules in %zu families", n, m);
+        nd_report_note(stdout, "%zu rules (%zu catalogue rows, %zu INI rules) in %zu families", n, ncat, n - ncat, m);
     }
     free(g);
     return rc;

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hs/hs.h>
+
 #include "core/finding.h"
 #include "core/strbuf.h"
 #include "kb/kb_internal.h"
@@ -237,6 +239,31 @@ static int nd_cat_confidence(const char *v)
                                                  : strcmp(v, "low") == 0 ? ND_CONF_LOW : -1;
 }
 
+/* A template is checked once, here, with a stand-in code: a code is always
+ * inserted regex-escaped, as a literal, so if the template compiles and
+ * cannot match an empty line with "X", it cannot with any code. The rows
+ * built from it then skip the per-pattern check (100k rows stay fast). */
+static bool nd_cat_template_ok(struct nd_cat_parser *p, const char *tmpl, long line)
+{
+    char *pat = nd_cat_fill(tmpl, "X", NULL, true);
+    hs_expr_info_t *info = NULL;
+    hs_compile_error_t *cerr = NULL;
+    bool ok = true;
+    if (hs_expression_info(pat, HS_FLAG_MULTILINE, &info, &cerr) != HS_SUCCESS) {
+        nd_cat_problem(p, line, "template does not compile: %s", cerr ? cerr->message : "unknown error");
+        hs_free_compile_error(cerr);
+        ok = false;
+    } else {
+        if (info->min_width == 0) {
+            nd_cat_problem(p, line, "template can match an empty line");
+            ok = false;
+        }
+        free(info);
+    }
+    free(pat);
+    return ok;
+}
+
 static void nd_cat_default(struct nd_cat_parser *p, const char *text, long line)
 {
     const char *eq = strchr(text, '=');
@@ -258,7 +285,7 @@ static void nd_cat_default(struct nd_cat_parser *p, const char *text, long line)
             nd_cat_problem(p, line, "empty template");
         else if (!strstr(val, "{code}"))
             nd_cat_problem(p, line, "template does not contain {code}");
-        else
+        else if (nd_cat_template_ok(p, val, line))
             nd_strv_push(&p->def.templates, val, line);
     }
     for (size_t i = 0; !known && i < sizeof singles / sizeof singles[0]; i++) {
@@ -444,6 +471,7 @@ static void nd_cat_row(struct nd_cat_parser *p, char **fields, size_t n, long li
             nd_strv_push(&r.patterns, pat, line);
             free(pat);
         }
+        r.patterns_checked = true;
     } else {
         /* The code as a word: no letter or digit right before or after it. */
         char *esc = nd_cat_fill("{code}", code, NULL, true);
@@ -451,6 +479,7 @@ static void nd_cat_row(struct nd_cat_parser *p, char **fields, size_t n, long li
         nd_strv_push(&r.patterns, pat, line);
         free(pat);
         free(esc);
+        r.patterns_checked = true;  /* a literal: always compiles, never empty */
     }
     nd_cat_split(&r.fixes, fix, " ;; ", line, code, true);
     nd_cat_split(&r.examples, example, " ;; ", line, code, false);

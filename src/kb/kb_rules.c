@@ -499,7 +499,7 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
             r->tier -= 40;
         else if (r->role == ND_ROLE_WRAPPER)
             r->tier = 1;
-        for (size_t j = 0; j < r->patterns.n; j++) {
+        for (size_t j = 0; !r->patterns_checked && j < r->patterns.n; j++) {
             hs_expr_info_t *info = NULL;
             hs_compile_error_t *cerr = NULL;
             if (hs_expression_info(r->patterns.v[j], HS_FLAG_MULTILINE, &info, &cerr) != HS_SUCCESS) {

@@ -214,6 +214,21 @@ static void test_lint_problems_with_lines(void **state)
     assert_int_equal(set.n, 0);
     nd_strv_free(&problems);
 
+    /* Templates are checked once, at their own line. */
+    const char *tpl = "#! id-prefix = t\n#! category = config\n#! template = ({code}\n#! template = ({code})?\n"
+                      "code\ttitle\tfix\texample\nA\tT\tF\tA\n";
+    nd_kb_parse_catalog(&set, "tpl.tsv", tpl, strlen(tpl), false, &problems);
+    dump(&problems);
+    assert_true(has_problem(&problems, "tpl.tsv:3: template does not compile"));
+    assert_true(has_problem(&problems, "tpl.tsv:4: template can match an empty line"));
+    assert_int_equal(problems.n, 2);
+    /* Both templates refused: the row falls back to the code as a word. */
+    assert_int_equal(set.n, 1);
+    assert_true(set.v[0].patterns_checked);
+    assert_string_equal(set.v[0].patterns.v[0], "(^|[^A-Za-z0-9])A([^A-Za-z0-9]|$)");
+    nd_kb_ruleset_free(&set);
+    nd_strv_free(&problems);
+
     /* No id at all, a pattern that does not compile, no header. */
     const char *noid = "code\ttitle\tfix\texample\tpattern\tid\tcategory\n"
                        "A\tT\tF\tA\t\t\tconfig\n"
