@@ -29,6 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const char *cfg = nd_kvfile_get(&kv, "runtime_running_version", NULL);
         if (cfg)
             nd_ascend_version_from_cfg(cfg, v, sizeof v);
+        const char *req = nd_kvfile_get(&kv, "required_driver_ascendhal_version", NULL);
+        if (req)
+            (void)nd_ascend_req_hal_min(req, v, sizeof v);
         for (size_t i = 0; i + 1 < kv.n; i++)
             (void)nd_version_cmp(kv.v[i].value, kv.v[i + 1].value);
         nd_kvfile_free(&kv);

@@ -6,11 +6,13 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/diff_compat.h"
 #include "core/diff.h"
 #include "core/exitcode.h"
 #include "core/redact.h"
 #include "core/report.h"
 #include "core/snapshot.h"
+#include "core/strbuf.h"
 
 static void nd_diff_usage(FILE *fp)
 {
@@ -22,6 +24,8 @@ static void nd_diff_usage(FILE *fp)
             "limits, the rest); PATH-like variables entry by entry (\"missing: /usr/local/...\").\n"
             "Three or more files: for each fact the majority value and the nodes that differ\n"
             "(\"node-17: CANN 8.0.0 (others: 8.1.RC1)\").\n"
+            "Every snapshot's versions are also judged against the compatibility tables: a node whose\n"
+            "CANN, driver, torch, torch_npu, CUDA or Python do not fit together is named as a finding.\n"
             "\n"
             "      --all           also show noise: times, pids, hostnames, ranks, SHLVL, OLDPWD, SSH_*...\n"
             "      --json          one JSON object: {\"differences\": [{\"key\", \"values\", \"majority\", \"outliers\"}]}\n"
@@ -87,30 +91,48 @@ int cmd_diff(int argc, char **argv)
 
     /* One document in memory at a time: 1000 snapshots stay small. */
     struct nd_diff *d = nd_diff_new(nfiles);
+    struct nd_findings *per_file = nd_xcalloc(nfiles, sizeof *per_file);
     for (size_t i = 0; i < nfiles; i++) {
         const char *path = argv[optind + (int)i];
         json_t *doc;
         nd_error_clear(&err);
         if (nd_snapshot_load(path, &doc, &err) < 0) {
+            for (size_t k = 0; k < i; k++)
+                nd_findings_free(&per_file[k]);
+            free(per_file);
             nd_diff_free(d);
             nd_redact_reset();
             return nd_cmd_fail("diff", ND_EXIT_NOINPUT, "%s", err.msg);
         }
         nd_diff_add(d, i, path, doc);
+        nd_diff_compat_judge(doc, &per_file[i]);
         json_decref(doc);
     }
     struct nd_diff_result r;
     nd_diff_compute(d, all, &r);
+    /* Versions that differ are one thing; a node whose versions do not fit together is named as such. */
+    struct nd_findings compat = ND_FINDINGS_INIT;
+    nd_diff_compat_merge(d, per_file, &compat);
+    for (size_t i = 0; i < nfiles; i++)
+        nd_findings_free(&per_file[i]);
+    free(per_file);
     if (json) {
         json_t *o = nd_diff_to_json(d, &r);
+        json_object_set_new(o, "findings", nd_findings_to_json(&compat));
         nd_redact_json(o);
         if (json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
             rc = ND_EXIT_INTERNAL;
         fputc('\n', stdout);
         json_decref(o);
     } else {
-        nd_diff_print_text(d, &r, stdout, nd_term_wants_color(stdout));
+        bool color = nd_term_wants_color(stdout);
+        nd_diff_print_text(d, &r, stdout, color);
+        if (compat.n)
+            fprintf(stdout, "\nincompatible versions (per the compatibility tables):\n");
+        for (size_t i = 0; i < compat.n; i++)
+            nd_finding_print_text(compat.v[i], stdout, color, "  ");
     }
+    nd_findings_free(&compat);
     if (rc == ND_EXIT_OK)
         rc = r.n ? 1 : ND_EXIT_OK;
     if (fflush(stdout) != 0)

@@ -108,6 +108,29 @@ static int nd_fw_cmp_bound(const char *fw, const char *bound)
     return nd_version_cmp(cut, bound);
 }
 
+bool nd_ascend_req_hal_min(const char *value, char *out, size_t size)
+{
+    /* Every dotted number in the value; the smallest is the minimum. */
+    bool found = false;
+    if (size)
+        out[0] = '\0';
+    for (const char *p = value; p && *p;) {
+        if (!isdigit((unsigned char)*p)) {
+            p++;
+            continue;
+        }
+        size_t n = strspn(p, "0123456789.");
+        char v[64];
+        nd_pfmt(v, sizeof v, "%.*s", (int)(n < sizeof v ? n : sizeof v - 1), p);
+        if (strchr(v, '.') && (!found || nd_version_cmp(v, out) < 0)) {
+            nd_pfmt(out, size, "%s", v);
+            found = true;
+        }
+        p += n;
+    }
+    return found;
+}
+
 bool nd_ascend_fw_in_range(const char *fw, const char *lo, const char *hi)
 {
     return nd_fw_cmp_bound(fw, lo) >= 0 && nd_fw_cmp_bound(fw, hi) <= 0;
@@ -132,6 +155,9 @@ static void nd_probe_driver(struct nd_ascend_install *a)
     a->driver_present = nd_read_version(a->driver_version_file, "Version", a->driver_version,
                                         sizeof a->driver_version, &a->driver_version_line, a->driver_error,
                                         sizeof a->driver_error, &dkv);
+    const char *hal = nd_kvfile_get(&dkv, "ascendhal_version", &a->driver_hal_line);
+    if (hal)
+        nd_copy(a->driver_hal, sizeof a->driver_hal, hal);
     const char *range = nd_kvfile_get(&dkv, "compatible_version_fw", &a->fw_range_line);
     if (range && nd_ascend_parse_range(range, a->fw_range_lo, sizeof a->fw_range_lo, a->fw_range_hi,
                                        sizeof a->fw_range_hi) == 0)
@@ -323,6 +349,23 @@ static void nd_probe_cann(struct nd_ascend_install *a)
             break;
         }
     }
+    /* The runtime's own statement of the driver it needs, where the package carries one. */
+    const char *reqs[] = {"runtime/version.info", "acllib/version.info", NULL};
+    for (int i = 0; reqs[i] && !a->cann_req_hal[0]; i++) {
+        char p[PATH_MAX];
+        nd_pfmt(p, sizeof p, "%s/%s", a->cann_home, reqs[i]);
+        struct nd_kvfile rkv;
+        if (nd_kvfile_load(p, &rkv, &err) != 0)
+            continue;
+        long line = 0;
+        const char *v = nd_kvfile_get(&rkv, "required_driver_ascendhal_version", &line);
+        if (v && *v) {
+            nd_copy(a->cann_req_hal, sizeof a->cann_req_hal, v);
+            nd_copy(a->cann_req_hal_file, sizeof a->cann_req_hal_file, p);
+            a->cann_req_hal_line = line;
+        }
+        nd_kvfile_free(&rkv);
+    }
     nd_pfmt(a->tbe_site, sizeof a->tbe_site, "%s/python/site-packages", a->cann_home);
     char tbe[PATH_MAX];
     nd_pfmt(tbe, sizeof tbe, "%s/tbe/__init__.py", a->tbe_site);
@@ -459,6 +502,24 @@ void nd_ascend_judge(const struct nd_ascend_install *a, struct nd_findings *out)
         nd_finding_set_cause(f, "Driver and firmware were upgraded separately; the device may fail to initialise.");
         nd_finding_add_fix(f, "install the firmware package released with driver %s, then reboot", a->driver_version);
     }
+    char req[64];
+    if (a->cann_req_hal[0] && a->driver_hal[0] && nd_ascend_req_hal_min(a->cann_req_hal, req, sizeof req) &&
+        nd_version_cmp(a->driver_hal, req) < 0) {
+        struct nd_finding *f = nd_findings_add(out, "ascend.cann-driver-hal", ND_CAT_VERSION_MISMATCH, ND_SEV_ERROR,
+                                               "CANN %s needs driver HAL %s or newer, but driver %s has HAL %s",
+                                               a->cann_version[0] ? a->cann_version : "(version unknown)", req,
+                                               a->driver_version[0] ? a->driver_version : "(version unknown)",
+                                               a->driver_hal);
+        nd_finding_add_evidence(f, a->cann_req_hal_file, a->cann_req_hal_line, "required_driver_ascendhal_version=%s",
+                                a->cann_req_hal);
+        nd_finding_add_evidence(f, a->driver_version_file, a->driver_hal_line, "ascendhal_version=%s", a->driver_hal);
+        f->confidence = ND_CONF_HIGH;
+        nd_finding_set_cause(f, "The toolkit's runtime was built against a newer driver interface than the installed "
+                                "driver offers: device open or the first kernel launch fails.");
+        nd_finding_add_fix(f, "upgrade the NPU driver and firmware (Ascend HDK) to the release published with CANN %s",
+                           a->cann_version[0] ? a->cann_version : "this CANN");
+        nd_finding_add_fix(f, "or install a CANN release whose runtime accepts HAL %s", a->driver_hal);
+    }
     if (a->cann_home[0] && !a->driver_present && a->ndavinci == 0 && !a->driver_lib[0]) {
         struct nd_finding *f = nd_findings_add(out, "ascend.no-driver", ND_CAT_NO_DEVICE, ND_SEV_WARNING,
                                                "CANN is installed but there is no NPU driver and no NPU device");
@@ -488,6 +549,7 @@ json_t *nd_ascend_facts_json(const struct nd_ascend_install *a)
                         a->fw_range_valid ? json_pack("[s,s]", a->fw_range_lo, a->fw_range_hi) : json_null());
     json_object_set_new(drv, "library", a->driver_lib[0] ? nd_json_str(a->driver_lib) : json_null());
     json_object_set_new(drv, "install_info", json_boolean(a->install_info_present));
+    json_object_set_new(drv, "ascendhal_version", a->driver_hal[0] ? nd_json_str(a->driver_hal) : json_null());
     json_object_set_new(o, "driver", drv);
     json_t *fw = json_object();
     json_object_set_new(fw, "present", json_boolean(a->firmware_present));
@@ -500,6 +562,8 @@ json_t *nd_ascend_facts_json(const struct nd_ascend_install *a)
         json_object_set_new(c, "real_path", nd_json_str(a->cann_real));
         json_object_set_new(c, "layout", json_string(a->layout == ND_CANN_NEW ? "8.5+" : "classic"));
         json_object_set_new(c, "version", a->cann_version[0] ? nd_json_str(a->cann_version) : json_null());
+        json_object_set_new(c, "required_driver_ascendhal_version",
+                            a->cann_req_hal[0] ? nd_json_str(a->cann_req_hal) : json_null());
         json_object_set_new(c, "version_file", a->cann_version_file[0] ? nd_json_str(a->cann_version_file) : json_null());
         json_object_set_new(c, "set_env", a->set_env[0] ? nd_json_str(a->set_env) : json_null());
         json_object_set_new(c, "arch", a->arch_dir[0] ? nd_json_str(a->arch_dir) : json_null());

@@ -31,6 +31,8 @@ struct nd_ascend_install {
     char driver_error[256];           /* unreadable or garbage version.info */
     bool install_info_present;        /* /etc/ascend_install.info */
     char driver_lib[PATH_MAX];        /* libascend_hal.so or libdcmi.so found; "" none */
+    char driver_hal[32];              /* version.info ascendhal_version=, "" when absent */
+    long driver_hal_line;
 
     bool firmware_present;
     char firmware_version[64];
@@ -48,6 +50,11 @@ struct nd_ascend_install {
     long cann_version_line;
     char cann_install_info[PATH_MAX]; /* /etc/Ascend/ascend_cann_install.info when present */
     char cann_error[256];
+    /* The driver HAL the toolkit's runtime says it needs: required_driver_ascendhal_version=
+     * in <home>/runtime/version.info (or acllib/); "" when the install does not say. */
+    char cann_req_hal[64];
+    char cann_req_hal_file[PATH_MAX];
+    long cann_req_hal_line;
     char set_env[PATH_MAX];           /* the set_env.sh to source; "" when none found */
     char arch_dir[64];                /* "x86_64-linux" / "aarch64-linux" */
     char ascendcl_dir[PATH_MAX];      /* the lib64 that holds libascendcl.so */
@@ -83,6 +90,11 @@ int nd_ascend_parse_range(const char *s, char *lo, size_t lo_size, char *hi, siz
  * style value (the part after ':'), or from a directory name ("cann-9.0.0", "8.0.RC3"). */
 bool nd_ascend_version_from_cfg(const char *value, char *out, size_t size);
 bool nd_ascend_version_from_dirname(const char *name, char *out, size_t size);
+/* The oldest driver HAL a required_driver_ascendhal_version value accepts:
+ * "7.35.19", "[7.35.19]", "[7.35.19,7.35.23]" or "[7.35.19],[7.35.23]" -> "7.35.19".
+ * Returns false when the value names no version. */
+bool nd_ascend_req_hal_min(const char *value, char *out, size_t size);
+
 /* Is fw inside [lo, hi]? Compared on as many components as each bound has. */
 bool nd_ascend_fw_in_range(const char *fw, const char *lo, const char *hi);
 

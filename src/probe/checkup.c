@@ -20,6 +20,8 @@
 #include "device/device.h"
 #include "probe/ascend_install.h"
 #include "probe/compat.h"
+#include "probe/compat_stack.h"
+#include "probe/toolkit_version.h"
 #include "probe/cuda_install.h"
 #include "probe/distributed.h"
 #include "probe/envcheck.h"
@@ -404,6 +406,66 @@ static void nd_do_python(struct nd_checkup *c)
                        "%zu different python3 on PATH", py->nothers);
 }
 
+/* The pairs beyond torch/torch_npu/CANN and torch/driver: CANN with the NPU
+ * driver, torch and torch_npu with Python, the CUDA toolkit and ROCm. */
+static void nd_do_compat_stack(struct nd_checkup *c, const char *torch, const char *npu, const char *cann,
+                               const char *driver_cuda)
+{
+    struct nd_report *rep = c->rep;
+    const struct nd_python *py = c->py;
+    const char *area = "Compatibility";
+    char rocm[32];
+    nd_rocm_probe(rocm, sizeof rocm);
+    struct nd_version_set v = {
+        .python = py->found ? py->version : NULL,
+        .cann = cann,
+        .npu_driver = c->asc->driver_version[0] ? c->asc->driver_version : NULL,
+        .nvidia_driver = c->cuda->driver_present ? c->cuda->driver_version : NULL,
+        .driver_cuda = driver_cuda,
+        .cuda_toolkit = c->cuda->cuda_toolkit,
+        .rocm = rocm,
+    };
+    struct nd_cann_driver dt;
+    struct nd_torch_wheels wt;
+    struct nd_npu_compat nt;
+    struct nd_cuda_compat ct;
+    nd_cann_driver_builtin(&dt);
+    nd_torch_wheels_builtin(&wt);
+    nd_npu_compat_builtin(&nt);
+    nd_cuda_compat_builtin(&ct);
+    size_t mark = rep->findings.n;
+    if (v.cann && v.npu_driver) {
+        nd_compat_judge_cann_driver(&dt, v.cann, v.npu_driver, &rep->findings);
+        const struct nd_cann_driver_row *r = nd_cann_driver_lookup(&dt, v.cann);
+        nd_report_line(rep, area, nd_status_since(rep, mark, "compat.cann-driver", ND_CHECK_OK),
+                       "CANN %s, NPU driver %s%s%s%s", v.cann, v.npu_driver, r ? " (published with Ascend HDK " : "",
+                       r ? r->hdk : "", r ? ")" : "");
+    }
+    mark = rep->findings.n;
+    nd_compat_judge_torch_python(&wt, torch, v.python, &rep->findings);
+    nd_compat_judge_npu_python(&nt, npu, v.python, &rep->findings);
+    if (torch && v.python)
+        nd_report_line(rep, area, nd_status_since(rep, mark, "compat.torch", ND_CHECK_OK), "torch %s%s%s on Python %s",
+                       torch, npu ? ", torch_npu " : "", npu ? npu : "", v.python);
+    if (v.cuda_toolkit[0]) {
+        mark = rep->findings.n;
+        nd_compat_judge_cuda_toolkit(&ct, &wt, v.cuda_toolkit, torch, torch ? py->torch_cuda : NULL, v.nvidia_driver,
+                                     v.driver_cuda && *v.driver_cuda ? v.driver_cuda : NULL, &rep->findings);
+        nd_report_line(rep, area, nd_status_since(rep, mark, "compat.cuda-toolkit", ND_CHECK_OK),
+                       "CUDA toolkit %s (%s)", v.cuda_toolkit, c->cuda->cuda_toolkit_file);
+    }
+    if (torch && rocm[0]) {
+        mark = rep->findings.n;
+        nd_compat_judge_rocm(&wt, torch, rocm, &rep->findings);
+        nd_report_line(rep, area, nd_status_since(rep, mark, "compat.torch-rocm", ND_CHECK_OK), "torch %s, ROCm %s",
+                       torch, rocm);
+    }
+    nd_cann_driver_free(&dt);
+    nd_torch_wheels_free(&wt);
+    nd_npu_compat_free(&nt);
+    nd_cuda_compat_free(&ct);
+}
+
 static void nd_do_compat(struct nd_checkup *c)
 {
     struct nd_report *rep = c->rep;
@@ -435,13 +497,18 @@ static void nd_do_compat(struct nd_checkup *c)
             nd_pfmt(dc, sizeof dc, "%s", driver_cuda);
         else
             nd_cuda_for_driver(&t, c->cuda->driver_version, dc, sizeof dc);
-        nd_compat_judge_cuda(&t, py->torch_cuda, c->cuda->driver_present ? c->cuda->driver_version : NULL,
-                             driver_cuda[0] ? driver_cuda : NULL, &rep->findings);
+        struct nd_torch_wheels wt;
+        nd_torch_wheels_builtin(&wt);
+        nd_compat_judge_torch_cuda(&t, &wt, torch, py->torch_cuda,
+                                   c->cuda->driver_present ? c->cuda->driver_version : NULL,
+                                   driver_cuda[0] ? driver_cuda : NULL, &rep->findings);
+        nd_torch_wheels_free(&wt);
         nd_cuda_compat_free(&t);
         nd_report_line(rep, area, nd_status_since(rep, mark, "compat.", ND_CHECK_OK),
                        "torch CUDA %s, driver %s supports CUDA %s", py->torch_cuda,
                        c->cuda->driver_present ? c->cuda->driver_version : "?", dc[0] ? dc : "?");
     }
+    nd_do_compat_stack(c, torch, npu, cann, driver_cuda);
 }
 
 static void nd_do_env(struct nd_checkup *c)

@@ -158,15 +158,14 @@ static int nd_tsv_fields(char *line, char **f, int max)
     return n;
 }
 
-/* Calls fn(fields) for every data row of a TSV buffer (no comments, no header). */
-static void nd_tsv_each(const char *buf, size_t len, int nfields, void (*fn)(char **f, void *arg), void *arg)
+void nd_compat_tsv_each(const char *buf, size_t len, int nfields, void (*fn)(char **f, void *arg), void *arg)
 {
     char *copy = nd_xstrndup(buf, len);
     char *save = NULL;
     for (char *line = strtok_r(copy, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
         if (line[0] == '#' || !isdigit((unsigned char)line[0]))
             continue;               /* comment or header */
-        char *f[8];
+        char *f[9] = {NULL};
         if (nd_tsv_fields(line, f, 8) < nfields)
             continue;
         fn(f, arg);
@@ -182,6 +181,10 @@ static void nd_npu_row(char **f, void *arg)
     nd_pfmt(r->torch_npu, sizeof r->torch_npu, "%s", f[0]);
     nd_pfmt(r->torch, sizeof r->torch, "%s", f[1]);
     nd_pfmt(r->cann, sizeof r->cann, "%s", f[2]);
+    /* The python column came later: "-" or absent means unknown. */
+    r->python[0] = '\0';
+    if (f[3] && strcmp(f[3], "-") != 0)
+        nd_pfmt(r->python, sizeof r->python, "%s", f[3]);
 }
 
 static void nd_cuda_row(char **f, void *arg)
@@ -198,14 +201,14 @@ void nd_npu_compat_parse(const char *buf, size_t len, struct nd_npu_compat *t)
 {
     t->rows = NULL;
     t->n = 0;
-    nd_tsv_each(buf, len, 3, nd_npu_row, t);
+    nd_compat_tsv_each(buf, len, 3, nd_npu_row, t);
 }
 
 void nd_cuda_compat_parse(const char *buf, size_t len, struct nd_cuda_compat *t)
 {
     t->rows = NULL;
     t->n = 0;
-    nd_tsv_each(buf, len, 3, nd_cuda_row, t);
+    nd_compat_tsv_each(buf, len, 3, nd_cuda_row, t);
 }
 
 void nd_npu_compat_builtin(struct nd_npu_compat *t)

@@ -25,6 +25,7 @@ struct nd_npu_compat_row {
     char torch_npu[40];
     char torch[40];
     char cann[40];
+    char python[24];    /* "3.9-3.11", "" when the table does not say */
 };
 
 struct nd_npu_compat {
@@ -42,6 +43,12 @@ struct nd_cuda_compat {
     struct nd_cuda_compat_row *rows;
     size_t n;
 };
+
+/* Calls fn(fields) for every data row of a TSV buffer: '#' comments and the
+ * header (any line not starting with a digit) are skipped, as are rows with
+ * fewer than nfields fields; fields after the last present one are NULL
+ * (up to 8). Shared by the tables of compat_stack.c. */
+void nd_compat_tsv_each(const char *buf, size_t len, int nfields, void (*fn)(char **f, void *arg), void *arg);
 
 /* Tab-separated tables with a header line; '#' lines are comments. Malformed
  * rows are skipped. Always succeed (an empty table is a valid result). */

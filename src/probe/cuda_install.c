@@ -14,6 +14,7 @@
 #include "core/rootfs.h"
 #include "core/strbuf.h"
 #include "probe/pathfmt.h"
+#include "probe/toolkit_version.h"
 
 int nd_nvidia_parse_version(const char *buf, size_t len, char *out, size_t size)
 {
@@ -150,6 +151,7 @@ void nd_cuda_probe(const struct nd_environ *env, struct nd_cuda_install *c)
         nd_find_lib_in_root(env, "libcuda.so", c->libcuda, sizeof c->libcuda))
         c->libcuda_is_stub = strstr(c->libcuda, "/stubs/") != NULL;
     nd_find_lib_in_root(env, "libnvidia-ml.so.1", c->libnvml, sizeof c->libnvml);
+    nd_cuda_toolkit_probe(c->cuda_toolkit, sizeof c->cuda_toolkit, c->cuda_toolkit_file, sizeof c->cuda_toolkit_file);
 }
 
 bool nd_cuda_any(const struct nd_cuda_install *c)
@@ -196,5 +198,6 @@ json_t *nd_cuda_facts_json(const struct nd_cuda_install *c)
     json_object_set_new(o, "libcuda", c->libcuda[0] ? nd_json_str(c->libcuda) : json_null());
     json_object_set_new(o, "libcuda_is_stub", json_boolean(c->libcuda_is_stub));
     json_object_set_new(o, "libnvidia_ml", c->libnvml[0] ? nd_json_str(c->libnvml) : json_null());
+    json_object_set_new(o, "cuda_toolkit", c->cuda_toolkit[0] ? nd_json_str(c->cuda_toolkit) : json_null());
     return o;
 }

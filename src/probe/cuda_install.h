@@ -24,6 +24,8 @@ struct nd_cuda_install {
     char libcuda[PATH_MAX];          /* "" when not found */
     bool libcuda_is_stub;            /* only a link-time stub (…/stubs/libcuda.so) was found */
     char libnvml[PATH_MAX];
+    char cuda_toolkit[32];           /* /usr/local/cuda's version ("12.4.1"); "" when none */
+    char cuda_toolkit_file[PATH_MAX];
 };
 
 /* Gathers the facts; env supplies LD_LIBRARY_PATH (may be NULL). */
