@@ -54,12 +54,22 @@ struct nd_kb_rule {
     char *require;
     long require_line;
     char *req_a, *req_b, *req_c;
+    bool dup_scratch;       /* parsed only to lint a duplicate id; dropped after the file */
 };
 
+struct nd_kb_ruleidx;
 struct nd_kb_ruleset {
     struct nd_kb_rule *v;
     size_t n, cap;
+    struct nd_kb_ruleidx *idx;  /* id -> slot (kb_ruleidx.c), kept up to date lazily */
 };
+
+/* The rule with this id, or NULL (idx gets its slot). O(1): a hash index
+ * that catches up with rules appended since the last lookup. Call reindex
+ * after moving or removing rules. */
+struct nd_kb_rule *nd_kb_ruleset_find(struct nd_kb_ruleset *set, const char *id, size_t *idx);
+void nd_kb_ruleset_reindex(struct nd_kb_ruleset *set);
+void nd_kb_ruleidx_free(struct nd_kb_ruleset *set);
 
 /* Parses one rule file's text. Rules are appended to set (a rule whose id is
  * already there replaces it when replace is true, else it is a duplicate).
