@@ -200,6 +200,10 @@ void nd_kb_rank_hits(const struct nd_kb *kb, const struct nd_kb_hit *hits, struc
             continue;
         if (!all && (r->severity == ND_SEV_INFO || (r->role == ND_ROLE_WRAPPER && h->deferred >= h->count)))
             continue;
+        /* Every line of it was explained by a more specific rule whose
+         * context was only known later (one finding per line). */
+        if (!all && h->shadowed >= h->count)
+            continue;
         c[n].ri = i;
         c[n].h = h;
         c[n].r = r;
