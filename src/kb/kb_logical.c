@@ -77,7 +77,7 @@ size_t nd_kb_line_prefix(const char *l, size_t n)
             /* Ray: "(RayWorkerWrapper pid=123) ", "(raylet, ip=10.0.0.1) " */
             const char *c = memchr(q, ')', (size_t)(e - q) < 100 ? (size_t)(e - q) : 100);
             if (c && c + 1 < e && c[1] == ' ' && (memmem(q, (size_t)(c - q), "pid=", 4) || memmem(q, (size_t)(c - q), "ip=", 3)))
-                q = c + 1;
+                q = c + 2;
         } else if (isdigit((unsigned char)*q)) {
             q += nd_kb_runtime_stamp(q, e);
         }
