@@ -196,6 +196,9 @@ struct nd_kb_hit {
 /* The low-confidence finding for a log whose failure no rule knows
  * (kb_fallback.c): exc is its last exception line (may be NULL), errs its
  * first ERROR lines. */
+/* Leaves the fallback finding out (nd_kb_explain_buffer: check explains
+ * import errors its own way when no rule knows them). */
+void nd_kb_scan_no_fallback(struct nd_kb_scan *s);
 void nd_kb_fallback_finding(const struct nd_kb *kb, const struct nd_kb_occ *exc, const struct nd_kb_occ *errs,
                             size_t nerrs, long errcount, struct nd_findings *out);
 

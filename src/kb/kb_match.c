@@ -113,6 +113,7 @@ int nd_kb_explain_buffer(struct nd_kb *kb, const char *name, const char *buf, si
     if (!kb || !out)
         return 0;
     struct nd_kb_scan *s = nd_kb_scan_new(kb);
+    nd_kb_scan_no_fallback(s);
     nd_kb_scan_buffer(s, name ? name : "<buffer>", buf, len);
     nd_kb_scan_finish(s, out, false);
     nd_kb_scan_free(s);

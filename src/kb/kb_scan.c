@@ -127,6 +127,7 @@ struct nd_kb_scan {
     struct nd_kb_occ fb_err[ND_KB_FB_ERRS];
     size_t fb_nerr;
     long fb_errcount;
+    bool no_fallback;           /* callers with a fallback of their own (check) */
 };
 
 static void nd_kb_note(struct nd_kb_scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1044,6 +1045,11 @@ static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls
     }
 }
 
+void nd_kb_scan_no_fallback(struct nd_kb_scan *s)
+{
+    s->no_fallback = true;
+}
+
 void nd_kb_scan_finish(struct nd_kb_scan *s, struct nd_findings *out, bool all)
 {
     size_t before = out->n;
@@ -1053,7 +1059,7 @@ void nd_kb_scan_finish(struct nd_kb_scan *s, struct nd_findings *out, bool all)
         any = s->hits[i].count > 0;
     /* Never silent on a failure: nothing known matched, but the log ends
      * in an exception or says ERROR. */
-    if (!any && out->n == before && (s->fb_exc.text || s->fb_nerr))
+    if (!any && !s->no_fallback && out->n == before && (s->fb_exc.text || s->fb_nerr))
         nd_kb_fallback_finding(s->kb, s->fb_exc.text ? &s->fb_exc : NULL, s->fb_err, s->fb_nerr,
                                s->fb_errcount, out);
 }

@@ -46,11 +46,14 @@ static struct nd_kb *make_kb(void)
     return kb;
 }
 
+/* What `explain` does with one file. */
 static struct nd_findings explain(struct nd_kb *kb, const char *text)
 {
     struct nd_findings out = ND_FINDINGS_INIT;
-    struct nd_error err = {0};
-    nd_kb_explain_buffer(kb, "t.log", text, strlen(text), &out, &err);
+    struct nd_kb_scan *s = nd_kb_scan_new(kb);
+    nd_kb_scan_buffer(s, "t.log", text, strlen(text));
+    nd_kb_scan_finish(s, &out, false);
+    nd_kb_scan_free(s);
     return out;
 }
 
@@ -213,6 +216,12 @@ static void test_fallback(void **state)
     assert_non_null(strstr(f.v[0]->title, "ValueError: HCCL rank 3"));
     assert_non_null(strstr(f.v[0]->fix[0], "\"ValueError: HCCL rank gave\""));
     nd_findings_free(&f);
+    /* check has its own fallback: nd_kb_explain_buffer adds none. */
+    struct nd_error err = {0};
+    struct nd_findings none = ND_FINDINGS_INIT;
+    nd_kb_explain_buffer(kb, "probe", "KeyError: x\n", 12, &none, &err);
+    assert_int_equal(none.n, 0);
+    nd_findings_free(&none);
     f = explain(kb, "[ERROR] something about memory went wrong\n");
     assert_int_equal(f.n, 1);
     assert_string_equal(f.v[0]->category, "device-oom");
