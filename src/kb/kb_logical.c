@@ -113,11 +113,13 @@ static bool nd_kb_indent_breaks(const char *c, const char *e)
 
 static bool nd_kb_width_wrapped(size_t len)
 {
-    static const size_t widths[] = {80, 100, 120, 128, 132, 140, 150, 160, 180, 200, 220, 240, 250, 256};
-    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
-        if (len == widths[i])
-            return true;
-    return false;
+    switch (len) {
+    case 80: case 100: case 120: case 128: case 132: case 140: case 150:
+    case 160: case 180: case 200: case 220: case 240: case 250: case 256:
+        return true;
+    default:
+        return false;
+    }
 }
 
 /* The start of a line that continues a width-wrapped one: lower case or

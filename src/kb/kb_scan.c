@@ -122,6 +122,7 @@ struct nd_kb_scan {
     bool cond_dirty;
     struct nd_kb_pending *pending;
     size_t npending;
+    struct nd_kb_repeat **repeat;   /* per rule: its last line, for repeats */
     /* Fallback (no rule matched): the last exception line, first ERROR lines. */
     struct nd_kb_occ fb_exc;
     struct nd_kb_occ fb_err[ND_KB_FB_ERRS];
@@ -195,6 +196,10 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
     for (size_t i = 0; i < s->npending; i++)
         free(s->pending[i].occ.text);
     free(s->pending);
+    if (s->repeat)
+        for (size_t i = 0; i < s->kb->rules.n; i++)
+            free(s->repeat[i]);
+    free(s->repeat);
     free(s->key_ref);
     free(s->key_src);
     free(s->key_last);
@@ -411,6 +416,44 @@ static void nd_kb_pending_run(struct nd_kb_scan *s, bool final)
     s->cond_dirty = false;
 }
 
+/* Repeated identical lines (a warning printed every step: torch_npu's
+ * double-dtype cast on a fifth of all lines) cost a compare and a counter:
+ * a rule with no line-dependent checks that already has its first lines
+ * kept only needs counting when the line is the same as its last one. */
+#define ND_KB_REPEAT_MAX 512
+struct nd_kb_repeat {
+    unsigned src;
+    unsigned short len;
+    char text[ND_KB_REPEAT_MAX];
+};
+
+static bool nd_kb_repeat(struct nd_kb_scan *s, const struct nd_kb_grp *g)
+{
+    const struct nd_kb_rule *r = &s->kb->rules.v[g->ri];
+    struct nd_kb_hit *h = &s->hits[g->ri];
+    if (r->req_a || r->nconds || g->physlen >= ND_KB_REPEAT_MAX || g->phys != (size_t)(g->ls - s->chunk) ||
+        g->llen != g->physlen)
+        return false;
+    const char *line = s->chunk + g->phys;
+    struct nd_kb_repeat *rp = s->repeat ? s->repeat[g->ri] : NULL;
+    if (rp && rp->src == s->src && rp->len == g->physlen && h->nsamples >= ND_KB_SAMPLES - 1 &&
+        h->earliest.file == s->name && (h->earliest.ts >= 0 || h->ts_tries >= 4) &&
+        memcmp(rp->text, line, g->physlen) == 0) {
+        /* Same text, same source: same rank, nothing new to keep. */
+        nd_kb_wrapper_window(s, g->ri, g->line);
+        h->count++;
+        return true;
+    }
+    if (!s->repeat)
+        s->repeat = nd_xcalloc(s->kb->rules.n, sizeof *s->repeat);
+    if (!rp)
+        rp = s->repeat[g->ri] = nd_xmalloc(sizeof *rp);
+    rp->src = s->src;
+    rp->len = (unsigned short)g->physlen;
+    memcpy(rp->text, line, g->physlen);
+    return false;
+}
+
 /* The matches of one logical line: require filter, context, then one
  * finding per line (the most specific rules hide the others). */
 static void nd_kb_flush_line(struct nd_kb_scan *s)
@@ -420,6 +463,8 @@ static void nd_kb_flush_line(struct nd_kb_scan *s)
     if (n == 0)
         return;
     const struct nd_kb *kb = s->kb;
+    if (n == 1 && nd_kb_repeat(s, &s->grp[0]))
+        return;
     size_t live[ND_KB_GROUP], nlive = 0, wait[ND_KB_GROUP], nwait = 0;
     for (size_t i = 0; i < n; i++) {
         struct nd_kb_grp *g = &s->grp[i];
@@ -521,6 +566,8 @@ static int nd_kb_on_match(unsigned int id, unsigned long long from, unsigned lon
 /* Maps a byte of the scanned text to its physical line: sets cur_line,
  * the line's bounds in the original chunk, the byte's place there, and the
  * logical line's number. */
+static size_t nd_kb_count_nl(const char *p, size_t n);
+
 static void nd_kb_locate(struct nd_kb_scan *s, size_t b, size_t *ls, size_t *le, size_t *m, long *logical,
                          size_t *evs)
 {
@@ -531,10 +578,12 @@ static void nd_kb_locate(struct nd_kb_scan *s, size_t b, size_t *ls, size_t *le,
         }
         const char *p = s->chunk + s->cur_pos;
         const char *e = s->chunk + b;
-        const char *q;
-        while (p < e && (q = memchr(p, '\n', (size_t)(e - p))) != NULL) {
-            s->cur_line++;
-            p = q + 1;
+        if (p < e) {
+            const char *q = memrchr(p, '\n', (size_t)(e - p));
+            if (q) {
+                s->cur_line += (long)nd_kb_count_nl(p, (size_t)(q + 1 - p));
+                p = q + 1;
+            }
         }
         s->cur_pos = (size_t)(p - s->chunk);
         const char *x = memchr(s->chunk + b, '\n', s->chunk_len - b);
@@ -607,17 +656,19 @@ static void nd_kb_process(struct nd_kb_scan *s, unsigned id, unsigned long long 
      * long line must still show up in the evidence. */
     const char *p = s->chunk + evs;
     const char *m = s->chunk + mo;
-    const char *ls = p, *le = m;
-    for (const char *c = m; c > p && m - c < ND_KB_CONTEXT; c--)
-        if (c[-1] == '\r') {
-            ls = c;
-            break;
-        }
-    if (ls == p && m - p >= ND_KB_CONTEXT)
+    const char *ls = p, *le;
+    const char *lo = m - p > ND_KB_CONTEXT ? m - ND_KB_CONTEXT : p;
+    const char *cr = m > lo ? memrchr(lo, '\r', (size_t)(m - lo)) : NULL;
+    if (cr)
+        ls = cr + 1;
+    else if (m - p >= ND_KB_CONTEXT)
         ls = m - ND_KB_EVIDENCE_MAX / 2;
     const char *end = s->chunk + leo;
-    while (le < end && *le != '\r' && le - m < ND_KB_CONTEXT)
-        le++;
+    if (end - m > ND_KB_CONTEXT)
+        end = m + ND_KB_CONTEXT;
+    le = m < end ? memchr(m, '\r', (size_t)(end - m)) : NULL;
+    if (!le)
+        le = end > m ? end : m;
     if (s->ngrp == ND_KB_GROUP)
         return;
     struct nd_kb_grp *g = &s->grp[s->ngrp++];
