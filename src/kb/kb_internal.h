@@ -191,6 +191,7 @@ struct nd_kb_hit {
     size_t seq;                     /* order in which rules were first seen */
     long shadowed;                  /* lines a more specific rule accepted later explained */
     int ts_tries;                   /* timestamps looked for after the first line */
+    struct nd_kb_occ wrapped;       /* a wrapper line ("EZ9999: Inner Error!") this rule explained */
 };
 
 /* The low-confidence finding for a log whose failure no rule knows

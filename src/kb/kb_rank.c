@@ -180,6 +180,9 @@ static void nd_kb_make_finding(const struct nd_kb_cand *c, struct nd_findings *o
     nd_kb_add_evidence(f, &h->earliest);
     for (size_t i = 0; i < h->nsamples && f->nevidence < ND_KB_SAMPLES; i++)
         nd_kb_add_evidence(f, &h->samples[i]);
+    /* The wrapper block it resolved, for the reader who searches for it. */
+    if (h->wrapped.text && h->wrapped.file == h->earliest.file)
+        nd_kb_add_evidence(f, &h->wrapped);
     nd_strbuf_free(&lines);
     f->count = h->count;
     if (h->earliest.file) {

@@ -95,6 +95,8 @@ struct nd_kb_scan {
     long wrap_count[8];
     size_t nwrap;
     long wrap_line;             /* line of the oldest of them */
+    struct nd_kb_occ wrap_occ;  /* and its text, evidence for the line that explains it */
+    size_t last_specific_rule;
 
     struct nd_kb_match *mbuf;   /* matches of the current chunk */
     size_t nmatch;
@@ -184,6 +186,7 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
     for (size_t i = 0; i < s->kb->rules.n; i++) {
         struct nd_kb_hit *h = &s->hits[i];
         nd_kb_occ_clear(&h->earliest);
+        nd_kb_occ_clear(&h->wrapped);
         for (size_t j = 0; j < h->nsamples; j++)
             nd_kb_occ_clear(&h->samples[j]);
         nd_rank_set_free(&h->ranks);
@@ -206,6 +209,7 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
     free(s->key_prev);
     nd_kb_logical_free(&s->lg);
     nd_kb_occ_clear(&s->fb_exc);
+    nd_kb_occ_clear(&s->wrap_occ);
     for (size_t i = 0; i < s->fb_nerr; i++)
         nd_kb_occ_clear(&s->fb_err[i]);
     nd_strv_free(&s->names);
@@ -317,19 +321,29 @@ static void nd_kb_count(struct nd_kb_scan *s, size_t ri, struct nd_kb_occ *o, co
     }
 }
 
-/* Wrappers ("EZ9999: Inner Error!") defer to a specific line near them. */
-static void nd_kb_wrapper_window(struct nd_kb_scan *s, size_t ri, long line)
+/* Wrappers ("EZ9999: Inner Error!") defer to a specific line near them,
+ * and become evidence of it: the finding shows the block it came from. o
+ * and ls are the line's occurrence and text, or NULL for a repeated line. */
+static void nd_kb_wrapper_window(struct nd_kb_scan *s, size_t ri, long line, const struct nd_kb_occ *o,
+                                 const char *ls, size_t llen)
 {
     const struct nd_kb_rule *r = &s->kb->rules.v[ri];
     struct nd_kb_hit *h = &s->hits[ri];
     if (r->role == ND_ROLE_WRAPPER) {
         if (line - s->last_specific <= ND_KB_WRAP_WINDOW) {
             h->deferred++;
+            struct nd_kb_hit *sh = s->last_specific_rule < s->kb->rules.n ? &s->hits[s->last_specific_rule] : NULL;
+            if (sh && o && !sh->wrapped.text)
+                nd_kb_occ_set(&sh->wrapped, o, ls, llen, NULL);
         } else {
             if (s->nwrap && line - s->wrap_line > ND_KB_WRAP_WINDOW)
                 s->nwrap = 0;
-            if (s->nwrap == 0)
+            if (s->nwrap == 0) {
                 s->wrap_line = line;
+                nd_kb_occ_clear(&s->wrap_occ);
+                if (o)
+                    nd_kb_occ_set(&s->wrap_occ, o, ls, llen, NULL);
+            }
             size_t k = 0;
             while (k < s->nwrap && s->wrap_rule[k] != ri)
                 k++;
@@ -343,9 +357,15 @@ static void nd_kb_wrapper_window(struct nd_kb_scan *s, size_t ri, long line)
         }
     } else {
         s->last_specific = line;
-        if (s->nwrap && line - s->wrap_line <= ND_KB_WRAP_WINDOW)
+        s->last_specific_rule = ri;
+        if (s->nwrap && line - s->wrap_line <= ND_KB_WRAP_WINDOW) {
             for (size_t k = 0; k < s->nwrap; k++)
                 s->hits[s->wrap_rule[k]].deferred += s->wrap_count[k];
+            if (s->wrap_occ.text && !h->wrapped.text) {
+                h->wrapped = s->wrap_occ;
+                s->wrap_occ.text = NULL;
+            }
+        }
         s->nwrap = 0;
     }
 }
@@ -440,7 +460,7 @@ static bool nd_kb_repeat(struct nd_kb_scan *s, const struct nd_kb_grp *g)
         h->earliest.file == s->name && (h->earliest.ts >= 0 || h->ts_tries >= 4) &&
         memcmp(rp->text, line, g->physlen) == 0) {
         /* Same text, same source: same rank, nothing new to keep. */
-        nd_kb_wrapper_window(s, g->ri, g->line);
+        nd_kb_wrapper_window(s, g->ri, g->line, NULL, NULL, 0);
         h->count++;
         return true;
     }
@@ -499,7 +519,7 @@ static void nd_kb_flush_line(struct nd_kb_scan *s)
         while (s->grp[live[i]].ri != rules[k])
             i++;
         struct nd_kb_grp *g = &s->grp[live[i]];
-        nd_kb_wrapper_window(s, g->ri, g->line);
+        nd_kb_wrapper_window(s, g->ri, g->line, &o, g->ls, g->llen);
         nd_kb_count(s, g->ri, &o, g->ls, g->llen, NULL, &ts_done);
     }
     for (size_t i = 0; i < nwait; i++) {
@@ -801,6 +821,7 @@ static int nd_kb_scan_stream(struct nd_kb_scan *s, const char *name, struct nd_k
     s->lineno = 0;
     s->last_ts = -1;
     s->last_specific = -ND_KB_WRAP_WINDOW * 2;
+    s->last_specific_rule = (size_t)-1;
     s->nwrap = 0;
 
     char *buf = s->buf;

@@ -27,6 +27,8 @@ static const char *rules_text =
     "[t.notif]\ncategory = config\npattern = WARNME\nunless = re:silenced\ntitle = u\nfix = f\nexample = WARNME\n"
     "[t.split]\ncategory = device-fault\npattern = kernel task happen error\ntitle = s\nfix = f\n"
     "example = kernel task happen error\n"
+    "[t.wrapper]\ncategory = device-fault\nrole = wrapper\npattern = Inner Error!\ntitle = w\nfix = f\n"
+    "example = Inner Error!\n"
     "[t.anchored]\ncategory = config\npattern = ^Anchored start\ntitle = an\nfix = f\nexample = Anchored start\n"
     "[vocab.device-oom]\nword = 3 memory\n[vocab.distributed]\nword = 3 hccl\nword = 1 rank\n";
 
@@ -124,6 +126,14 @@ static void test_wrapped_message_matches(void **state)
     assert_int_equal(f.v[0]->rank, 2);
     assert_int_equal(f.v[0]->first_line, 2);
     assert_non_null(strstr(f.v[0]->evidence[0].text, "[rank2]: EZ9999"));
+    nd_findings_free(&f);
+    /* The wrapper block becomes evidence of the line that explains it. */
+    f = explain(kb, "EZ9999: Inner Error!\nEZ9999: detail\n        kernel task happen error\n");
+    assert_int_equal(f.n, 1);
+    assert_string_equal(f.v[0]->id, "t.split");
+    assert_true(f.v[0]->nevidence >= 2);
+    assert_string_equal(f.v[0]->evidence[f.v[0]->nevidence - 1].text, "EZ9999: Inner Error!");
+    assert_int_equal(f.v[0]->evidence[f.v[0]->nevidence - 1].line, 1);
     nd_findings_free(&f);
     /* Cut at 80 columns. */
     char line[200];
