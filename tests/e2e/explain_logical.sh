@@ -48,4 +48,22 @@ printf '%s\n' 'step 1 loss 0.5' 'step 2 loss 0.4' >"$T/ok.log"
 run_nd "$T/out" "$T/err" explain --json "$T/ok.log"
 expect_rc 0 "healthy log"
 assert_json "$T/out" 'd["findings"] == []' "no finding on a healthy log"
+# Captures cannot stall a scan: lint and explain refuse a nested repeat
+# or a backreference; a capture that is allowed sees a bounded line, so a
+# 2 MB line with the match at its end is explained (hang guard only).
+mkdir -p "$T/evil" "$T/ok"
+printf '[site.evil]\ncategory = config\npattern = EVILMARK\ncapture = v: (a+)+b\ntitle = evil {v}\nfix = none\nexample = EVILMARK\n' >"$T/evil/e.rules"
+run_nd "$T/out" "$T/err" rules lint "$T/evil"
+expect_rc 64 "nested repeat in a capture refused by lint"
+assert_contains "$T/out" "e.rules:4: [site.evil] capture repeats a group" "lint says where"
+printf '[site.bref]\ncategory = config\npattern = EVILMARK\ncapture = v: (a)\\1\ntitle = {v}\nfix = none\nexample = EVILMARK\n' >"$T/evil/e.rules"
+run_nd "$T/out" "$T/err" explain --rules "$T/evil" "$T/ok.log"
+expect_rc 64 "backreference refused at load"
+assert_contains "$T/err" "backreference" "load error names it"
+printf '[site.slow]\ncategory = config\npattern = SLOWMARK\ncapture = v: ([a ]*)c\ntitle = slow {v|none}\nfix = none\nexample = SLOWMARK\n' >"$T/ok/s.rules"
+python3 -c "import sys; sys.stdout.write('a ' * 1000000 + 'SLOWMARK\n')" >"$T/long.log"
+timeout 300 "$ND" explain --json --rules "$T/ok" "$T/long.log" >"$T/out" 2>"$T/err"
+rc=$?
+expect_rc 2 "long line with a capture explained"
+assert_json "$T/out" 'd["findings"][0]["id"] == "site.slow"' "the capture's rule found"
 finish

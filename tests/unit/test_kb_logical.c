@@ -277,13 +277,43 @@ static void test_unsafe_captures(void **state)
     nd_strv_free(&problems);
 }
 
+/* The shipped rules through run's live path: one NPU OOM line with
+ * fragmentation is one finding, not the vendor OOM, the generic OOM and
+ * the fragmentation rule together. */
+static void test_live_builtin(void **state)
+{
+    (void)state;
+    setenv("NPU_DOCTOR_CACHE_DIR", "", 1);
+    struct nd_kb *kb = NULL;
+    struct nd_error err = {0};
+    assert_int_equal(nd_kb_load(&kb, NULL, 0, &err), 0);
+    const char *l = "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 0; 60.97 GiB total capacity; "
+                    "50.10 GiB already allocated; 50.10 GiB current active; 1.02 GiB free; 58.62 GiB reserved in "
+                    "total by PyTorch)";
+    struct nd_findings live = ND_FINDINGS_INIT;
+    assert_int_equal(nd_kb_match_line(kb, l, strlen(l), "stderr", 7, &live), 1);
+    assert_string_equal(live.v[0]->id, "device-oom.fragmentation");
+    nd_findings_free(&live);
+    /* Without fragmentation: the vendor's rule, not the generic one. */
+    const char *l2 = "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB";
+    assert_int_equal(nd_kb_match_line(kb, l2, strlen(l2), "stderr", 8, &live), 1);
+    assert_string_equal(live.v[0]->id, "ascend.device-oom");
+    nd_findings_free(&live);
+    /* A rank prefix does not change what matches. */
+    const char *l3 = "[rank5]: RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB";
+    assert_int_equal(nd_kb_match_line(kb, l3, strlen(l3), "stderr", 9, &live), 1);
+    assert_int_equal(live.v[0]->rank, 5);
+    nd_findings_free(&live);
+    nd_kb_free(kb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prefixes),          cmocka_unit_test(test_logical_lines),
         cmocka_unit_test(test_wrapped_message_matches), cmocka_unit_test(test_one_finding_per_line),
         cmocka_unit_test(test_context),           cmocka_unit_test(test_fallback),
-        cmocka_unit_test(test_unsafe_captures),
+        cmocka_unit_test(test_unsafe_captures),   cmocka_unit_test(test_live_builtin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
