@@ -1,7 +1,7 @@
 /* Logical lines: what the matcher sees of a chunk of log. Launchers and
  * runtimes put a prefix on every physical line ("[rank3]:", "[default0]:",
  * "rank0: ", "(RayWorker pid=123) ", a container runtime's
- * "2024-05-01T10:00:00.123Z stdout F "), and messages continue over several
+ * "2024-05-01T10:00:00.123Z stdout F ", vLLM's "ERROR 09-10 03:36:31 [x.py:5] "), and messages continue over several
  * lines (CANN's indented "TraceBack (most recent call last):" block under
  * an EZ9999 line, a message cut at the terminal width). Here the prefixes
  * are stripped and obvious continuations joined into one line, so a rule
@@ -52,6 +52,31 @@ static size_t nd_kb_runtime_stamp(const char *l, const char *e)
     return (size_t)(p - l);
 }
 
+/* vLLM's per-line header "ERROR 09-10 03:36:31 [multiproc_executor.py:527] ",
+ * which its worker processes put before every line of a traceback. */
+static size_t nd_kb_vllm_header(const char *l, const char *e)
+{
+    static const char *const levels[] = {"DEBUG ", "INFO ", "WARNING ", "ERROR ", "CRITICAL "};
+    const char *p = NULL;
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0] && !p; i++) {
+        size_t k = strlen(levels[i]);
+        if ((size_t)(e - l) > k && memcmp(l, levels[i], k) == 0)
+            p = l + k;
+    }
+    if (!p || e - p < 16 || nd_digits(p, e) != 2 || p[2] != '-' || nd_digits(p + 3, e) != 2 || p[5] != ' ' ||
+        nd_digits(p + 6, e) != 2 || p[8] != ':' || p[11] != ':')
+        return 0;
+    p += 14;
+    if (p < e && (*p == '.' || *p == ','))
+        p += 1 + nd_digits(p + 1, e);
+    if (e - p < 4 || p[0] != ' ' || p[1] != '[')
+        return 0;
+    const char *c = memchr(p, ']', (size_t)(e - p) < 120 ? (size_t)(e - p) : 120);
+    if (!c || c + 1 >= e || c[1] != ' ' || !isdigit((unsigned char)c[-1]))
+        return 0;
+    return (size_t)(c + 2 - l);
+}
+
 size_t nd_kb_line_prefix(const char *l, size_t n)
 {
     const char *e = l + n, *p = l;
@@ -80,6 +105,8 @@ size_t nd_kb_line_prefix(const char *l, size_t n)
                 q = c + 2;
         } else if (isdigit((unsigned char)*q)) {
             q += nd_kb_runtime_stamp(q, e);
+        } else if (strchr("DIWEC", *q)) {
+            q += nd_kb_vllm_header(q, e);
         }
         if (q == p)
             break;
@@ -144,7 +171,8 @@ bool nd_kb_logical_needed(const char *buf, size_t len)
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *le = nl ? nl : end;
         size_t n = (size_t)(le - p);
-        if (n && (*p == '[' || *p == 'r' || *p == '(' || isdigit((unsigned char)*p)) && nd_kb_line_prefix(p, n))
+        if (n && (*p == '[' || *p == 'r' || *p == '(' || isdigit((unsigned char)*p) || strchr("DIWEC", *p)) &&
+            nd_kb_line_prefix(p, n))
             return true;
         if (n && (*p == ' ' || *p == '\t') && prev_indent_ok)
             return true;
