@@ -169,8 +169,8 @@ static void nd_merge_finding(struct nd_report *rep, const struct nd_finding *f)
         nd_finding_add_evidence(have, f->evidence[i].file, f->evidence[i].line, "%s", f->evidence[i].text);
 }
 
-/* Explains an import error by the knowledge base, else a generic finding
- * that carries the traceback tail. */
+/* Explains an import error: knowledge base first, built-in table second,
+ * else a generic finding that carries the traceback tail. */
 static void nd_explain_import(struct nd_report *rep, const char *what, json_t *imp, const char *set_env)
 {
     const char *error = nd_json_get_str(imp, "error");
@@ -192,6 +192,14 @@ static void nd_explain_import(struct nd_report *rep, const char *what, json_t *i
             used++;
         }
     nd_findings_free(&tmp);
+    if (!used) {
+        struct nd_findings t2 = ND_FINDINGS_INIT;
+        if (nd_import_error_explain(text.buf, set_env, &t2)) {
+            nd_merge_finding(rep, t2.v[0]);
+            used++;
+        }
+        nd_findings_free(&t2);
+    }
     if (!used) {
         char id[64];
         nd_pfmt(id, sizeof id, "python.import-%s-failed", what);
