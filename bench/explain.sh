@@ -4,6 +4,9 @@
 # and `rg -f` given the same pattern set, measured in the same run. Prints
 # GB/s, ratios and peak RSS; passes or fails nothing.
 # Targets: >= 1.0x rg, >= 5x grep -E, >= 1 GB/s on one core, peak RSS < 64 MB.
+# A second, match-heavy log (torch_npu's double-dtype warning on 20% of the
+# lines) is measured side by side: per-match cost must not make explain
+# lose to rg there either.
 # ND_BENCH_BYTES sets the log size (default 1 GiB; smaller for quick runs).
 # Every tool reads the same files, pinned to one core.
 set -eu
@@ -17,12 +20,14 @@ dir=$(mktemp -d /tmp/nd-bench-explain.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 "$ND" rules patterns >"$dir/patterns"
 
-python3 - "$dir/logs" "$BYTES" <<'PYEOF'
+for noisy in 0 1; do
+python3 - "$dir/logs$noisy" "$BYTES" "$noisy" <<'PYEOF'
 # 8 rank logs of plog and python-logging INFO lines whose numbers and times
 # keep changing (as real logs do: no tool may win by caching one repeated
 # block), with a few errors per GiB.
 import os, random, sys
-out, total = sys.argv[1], int(sys.argv[2])
+out, total, noisy = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
+spam = "[rank%d]:[W compiler_depend.ts:51] Warning: Device do not support double dtype now, dtype cast repalce with float. (function operator())"
 os.makedirs(out, exist_ok=True)
 rnd = random.Random(42)
 mods = ["RUNTIME", "GE", "HCCL", "ASCENDCL", "DRV", "TBE"]
@@ -45,7 +50,9 @@ for r in range(8):
                 t += rnd.randrange(1, 2000)
                 h, m, sec, ms = 10 + t // 3600000000 % 12, t // 60000000 % 60, t // 1000000 % 60, t // 1000 % 1000
                 v = rnd.getrandbits(20)
-                if i % 3:
+                if noisy and i % 5 == 0:
+                    lines.append(spam % r)
+                elif i % 3:
                     lines.append(plog[i & 3] % (mods[i % 6], 1000 + r, h, m, sec, ms, t % 1000, v % 2000, v, v >> 3, v & 1023))
                 else:
                     lines.append(py[i & 1] % (h, m, sec, ms, v, v & 3, v % 10000, v & 511))
@@ -56,12 +63,12 @@ for r in range(8):
             w += len(b)
             k += 1
 PYEOF
-cat "$dir"/logs/* >/dev/null   # warm the page cache for everyone
+done
+cat "$dir"/logs*/* >/dev/null   # warm the page cache for everyone
 
 python3 - "$ND" "$dir" "$BYTES" <<'PYEOF'
 import os, resource, subprocess, sys, time
 nd, d, total = sys.argv[1], sys.argv[2], int(sys.argv[3])
-logs = os.path.join(d, "logs")
 pats = os.path.join(d, "patterns")
 
 def run(argv):
@@ -83,22 +90,23 @@ def best(argv, n=3):
     r = [run(argv) for _ in range(n)]
     return min(x[0] for x in r), r[-1][1], min(x[2] for x in r)
 
-nd_t, nd_rc, nd_w = best([nd, "explain", "--json", logs])
-rss = subprocess.run(["/usr/bin/time", "-f", "%M", nd, "explain", logs], stdout=subprocess.DEVNULL,
-                     stderr=subprocess.PIPE, text=True).stderr.strip().splitlines()[-1]
-rg_t, rg_rc, rg_w = best(["rg", "-j1", "-c", "-f", pats, logs])
-gr_t, gr_rc, gr_w = best(["grep", "-E", "-c", "-r", "-f", pats, logs], n=1)
-
-gb = total / 1e9
-nd_gbs, rg_gbs, gr_gbs = gb / nd_t, gb / rg_t, gb / gr_t
-print("input: %.2f GB in 8 rank logs, %d patterns" % (gb, sum(1 for _ in open(pats))))
-print("%-30s %9s %9s %8s" % ("(one core)", "cpu s", "wall s", "GB/s"))
-print("%-30s %9.2f %9.2f %8.2f  exit %d" % ("npu-doctor explain", nd_t, nd_w, nd_gbs, nd_rc))
-print("%-30s %9.2f %9.2f %8.2f  exit %d" % ("rg -j1 -f patterns", rg_t, rg_w, rg_gbs, rg_rc))
-print("%-30s %9.2f %9.2f %8.2f  exit %d" % ("grep -E -f patterns", gr_t, gr_w, gr_gbs, gr_rc))
+for name in ("quiet", "noisy"):
+    logs = os.path.join(d, "logs" + ("1" if name == "noisy" else "0"))
+    nd_t, nd_rc, nd_w = best([nd, "explain", "--json", logs])
+    rss = subprocess.run(["/usr/bin/time", "-f", "%M", nd, "explain", logs], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True).stderr.strip().splitlines()[-1]
+    rg_t, rg_rc, rg_w = best(["rg", "-j1", "-c", "-f", pats, logs])
+    gr_t, gr_rc, gr_w = best(["grep", "-E", "-c", "-r", "-f", pats, logs], n=1)
+    gb = total / 1e9
+    nd_gbs, rg_gbs, gr_gbs = gb / nd_t, gb / rg_t, gb / gr_t
+    print("== %s log: %.2f GB in 8 rank logs, %d patterns" % (name, gb, sum(1 for _ in open(pats))))
+    print("%-30s %9s %9s %8s" % ("(one core)", "cpu s", "wall s", "GB/s"))
+    print("%-30s %9.2f %9.2f %8.2f  exit %d" % ("npu-doctor explain", nd_t, nd_w, nd_gbs, nd_rc))
+    print("%-30s %9.2f %9.2f %8.2f  exit %d" % ("rg -j1 -f patterns", rg_t, rg_w, rg_gbs, rg_rc))
+    print("%-30s %9.2f %9.2f %8.2f  exit %d" % ("grep -E -f patterns", gr_t, gr_w, gr_gbs, gr_rc))
+    print("ratio vs rg:     %.2fx (target >= 1.0x)" % (nd_gbs / rg_gbs))
+    print("ratio vs grep -E: %.1fx (target >= 5x)" % (nd_gbs / gr_gbs))
+    print("throughput:      %.2f GB/s (target >= 1 GB/s on one core)" % nd_gbs)
+    print("peak RSS:        %.1f MB (target < 64 MB)" % (int(rss) / 1024.0))
 print("(GB/s from CPU seconds; explain's include loading the rules, compiled once then cached)")
-print("ratio vs rg:     %.2fx (target >= 1.0x)" % (nd_gbs / rg_gbs))
-print("ratio vs grep -E: %.1fx (target >= 5x)" % (nd_gbs / gr_gbs))
-print("throughput:      %.2f GB/s (target >= 1 GB/s on one core)" % nd_gbs)
-print("peak RSS:        %.1f MB (target < 64 MB)" % (int(rss) / 1024.0))
 PYEOF

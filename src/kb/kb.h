@@ -22,11 +22,14 @@ void nd_kb_free(struct nd_kb *kb);
 int nd_kb_explain_buffer(struct nd_kb *kb, const char *name, const char *buf, size_t len,
                          struct nd_findings *out, struct nd_error *err);
 
-/* Live use (run): matches one output line (no newline) and appends one
- * finding per rule that matches, evidence = the line with source:lineno.
- * Returns the number of findings appended. One vectorscan scan of the line,
- * nothing allocated unless a rule matches. A kb holds one scratch space:
- * use it from one thread at a time. */
+/* Live use (run): matches one output line (no newline; a "[rank3]: "
+ * style prefix is skipped) and appends a finding for each rule that
+ * explains it: when several match, the most specific hides the generic
+ * ones (as in explain), and context rules (requires/unless) see the lines
+ * matched before. Evidence = the line with source:lineno. Returns the
+ * number of findings appended. One vectorscan scan of the line, nothing
+ * allocated unless a rule matches. A kb holds one scratch space and the
+ * live context: use it from one thread at a time. */
 int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char *source, long lineno,
                      struct nd_findings *out);
 
@@ -77,7 +80,9 @@ size_t nd_kb_scan_nnotes(const struct nd_kb_scan *s);
 const char *nd_kb_scan_note(const struct nd_kb_scan *s, size_t i);
 /* Appends the findings, root cause first. Wrappers (EZ9999 "Inner Error")
  * that defer to specific lines near them, and info findings, are left out
- * unless all is set. */
+ * unless all is set. When no rule matched but an input ends in an
+ * exception or has ERROR lines, one low-confidence finding
+ * (generic.unexplained-error) says so. */
 void nd_kb_scan_finish(struct nd_kb_scan *s, struct nd_findings *out, bool all);
 void nd_kb_scan_free(struct nd_kb_scan *s);
 

@@ -56,12 +56,45 @@ struct nd_kb_rule {
     char *require;
     long require_line;
     char *req_a, *req_b, *req_c;
+    bool dup_scratch;       /* parsed only to lint a duplicate id; dropped after the file */
+    /* One finding per line (kb_spec.c): a generic rule (`generic = true`,
+     * or a wrapper) yields to a specific one on the same line; spec orders
+     * rules of one category (vendor-specific first, then longer literal). */
+    bool generic;
+    int spec;
+    /* Context (requires/unless/within): the rule counts only if each
+     * `requires` key also matched, and none of its `unless` keys did, within
+     * `within` lines (0: anywhere in the same source). */
+    struct nd_strv requires_src, unless_src;
+    long within;
+    struct nd_kb_cond *conds;
+    size_t nconds;
 };
 
+/* A context condition: a key (rule index, or a regex of the kb) that must
+ * (requires) or must not (unless) match near the rule's line. */
+struct nd_kb_cond {
+    bool unless;
+    long key;               /* rule index, or nrules + regex number; -1 unresolved */
+    char *regex;            /* "re:" condition, else NULL */
+};
+
+struct nd_kb_ruleidx;
 struct nd_kb_ruleset {
     struct nd_kb_rule *v;
     size_t n, cap;
+    struct nd_kb_ruleidx *idx;  /* id -> slot (kb_ruleidx.c), kept up to date lazily */
+    /* The fallback classifier's vocabulary ([vocab.CATEGORY] sections). */
+    struct nd_strv vocab_cat, vocab_word;
+    int *vocab_weight;
 };
+
+/* The rule with this id, or NULL (idx gets its slot). O(1): a hash index
+ * that catches up with rules appended since the last lookup. Call reindex
+ * after moving or removing rules. */
+struct nd_kb_rule *nd_kb_ruleset_find(struct nd_kb_ruleset *set, const char *id, size_t *idx);
+void nd_kb_ruleset_reindex(struct nd_kb_ruleset *set);
+void nd_kb_ruleidx_free(struct nd_kb_ruleset *set);
 
 /* Parses one rule file's text. Rules are appended to set (a rule whose id is
  * already there replaces it when replace is true, else it is a duplicate).
@@ -91,13 +124,31 @@ bool nd_kb_rule_accepts(const struct nd_kb_rule *r, const char *line);
 /* Ranking weight of a category (cause categories high, symptoms low). */
 int nd_kb_category_tier(const char *category);
 
+/* Keys: what a database pattern reports. [0, nrules) are rules; then the
+ * regexes of context conditions; then the fallback's exception and error
+ * lines (kb_fallback.c). */
 struct nd_kb {
     struct nd_kb_ruleset rules;
     hs_database_t *db;
     hs_scratch_t *scratch;
-    unsigned *pat_rule;         /* pattern id -> rule index */
+    unsigned *pat_rule;         /* pattern id -> key */
     size_t npatterns;
+    size_t nkeys;               /* rules + condition regexes + 2 */
+    size_t key_exc, key_err;    /* the fallback's keys */
+    bool has_conds;             /* some rule has requires/unless */
+    long *live_seen;            /* per key: last line it matched in nd_kb_match_line, + 1 */
+    long live_line;             /* lines seen by nd_kb_match_line */
 };
+
+/* True when a outranks b or, on the same line, makes b redundant (b is
+ * generic and a is not, or both are of one category and a is more
+ * specific). */
+bool nd_kb_rule_hides(const struct nd_kb_rule *a, size_t bi, const struct nd_kb_rule *b);
+/* Computes generic and spec of r from its data (kb_spec.c). */
+void nd_kb_rule_specificity(struct nd_kb_rule *r);
+/* Removes from rules[0..n) (rule indexes matched on one line) those that a
+ * more specific one hides; returns the new count, order kept. */
+size_t nd_kb_line_dedup(const struct nd_kb *kb, size_t *rules, size_t n);
 
 /* Builds the vectorscan database over every pattern of the rules (from the
  * cache in kb_cache.c when the same patterns were compiled before). */
@@ -148,7 +199,19 @@ struct nd_kb_hit {
     size_t nsamples;
     struct nd_rank_set ranks;       /* the ranks it was seen on */
     size_t seq;                     /* order in which rules were first seen */
+    long shadowed;                  /* lines a more specific rule accepted later explained */
+    int ts_tries;                   /* timestamps looked for after the first line */
+    struct nd_kb_occ wrapped;       /* a wrapper line ("EZ9999: Inner Error!") this rule explained */
 };
+
+/* The low-confidence finding for a log whose failure no rule knows
+ * (kb_fallback.c): exc is its last exception line (may be NULL), errs its
+ * first ERROR lines. */
+/* Leaves the fallback finding out (nd_kb_explain_buffer: check explains
+ * import errors its own way when no rule knows them). */
+void nd_kb_scan_no_fallback(struct nd_kb_scan *s);
+void nd_kb_fallback_finding(const struct nd_kb *kb, const struct nd_kb_occ *exc, const struct nd_kb_occ *errs,
+                            size_t nerrs, long errcount, struct nd_findings *out);
 
 /* Ranks the hits (one per rule, count 0 = not seen) and appends findings
  * root cause first. Pure: no I/O, used by nd_kb_scan_finish and unit tests. */

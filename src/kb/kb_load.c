@@ -110,13 +110,23 @@ static int nd_kb_parse_path(struct nd_kb_ruleset *set, const char *host_path, bo
     return rc;
 }
 
+/* The fallback's patterns (kb_fallback.c): a Python exception's last line
+ * ("RuntimeError: ..."), and lines that say ERROR. */
+static const char *const nd_kb_exc_pattern = "^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Fault)(: |$)";
+static const char *const nd_kb_err_pattern = "\\[ERROR\\]|(^|[^A-Za-z_])ERROR([^A-Za-z_]|$)|[Ee]rror: ";
+
 int nd_kb_compile(struct nd_kb *kb, struct nd_error *err)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < kb->rules.n; i++)
+    size_t n = 0, nre = 0;
+    for (size_t i = 0; i < kb->rules.n; i++) {
         n += kb->rules.v[i].patterns.n;
+        for (size_t j = 0; j < kb->rules.v[i].nconds; j++)
+            nre += kb->rules.v[i].conds[j].regex != NULL;
+    }
     if (n == 0)
         return nd_error_set(err, -EINVAL, "no rule patterns to compile");
+    size_t nrule_pats = n;
+    n += nre + 2;
     const char **exprs = nd_xcalloc(n, sizeof *exprs);
     unsigned *flags = nd_xcalloc(n, sizeof *flags);
     unsigned *ids = nd_xcalloc(n, sizeof *ids);
@@ -129,6 +139,31 @@ int nd_kb_compile(struct nd_kb *kb, struct nd_error *err)
             ids[k] = (unsigned)k;
             kb->pat_rule[k] = (unsigned)i;
         }
+    /* Condition regexes and the fallback lines are keys after the rules. */
+    size_t nk = kb->rules.n;
+    for (size_t i = 0; i < kb->rules.n; i++)
+        for (size_t j = 0; j < kb->rules.v[i].nconds; j++) {
+            struct nd_kb_cond *c = &kb->rules.v[i].conds[j];
+            kb->has_conds = true;
+            if (!c->regex)
+                continue;
+            c->key = (long)nk;
+            exprs[k] = c->regex;
+            flags[k] = HS_FLAG_MULTILINE;
+            ids[k] = (unsigned)k;
+            kb->pat_rule[k++] = (unsigned)nk++;
+        }
+    kb->key_exc = nk++;
+    kb->key_err = nk++;
+    kb->nkeys = nk;
+    const char *fb[2] = {nd_kb_exc_pattern, nd_kb_err_pattern};
+    for (size_t j = 0; j < 2; j++, k++) {
+        exprs[k] = fb[j];
+        flags[k] = HS_FLAG_MULTILINE;
+        ids[k] = (unsigned)k;
+        kb->pat_rule[k] = (unsigned)(kb->key_exc + j);
+    }
+    kb->live_seen = nd_xcalloc(kb->nkeys, sizeof *kb->live_seen);
     kb->npatterns = n;
     hs_compile_error_t *cerr = NULL;
     int rc = 0;
@@ -139,7 +174,7 @@ int nd_kb_compile(struct nd_kb *kb, struct nd_error *err)
         if (hs_alloc_scratch(kb->db, &kb->scratch) != HS_SUCCESS)
             rc = nd_error_set(err, -ENOMEM, "cannot allocate vectorscan scratch space");
     } else if (hs_compile_multi(exprs, flags, ids, (unsigned)n, HS_MODE_BLOCK, NULL, &kb->db, &cerr) != HS_SUCCESS) {
-        if (cerr && cerr->expression >= 0 && (size_t)cerr->expression < n) {
+        if (cerr && cerr->expression >= 0 && (size_t)cerr->expression < nrule_pats) {
             const struct nd_kb_rule *r = &kb->rules.v[kb->pat_rule[cerr->expression]];
             size_t base = 0;
             while (&kb->rules.v[kb->pat_rule[base]] != r)
@@ -200,6 +235,7 @@ void nd_kb_free(struct nd_kb *kb)
     hs_free_scratch(kb->scratch);
     hs_free_database(kb->db);
     free(kb->pat_rule);
+    free(kb->live_seen);
     free(kb);
 }
 

@@ -7,11 +7,12 @@
 #include "core/redact.h"
 #include "core/strbuf.h"
 #include "kb/kb_internal.h"
+#include "kb/kb_logical.h"
 
 #define ND_KB_LINE_HITS 16
 
 struct nd_kb_line_ctx {
-    const struct nd_kb *kb;
+    struct nd_kb *kb;
     unsigned rules[ND_KB_LINE_HITS];
     size_t n;
 };
@@ -24,6 +25,14 @@ static int nd_kb_line_cb(unsigned int id, unsigned long long from, unsigned long
     (void)flags;
     struct nd_kb_line_ctx *c = ctx;
     unsigned ri = c->kb->pat_rule[id];
+    if (ri >= c->kb->rules.n) {
+        /* A condition's regex or a fallback line: only context. */
+        if (c->kb->live_seen)
+            c->kb->live_seen[ri] = c->kb->live_line;
+        return 0;
+    }
+    if (c->kb->has_conds && c->kb->live_seen)
+        c->kb->live_seen[ri] = c->kb->live_line;
     for (size_t i = 0; i < c->n; i++)
         if (c->rules[i] == ri)
             return 0;
@@ -32,7 +41,7 @@ static int nd_kb_line_cb(unsigned int id, unsigned long long from, unsigned long
     return 0;
 }
 
-static void nd_kb_match_rules(const struct nd_kb *kb, const char *line, size_t len, struct nd_kb_line_ctx *c)
+static void nd_kb_match_rules(struct nd_kb *kb, const char *line, size_t len, struct nd_kb_line_ctx *c)
 {
     c->kb = kb;
     c->n = 0;
@@ -41,21 +50,50 @@ static void nd_kb_match_rules(const struct nd_kb *kb, const char *line, size_t l
     hs_scan(kb->db, line ? line : "", (unsigned)len, 0, kb->scratch, nd_kb_line_cb, c);
 }
 
+/* Live context: a job's output arrives line by line, so `requires` and
+ * `unless` look back only (a key seen on an earlier line, or this one,
+ * within `within` lines). */
+static bool nd_kb_live_context(const struct nd_kb *kb, const struct nd_kb_rule *r)
+{
+    for (size_t i = 0; i < r->nconds; i++) {
+        const struct nd_kb_cond *c = &r->conds[i];
+        if (c->key < 0)
+            continue;
+        long at = kb->live_seen[c->key];
+        bool near = at > 0 && (r->within == 0 || kb->live_line - at <= r->within);
+        if (near == c->unless)
+            return false;
+    }
+    return true;
+}
+
 int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char *source, long lineno,
                      struct nd_findings *out)
 {
     if (!kb || !out)
         return 0;
     struct nd_kb_line_ctx c;
-    nd_kb_match_rules(kb, line, len, &c);
+    kb->live_line++;
+    /* The same logical view as explain: a known per-line prefix
+     * ("[rank3]: ") is not part of the message. */
+    size_t pre = line ? nd_kb_line_prefix(line, len) : 0;
+    nd_kb_match_rules(kb, line ? line + pre : line, len - pre, &c);
     if (c.n == 0)
         return 0;
     char *text = nd_kb_trim_line(line, len);
-    int added = 0;
+    /* One finding per line: the require filter and context first, then the
+     * most specific rules hide the others. */
+    size_t rules[ND_KB_LINE_HITS], n = 0;
     for (size_t i = 0; i < c.n; i++) {
         const struct nd_kb_rule *r = &kb->rules.v[c.rules[i]];
-        if (!nd_kb_rule_accepts(r, text))
+        if (!nd_kb_rule_accepts(r, text) || !nd_kb_live_context(kb, r))
             continue;
+        rules[n++] = c.rules[i];
+    }
+    n = nd_kb_line_dedup(kb, rules, n);
+    int added = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct nd_kb_rule *r = &kb->rules.v[rules[i]];
         struct nd_finding *f = nd_kb_rule_finding(out, r, text, "");
         char *red = nd_redact_text(text);
         nd_finding_add_evidence(f, source, lineno, "%.*s", ND_KB_EVIDENCE_MAX, red);
@@ -75,6 +113,7 @@ int nd_kb_explain_buffer(struct nd_kb *kb, const char *name, const char *buf, si
     if (!kb || !out)
         return 0;
     struct nd_kb_scan *s = nd_kb_scan_new(kb);
+    nd_kb_scan_no_fallback(s);
     nd_kb_scan_buffer(s, name ? name : "<buffer>", buf, len);
     nd_kb_scan_finish(s, out, false);
     nd_kb_scan_free(s);

@@ -180,6 +180,9 @@ static void nd_kb_make_finding(const struct nd_kb_cand *c, struct nd_findings *o
     nd_kb_add_evidence(f, &h->earliest);
     for (size_t i = 0; i < h->nsamples && f->nevidence < ND_KB_SAMPLES; i++)
         nd_kb_add_evidence(f, &h->samples[i]);
+    /* The wrapper block it resolved, for the reader who searches for it. */
+    if (h->wrapped.text && h->wrapped.file == h->earliest.file)
+        nd_kb_add_evidence(f, &h->wrapped);
     nd_strbuf_free(&lines);
     f->count = h->count;
     if (h->earliest.file) {
@@ -199,6 +202,10 @@ void nd_kb_rank_hits(const struct nd_kb *kb, const struct nd_kb_hit *hits, struc
         if (h->count == 0)
             continue;
         if (!all && (r->severity == ND_SEV_INFO || (r->role == ND_ROLE_WRAPPER && h->deferred >= h->count)))
+            continue;
+        /* Every line of it was explained by a more specific rule whose
+         * context was only known later (one finding per line). */
+        if (!all && h->shadowed >= h->count)
             continue;
         c[n].ri = i;
         c[n].h = h;

@@ -150,7 +150,8 @@ static char *nd_kb_reader_line(char *str, int num, void *stream)
 
 static const char *const nd_kb_keys[] = {
     "category", "severity", "vendor", "pattern", "capture", "title",    "cause",  "fix",
-    "see",      "outranks", "example", "counter", "negative", "confidence", "role", "require", NULL,
+    "see",      "outranks", "example", "counter", "negative", "confidence", "role", "require", "generic", "requires",
+    "unless",   "within", NULL,
 };
 
 static bool nd_kb_key_known(const char *k)
@@ -163,13 +164,15 @@ static bool nd_kb_key_known(const char *k)
 
 static struct nd_kb_rule *nd_kb_set_find(struct nd_kb_ruleset *set, const char *id, size_t *idx)
 {
-    for (size_t i = 0; i < set->n; i++)
-        if (strcmp(set->v[i].id, id) == 0) {
-            if (idx)
-                *idx = i;
-            return &set->v[i];
-        }
-    return NULL;
+    return nd_kb_ruleset_find(set, id, idx);
+}
+
+static void nd_kb_rule_init(struct nd_kb_rule *r)
+{
+    memset(r, 0, sizeof *r);
+    r->severity = -1;
+    r->confidence = -1;
+    r->role = ND_ROLE_CAUSE;
 }
 
 static struct nd_kb_rule *nd_kb_set_push(struct nd_kb_ruleset *set)
@@ -179,10 +182,7 @@ static struct nd_kb_rule *nd_kb_set_push(struct nd_kb_ruleset *set)
         set->v = nd_xrealloc(set->v, set->cap * sizeof *set->v);
     }
     struct nd_kb_rule *r = &set->v[set->n++];
-    memset(r, 0, sizeof *r);
-    r->severity = -1;
-    r->confidence = -1;
-    r->role = ND_ROLE_CAUSE;
+    nd_kb_rule_init(r);
     return r;
 }
 
@@ -201,13 +201,19 @@ static void nd_kb_start_rule(struct nd_kb_reader *rd, const char *section)
                       section, old->file, old->line);
         rd->cur_skip = true;
     } else if (old) {
-        /* A later rules directory overrides a compiled-in rule of that id. */
+        /* A later rules directory overrides a compiled-in rule of that id:
+         * the new rule takes the old one's slot (the id index stays valid). */
         nd_kb_rule_free(old);
-        memmove(old, old + 1, (rd->set->n - idx - 1) * sizeof *old);
-        rd->set->n--;
+        nd_kb_rule_init(old);
+        rd->cur = old;
+        rd->cur->id = nd_xstrdup(section);
+        rd->cur->file = nd_xstrdup(rd->file);
+        rd->cur->line = rd->section_line;
+        return;
     }
     /* A skipped duplicate is still parsed into a scratch rule so its keys are linted. */
     rd->cur = nd_kb_set_push(rd->set);
+    rd->cur->dup_scratch = rd->cur_skip;
     rd->cur->id = nd_xstrdup(section);
     rd->cur->file = nd_xstrdup(rd->file);
     rd->cur->line = rd->section_line;
@@ -245,6 +251,41 @@ static void nd_kb_add_multi(struct nd_kb_reader *rd, struct nd_strv *sv, const c
     nd_strv_push(sv, val, rd->lineno);
 }
 
+/* [vocab.CATEGORY] sections hold the fallback classifier's words:
+ * "word = WEIGHT WORD..." (kb_fallback.c). */
+static void nd_kb_vocab_key(struct nd_kb_reader *rd, const char *category, const char *name, const char *val)
+{
+    rd->new_section = false;
+    rd->cur = NULL;
+    if (!nd_category_is_valid(category)) {
+        nd_kb_problem(rd->problems, rd->file, rd->lineno, "[vocab.%s]: '%s' is not a category of design.md 5",
+                      category, category);
+        return;
+    }
+    if (strcmp(name, "word") != 0) {
+        nd_kb_problem(rd->problems, rd->file, rd->lineno, "unknown key '%s' in [vocab.%s] (only 'word')", name,
+                      category);
+        return;
+    }
+    char *end = NULL;
+    long w = strtol(val, &end, 10);
+    if (end == val || w < 1 || w > 9 || !end || (*end != ' ' && *end != '\t')) {
+        nd_kb_problem(rd->problems, rd->file, rd->lineno, "[vocab.%s] word must be 'WEIGHT(1-9) WORD...'", category);
+        return;
+    }
+    struct nd_kb_ruleset *set = rd->set;
+    char *copy = nd_xstrdup(end), *save = NULL;
+    for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        for (char *c = t; *c; c++)
+            *c = (char)tolower((unsigned char)*c);
+        nd_strv_push(&set->vocab_cat, category, rd->lineno);
+        nd_strv_push(&set->vocab_word, t, rd->lineno);
+        set->vocab_weight = nd_xrealloc(set->vocab_weight, set->vocab_word.n * sizeof *set->vocab_weight);
+        set->vocab_weight[set->vocab_word.n - 1] = (int)w;
+    }
+    free(copy);
+}
+
 static int nd_kb_handler(void *user, const char *section, const char *name, const char *value)
 {
     struct nd_kb_reader *rd = user;
@@ -256,6 +297,10 @@ static int nd_kb_handler(void *user, const char *section, const char *name, cons
     }
     if (!section[0]) {
         nd_kb_problem(rd->problems, rd->file, rd->lineno, "key '%s' outside of a [rule] section", name);
+        return 1;
+    }
+    if (strncmp(section, "vocab.", 6) == 0) {
+        nd_kb_vocab_key(rd, section + 6, name, val);
         return 1;
     }
     if (rd->new_section || !rd->cur || strcmp(rd->cur->id, section) != 0)
@@ -290,7 +335,24 @@ static int nd_kb_handler(void *user, const char *section, const char *name, cons
         nd_kb_add_multi(rd, &r->captures_src, name, val, false);
     else if (strcmp(name, "fix") == 0)
         nd_kb_add_multi(rd, &r->fixes, name, val, true);
-    else if (strcmp(name, "outranks") == 0) {
+    else if (strcmp(name, "requires") == 0)
+        nd_kb_add_multi(rd, &r->requires_src, name, val, false);
+    else if (strcmp(name, "unless") == 0)
+        nd_kb_add_multi(rd, &r->unless_src, name, val, false);
+    else if (strcmp(name, "generic") == 0) {
+        if (strcmp(val, "true") == 0)
+            r->generic = true;
+        else if (strcmp(val, "false") != 0)
+            nd_kb_problem(rd->problems, rd->file, rd->lineno, "generic '%s' is not true or false", val);
+    } else if (strcmp(name, "within") == 0) {
+        char *end = NULL;
+        long w = strtol(val, &end, 10);
+        if (end == val || *end || w < 1 || w > 1000000)
+            nd_kb_problem(rd->problems, rd->file, rd->lineno, "within '%s' is not a number of lines (1-1000000)",
+                          val);
+        else
+            r->within = w;
+    } else if (strcmp(name, "outranks") == 0) {
         char *copy = nd_xstrdup(val), *save = NULL;
         for (char *t = strtok_r(copy, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save))
             nd_strv_push(&r->outranks, t, rd->lineno);
@@ -335,22 +397,18 @@ void nd_kb_parse_rules(struct nd_kb_ruleset *set, const char *file, const char *
         nd_kb_problem(problems, file, rc, "not a valid INI line");
     else if (rc < 0)
         nd_kb_problem(problems, file, 0, "cannot parse (out of memory)");
-    /* Drop the scratch rules that duplicated an id (already reported). */
-    for (size_t i = before; i < set->n;) {
-        struct nd_kb_rule *r = &set->v[i];
-        bool dup = false;
-        for (size_t j = 0; j < set->n; j++)
-            if (j != i && strcmp(set->v[j].id, r->id) == 0 && j < i) {
-                dup = true;
-                break;
-            }
-        if (dup) {
-            nd_kb_rule_free(r);
-            memmove(r, r + 1, (set->n - i - 1) * sizeof *r);
-            set->n--;
-        } else {
-            i++;
-        }
+    /* Drop the scratch rules that duplicated an id (already reported), in
+     * one pass. */
+    size_t w = before;
+    for (size_t i = before; i < set->n; i++) {
+        if (set->v[i].dup_scratch)
+            nd_kb_rule_free(&set->v[i]);
+        else
+            set->v[w++] = set->v[i];
+    }
+    if (w != set->n) {
+        set->n = w;
+        nd_kb_ruleset_reindex(set);
     }
     nd_strv_free(&rd.side);
 }
@@ -470,6 +528,123 @@ bool nd_kb_rule_accepts(const struct nd_kb_rule *r, const char *line)
     return a >= 0 && b >= 0 && c >= 0 && a - b > c;
 }
 
+/* Captures run with POSIX regexec on kept lines. Backreferences make that
+ * engine backtrack, and a repeated group that itself repeats ("(a+)*")
+ * is the classic blow-up shape: both are refused, so no rule can stall a
+ * scan. Returns the problem, or NULL. */
+static const char *nd_kb_capture_unsafe(const char *re)
+{
+    bool inner[64] = {false};       /* per open group: holds an unbounded repeat */
+    int depth = 0;
+    bool last_group_unbounded = false;
+    for (const char *p = re; *p; p++) {
+        bool was_group = last_group_unbounded;
+        last_group_unbounded = false;
+        if (*p == '\\') {
+            if (p[1] >= '1' && p[1] <= '9')
+                return "uses a backreference";
+            if (p[1])
+                p++;
+            continue;
+        }
+        if (*p == '[') {
+            const char *q = p + 1;
+            if (*q == '^')
+                q++;
+            if (*q == ']')
+                q++;
+            while (*q && *q != ']')
+                q++;
+            p = *q ? q : q - 1;
+            continue;
+        }
+        bool unbounded = *p == '*' || *p == '+';
+        if (*p == '{') {
+            const char *c = strchr(p, '}');
+            unbounded = c && c[-1] == ',';
+        }
+        if (unbounded) {
+            if (was_group)
+                return "repeats a group that already repeats without bound (nested quantifier)";
+            if (depth > 0)
+                inner[depth < 64 ? depth : 63] = true;
+        }
+        if (*p == '(') {
+            depth++;
+            if (depth < 64)
+                inner[depth] = false;
+        } else if (*p == ')' && depth > 0) {
+            last_group_unbounded = inner[depth < 64 ? depth : 63];
+            depth--;
+            if (last_group_unbounded && depth > 0)
+                inner[depth < 64 ? depth : 63] = true;
+        }
+    }
+    return NULL;
+}
+
+/* requires/unless: "RULE_ID" or "re:REGEX". */
+static void nd_kb_check_conds(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *ref, struct nd_kb_rule *r,
+                              struct nd_strv *problems)
+{
+    for (size_t i = 0; i < r->nconds; i++)
+        free(r->conds[i].regex);
+    free(r->conds);
+    r->nconds = 0;
+    size_t n = r->requires_src.n + r->unless_src.n;
+    r->conds = nd_xcalloc(n ? n : 1, sizeof *r->conds);
+    for (size_t k = 0; k < n; k++) {
+        bool unless = k >= r->requires_src.n;
+        const struct nd_strv *sv = unless ? &r->unless_src : &r->requires_src;
+        size_t j = unless ? k - r->requires_src.n : k;
+        const char *v = sv->v[j];
+        struct nd_kb_cond *c = &r->conds[r->nconds];
+        c->unless = unless;
+        c->key = -1;
+        if (strncmp(v, "re:", 3) == 0) {
+            hs_expr_info_t *info = NULL;
+            hs_compile_error_t *cerr = NULL;
+            if (hs_expression_info(v + 3, HS_FLAG_MULTILINE, &info, &cerr) != HS_SUCCESS) {
+                nd_kb_problem(problems, r->file, sv->line[j], "[%s] %s regex does not compile: %s", r->id,
+                              unless ? "unless" : "requires", cerr ? cerr->message : "unknown error");
+                hs_free_compile_error(cerr);
+                continue;
+            }
+            bool empty = info->min_width == 0;
+            free(info);
+            if (empty) {
+                nd_kb_problem(problems, r->file, sv->line[j], "[%s] %s regex can match an empty line", r->id,
+                              unless ? "unless" : "requires");
+                continue;
+            }
+            c->regex = nd_xstrdup(v + 3);
+        } else {
+            size_t idx;
+            if (nd_kb_set_find(set, v, &idx)) {
+                c->key = (long)idx;
+            } else if (!(ref && nd_kb_set_find((struct nd_kb_ruleset *)ref, v, NULL))) {
+                nd_kb_problem(problems, r->file, sv->line[j], "[%s] %s unknown rule '%s' (use re:REGEX for a line)",
+                              r->id, unless ? "unless" : "requires", v);
+                continue;
+            }
+        }
+        r->nconds++;
+    }
+    if (r->within && n == 0)
+        nd_kb_problem(problems, r->file, r->line, "[%s] within without requires or unless", r->id);
+}
+
+/* True when p has no regex syntax at all (vectorscan reads it as itself). */
+static bool nd_kb_is_literal(const char *p)
+{
+    if (!*p)
+        return false;
+    for (; *p; p++)
+        if (strchr("\\^$.|?*+()[]{}", *p))
+            return false;
+    return true;
+}
+
 void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *ref, struct nd_strv *problems)
 {
     for (size_t i = 0; i < set->n; i++) {
@@ -500,6 +675,11 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
         else if (r->role == ND_ROLE_WRAPPER)
             r->tier = 1;
         for (size_t j = 0; !r->patterns_checked && j < r->patterns.n; j++) {
+            /* A plain literal always compiles and is never empty: skip the
+             * compiler's analysis (~40 us a pattern, most of loading a large
+             * generated rule set). */
+            if (nd_kb_is_literal(r->patterns.v[j]))
+                continue;
             hs_expr_info_t *info = NULL;
             hs_compile_error_t *cerr = NULL;
             if (hs_expression_info(r->patterns.v[j], HS_FLAG_MULTILINE, &info, &cerr) != HS_SUCCESS) {
@@ -528,6 +708,11 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
             const char *re = colon + 1;
             while (*re == ' ')
                 re++;
+            const char *unsafe = nd_kb_capture_unsafe(re);
+            if (unsafe) {
+                nd_kb_problem(problems, r->file, r->captures_src.line[j], "[%s] capture %s", r->id, unsafe);
+                continue;
+            }
             struct nd_kb_capture *cap = &r->captures[r->ncaptures];
             /* REG_NEWLINE: captures may run over several kept lines at once. */
             int rc = regcomp(&cap->re, re, REG_EXTENDED | REG_NEWLINE);
@@ -544,6 +729,8 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
         }
         if (r->require)
             nd_kb_check_require(r, problems);
+        nd_kb_rule_specificity(r);
+        nd_kb_check_conds(set, ref, r, problems);
         nd_kb_check_placeholders(r, "title", r->title, problems);
         nd_kb_check_placeholders(r, "cause", r->cause, problems);
         for (size_t j = 0; j < r->fixes.n; j++)
@@ -584,6 +771,11 @@ void nd_kb_rule_free(struct nd_kb_rule *r)
     nd_strv_free(&r->counters);
     nd_strv_free(&r->outranks);
     nd_strv_free(&r->captures_src);
+    nd_strv_free(&r->requires_src);
+    nd_strv_free(&r->unless_src);
+    for (size_t i = 0; i < r->nconds; i++)
+        free(r->conds[i].regex);
+    free(r->conds);
     for (size_t i = 0; i < r->ncaptures; i++) {
         free(r->captures[i].name);
         regfree(&r->captures[i].re);
@@ -598,5 +790,9 @@ void nd_kb_ruleset_free(struct nd_kb_ruleset *set)
     for (size_t i = 0; i < set->n; i++)
         nd_kb_rule_free(&set->v[i]);
     free(set->v);
+    nd_kb_ruleidx_free(set);
+    nd_strv_free(&set->vocab_cat);
+    nd_strv_free(&set->vocab_word);
+    free(set->vocab_weight);
     memset(set, 0, sizeof *set);
 }

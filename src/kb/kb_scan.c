@@ -23,6 +23,7 @@
 
 #include "core/strbuf.h"
 #include "kb/kb_internal.h"
+#include "kb/kb_logical.h"
 
 #define ND_KB_CHUNK (4u << 20)      /* the buffer, and the longest line scanned whole */
 #define ND_KB_READ (256u << 10)     /* one read and one scan: stays in cache between them */
@@ -38,6 +39,27 @@ struct nd_kb_match {
 };
 
 #define ND_KB_MAX_MATCHES (1u << 16)
+#define ND_KB_GROUP 32              /* rules matched on one logical line */
+#define ND_KB_PENDING_MAX 256       /* lines waiting for their context */
+#define ND_KB_FB_ERRS 3             /* ERROR lines kept for the fallback */
+
+/* One rule's match on the logical line being collected. */
+struct nd_kb_grp {
+    size_t ri;
+    const char *ls;             /* text kept around the match (original chunk) */
+    size_t llen;
+    long line;                  /* physical line of the match */
+    size_t phys, physlen;       /* that physical line in the chunk */
+};
+
+/* A line waiting for its context: a decision that needs later lines. */
+struct nd_kb_pending {
+    size_t ri;
+    struct nd_kb_occ occ;       /* text owned */
+    size_t hides[4];            /* rules on its line it would hide */
+    size_t nhides;
+};
+
 
 struct nd_kb_dirid {
     dev_t dev;
@@ -73,6 +95,8 @@ struct nd_kb_scan {
     long wrap_count[8];
     size_t nwrap;
     long wrap_line;             /* line of the oldest of them */
+    struct nd_kb_occ wrap_occ;  /* and its text, evidence for the line that explains it */
+    size_t last_specific_rule;
 
     struct nd_kb_match *mbuf;   /* matches of the current chunk */
     size_t nmatch;
@@ -83,6 +107,30 @@ struct nd_kb_scan {
     size_t chunk_len;
     size_t cur_pos;
     long cur_line;
+    /* What vectorscan scanned: the chunk, or its logical lines. */
+    const char *scanbuf;
+    size_t scan_len;
+    bool lg_on;
+    struct nd_kb_logical lg;
+    size_t cur_pl;              /* physical line cursor into lg */
+    /* The logical line being collected (one finding per line). */
+    struct nd_kb_grp grp[ND_KB_GROUP];
+    size_t ngrp;
+    long grp_logical;
+    /* Context: per key, the last two lines it matched on in source key_src. */
+    bool *key_ref;              /* keys some condition names; NULL when none */
+    unsigned *key_src;
+    long *key_last, *key_prev;
+    bool cond_dirty;
+    struct nd_kb_pending *pending;
+    size_t npending;
+    struct nd_kb_repeat **repeat;   /* per rule: its last line, for repeats */
+    /* Fallback (no rule matched): the last exception line, first ERROR lines. */
+    struct nd_kb_occ fb_exc;
+    struct nd_kb_occ fb_err[ND_KB_FB_ERRS];
+    size_t fb_nerr;
+    long fb_errcount;
+    bool no_fallback;           /* callers with a fallback of their own (check) */
 };
 
 static void nd_kb_note(struct nd_kb_scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -111,6 +159,17 @@ struct nd_kb_scan *nd_kb_scan_new(struct nd_kb *kb)
     s->last_src = nd_xcalloc(n, sizeof *s->last_src);
     s->mbuf = nd_xmalloc(ND_KB_MAX_MATCHES * sizeof *s->mbuf);
     s->pat_last = nd_xcalloc(kb->npatterns ? kb->npatterns : 1, sizeof *s->pat_last);
+    if (kb->has_conds) {
+        s->key_ref = nd_xcalloc(kb->nkeys, sizeof *s->key_ref);
+        for (size_t i = 0; i < kb->rules.n; i++)
+            for (size_t j = 0; j < kb->rules.v[i].nconds; j++)
+                if (kb->rules.v[i].conds[j].key >= 0)
+                    s->key_ref[kb->rules.v[i].conds[j].key] = true;
+        s->key_src = nd_xcalloc(kb->nkeys, sizeof *s->key_src);
+        s->key_last = nd_xcalloc(kb->nkeys, sizeof *s->key_last);
+        s->key_prev = nd_xcalloc(kb->nkeys, sizeof *s->key_prev);
+        s->pending = nd_xcalloc(ND_KB_PENDING_MAX, sizeof *s->pending);
+    }
     return s;
 }
 
@@ -127,6 +186,7 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
     for (size_t i = 0; i < s->kb->rules.n; i++) {
         struct nd_kb_hit *h = &s->hits[i];
         nd_kb_occ_clear(&h->earliest);
+        nd_kb_occ_clear(&h->wrapped);
         for (size_t j = 0; j < h->nsamples; j++)
             nd_kb_occ_clear(&h->samples[j]);
         nd_rank_set_free(&h->ranks);
@@ -136,6 +196,22 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
     free(s->last_src);
     free(s->mbuf);
     free(s->pat_last);
+    for (size_t i = 0; i < s->npending; i++)
+        free(s->pending[i].occ.text);
+    free(s->pending);
+    if (s->repeat)
+        for (size_t i = 0; i < s->kb->rules.n; i++)
+            free(s->repeat[i]);
+    free(s->repeat);
+    free(s->key_ref);
+    free(s->key_src);
+    free(s->key_last);
+    free(s->key_prev);
+    nd_kb_logical_free(&s->lg);
+    nd_kb_occ_clear(&s->fb_exc);
+    nd_kb_occ_clear(&s->wrap_occ);
+    for (size_t i = 0; i < s->fb_nerr; i++)
+        nd_kb_occ_clear(&s->fb_err[i]);
     nd_strv_free(&s->names);
     nd_strv_free(&s->notes);
     free(s->buf);
@@ -158,7 +234,7 @@ char *nd_kb_trim_line(const char *line, size_t len)
         unsigned char c = (unsigned char)line[i];
         /* Control bytes (ANSI colour, NUL) would garble a terminal. */
         if (c < 0x20 || c == 0x7f)
-            nd_strbuf_addc(&sb, c == '\t' ? ' ' : '?');
+            nd_strbuf_addc(&sb, c == '\t' || c == '\n' ? ' ' : '?');
         else
             nd_strbuf_addc(&sb, (char)c);
     }
@@ -190,34 +266,84 @@ static double nd_kb_line_ts(struct nd_kb_scan *s, const char *ls, size_t llen)
     return s->last_ts;
 }
 
-static void nd_kb_occ_set(struct nd_kb_occ *dst, const struct nd_kb_occ *src, const char *ls, size_t llen)
+static void nd_kb_occ_set(struct nd_kb_occ *dst, const struct nd_kb_occ *src, const char *ls, size_t llen,
+                          const char *text)
 {
     free(dst->text);
     *dst = *src;
-    dst->text = nd_kb_trim_line(ls, llen);
+    dst->text = text ? nd_xstrdup(text) : nd_kb_trim_line(ls, llen);
 }
 
-static void nd_kb_record(struct nd_kb_scan *s, size_t ri, const char *ls, size_t llen, long line)
+/* Counts one line for rule ri. text, when given, is the line already
+ * trimmed (a decision that waited for context); else it is cut from ls. The
+ * timestamp is parsed only when the summary can use it: repeated lines of
+ * one log cost a counter and the rank. */
+static void nd_kb_count(struct nd_kb_scan *s, size_t ri, struct nd_kb_occ *o, const char *ls, size_t llen,
+                        const char *text, bool *ts_done)
+{
+    struct nd_kb_hit *h = &s->hits[ri];
+    nd_rank_set_add(&h->ranks, o->rank);
+    h->count++;
+    bool same = h->count > 1 && o->file == h->earliest.file && o->rank == h->earliest.rank;
+    bool want_ts = !same || (h->earliest.ts < 0 && h->ts_tries < 4);
+    if (want_ts && !*ts_done) {
+        if (ls)
+            o->ts = nd_kb_line_ts(s, ls, llen);
+        *ts_done = true;
+    }
+    if (h->count == 1) {
+        h->seq = s->seq++;
+        nd_kb_occ_set(&h->earliest, o, ls, llen, text);
+    } else if (same) {
+        /* Within one log of one rank, order of lines is order of time: keep
+         * the first line, but a later timestamp still bounds when it was. */
+        if (h->earliest.ts < 0) {
+            h->ts_tries++;
+            h->earliest.ts = o->ts;
+        }
+    } else if (o->ts >= 0 && h->earliest.ts >= 0 && o->ts < h->earliest.ts) {
+        nd_kb_occ_set(&h->earliest, o, ls, llen, text);
+    }
+    /* Samples: the first two lines, then the first line from another file
+     * (another rank), so evidence shows both detail and spread. */
+    if (h->nsamples < ND_KB_SAMPLES) {
+        bool fresh = h->nsamples < ND_KB_SAMPLES - 1;
+        if (!fresh) {
+            fresh = true;
+            for (size_t i = 0; i < h->nsamples; i++)
+                if (h->samples[i].file == o->file)
+                    fresh = false;
+        }
+        if (fresh) {
+            h->samples[h->nsamples].text = NULL;
+            nd_kb_occ_set(&h->samples[h->nsamples++], o, ls, llen, text);
+        }
+    }
+}
+
+/* Wrappers ("EZ9999: Inner Error!") defer to a specific line near them,
+ * and become evidence of it: the finding shows the block it came from. o
+ * and ls are the line's occurrence and text, or NULL for a repeated line. */
+static void nd_kb_wrapper_window(struct nd_kb_scan *s, size_t ri, long line, const struct nd_kb_occ *o,
+                                 const char *ls, size_t llen)
 {
     const struct nd_kb_rule *r = &s->kb->rules.v[ri];
     struct nd_kb_hit *h = &s->hits[ri];
-    if (r->req_a) {
-        char *copy = nd_xstrndup(ls, llen < ND_KB_TEXT_MAX ? llen : ND_KB_TEXT_MAX);
-        bool ok = nd_kb_rule_accepts(r, copy);
-        free(copy);
-        if (!ok)
-            return;
-    }
-
-    /* Wrappers ("EZ9999: Inner Error!") defer to a specific line near them. */
     if (r->role == ND_ROLE_WRAPPER) {
         if (line - s->last_specific <= ND_KB_WRAP_WINDOW) {
             h->deferred++;
+            struct nd_kb_hit *sh = s->last_specific_rule < s->kb->rules.n ? &s->hits[s->last_specific_rule] : NULL;
+            if (sh && o && !sh->wrapped.text)
+                nd_kb_occ_set(&sh->wrapped, o, ls, llen, NULL);
         } else {
             if (s->nwrap && line - s->wrap_line > ND_KB_WRAP_WINDOW)
                 s->nwrap = 0;
-            if (s->nwrap == 0)
+            if (s->nwrap == 0) {
                 s->wrap_line = line;
+                nd_kb_occ_clear(&s->wrap_occ);
+                if (o)
+                    nd_kb_occ_set(&s->wrap_occ, o, ls, llen, NULL);
+            }
             size_t k = 0;
             while (k < s->nwrap && s->wrap_rule[k] != ri)
                 k++;
@@ -231,43 +357,188 @@ static void nd_kb_record(struct nd_kb_scan *s, size_t ri, const char *ls, size_t
         }
     } else {
         s->last_specific = line;
-        if (s->nwrap && line - s->wrap_line <= ND_KB_WRAP_WINDOW)
+        s->last_specific_rule = ri;
+        if (s->nwrap && line - s->wrap_line <= ND_KB_WRAP_WINDOW) {
             for (size_t k = 0; k < s->nwrap; k++)
                 s->hits[s->wrap_rule[k]].deferred += s->wrap_count[k];
+            if (s->wrap_occ.text && !h->wrapped.text) {
+                h->wrapped = s->wrap_occ;
+                s->wrap_occ.text = NULL;
+            }
+        }
         s->nwrap = 0;
     }
+}
 
-    struct nd_kb_occ o = {.file = s->name, .line = line, .ts = nd_kb_line_ts(s, ls, llen), .rank = -1};
-    o.rank = nd_kb_line_rank(ls, llen);
+/* ---- Context conditions (requires / unless / within) ---- */
+
+enum { ND_COND_NO = 0, ND_COND_YES = 1, ND_COND_WAIT = 2 };
+
+/* Decides rule r's conditions for a line, from the keys seen so far in
+ * this source; final is set at the end of the source. */
+static int nd_kb_cond_eval(const struct nd_kb_scan *s, const struct nd_kb_rule *r, long line, bool final)
+{
+    bool wait = false;
+    for (size_t i = 0; i < r->nconds; i++) {
+        const struct nd_kb_cond *c = &r->conds[i];
+        if (c->key < 0)
+            continue;
+        size_t k = (size_t)c->key;
+        bool seen = s->key_src[k] == s->src;
+        bool near = false;
+        if (seen) {
+            if (r->within == 0)
+                near = true;
+            else {
+                long lo = line - r->within, hi = line + r->within;
+                near = (s->key_last[k] >= lo && s->key_last[k] <= hi) || (s->key_prev[k] >= lo && s->key_prev[k] <= hi);
+            }
+        }
+        /* Can a later line still change the answer? */
+        bool open = !final && (r->within == 0 || s->cur_line <= line + r->within);
+        if (c->unless) {
+            if (near)
+                return ND_COND_NO;
+            if (open)
+                wait = true;
+        } else if (!near) {
+            if (!open)
+                return ND_COND_NO;
+            wait = true;
+        }
+    }
+    return wait ? ND_COND_WAIT : ND_COND_YES;
+}
+
+static void nd_kb_accept_pending(struct nd_kb_scan *s, struct nd_kb_pending *p)
+{
+    bool ts_done = true;
+    nd_kb_count(s, p->ri, &p->occ, NULL, 0, p->occ.text, &ts_done);
+    for (size_t i = 0; i < p->nhides; i++)
+        s->hits[p->hides[i]].shadowed++;
+}
+
+/* Decides the waiting lines that can be decided now. */
+static void nd_kb_pending_run(struct nd_kb_scan *s, bool final)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < s->npending; i++) {
+        struct nd_kb_pending *p = &s->pending[i];
+        int v = nd_kb_cond_eval(s, &s->kb->rules.v[p->ri], p->occ.line, final);
+        if (v == ND_COND_YES)
+            nd_kb_accept_pending(s, p);
+        if (v == ND_COND_WAIT)
+            s->pending[w++] = *p;
+        else
+            free(p->occ.text);
+    }
+    s->npending = w;
+    s->cond_dirty = false;
+}
+
+/* Repeated identical lines (a warning printed every step: torch_npu's
+ * double-dtype cast on a fifth of all lines) cost a compare and a counter:
+ * a rule with no line-dependent checks that already has its first lines
+ * kept only needs counting when the line is the same as its last one. */
+#define ND_KB_REPEAT_MAX 512
+struct nd_kb_repeat {
+    unsigned src;
+    unsigned short len;
+    char text[ND_KB_REPEAT_MAX];
+};
+
+static bool nd_kb_repeat(struct nd_kb_scan *s, const struct nd_kb_grp *g)
+{
+    const struct nd_kb_rule *r = &s->kb->rules.v[g->ri];
+    struct nd_kb_hit *h = &s->hits[g->ri];
+    if (r->req_a || r->nconds || g->physlen >= ND_KB_REPEAT_MAX || g->phys != (size_t)(g->ls - s->chunk) ||
+        g->llen != g->physlen)
+        return false;
+    const char *line = s->chunk + g->phys;
+    struct nd_kb_repeat *rp = s->repeat ? s->repeat[g->ri] : NULL;
+    if (rp && rp->src == s->src && rp->len == g->physlen && h->nsamples >= ND_KB_SAMPLES - 1 &&
+        h->earliest.file == s->name && (h->earliest.ts >= 0 || h->ts_tries >= 4) &&
+        memcmp(rp->text, line, g->physlen) == 0) {
+        /* Same text, same source: same rank, nothing new to keep. */
+        nd_kb_wrapper_window(s, g->ri, g->line, NULL, NULL, 0);
+        h->count++;
+        return true;
+    }
+    if (!s->repeat)
+        s->repeat = nd_xcalloc(s->kb->rules.n, sizeof *s->repeat);
+    if (!rp)
+        rp = s->repeat[g->ri] = nd_xmalloc(sizeof *rp);
+    rp->src = s->src;
+    rp->len = (unsigned short)g->physlen;
+    memcpy(rp->text, line, g->physlen);
+    return false;
+}
+
+/* The matches of one logical line: require filter, context, then one
+ * finding per line (the most specific rules hide the others). */
+static void nd_kb_flush_line(struct nd_kb_scan *s)
+{
+    size_t n = s->ngrp;
+    s->ngrp = 0;
+    if (n == 0)
+        return;
+    const struct nd_kb *kb = s->kb;
+    if (n == 1 && nd_kb_repeat(s, &s->grp[0]))
+        return;
+    size_t live[ND_KB_GROUP], nlive = 0, wait[ND_KB_GROUP], nwait = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct nd_kb_grp *g = &s->grp[i];
+        const struct nd_kb_rule *r = &kb->rules.v[g->ri];
+        if (r->req_a) {
+            char *copy = nd_xstrndup(g->ls, g->llen < ND_KB_TEXT_MAX ? g->llen : ND_KB_TEXT_MAX);
+            bool ok = nd_kb_rule_accepts(r, copy);
+            free(copy);
+            if (!ok)
+                continue;
+        }
+        int v = r->nconds ? nd_kb_cond_eval(s, r, g->line, false) : ND_COND_YES;
+        if (v == ND_COND_YES)
+            live[nlive++] = i;
+        else if (v == ND_COND_WAIT)
+            wait[nwait++] = i;
+    }
+    size_t rules[ND_KB_GROUP];
+    for (size_t i = 0; i < nlive; i++)
+        rules[i] = s->grp[live[i]].ri;
+    size_t kept = nd_kb_line_dedup(kb, rules, nlive);
+    /* The line's occurrence (rank, time) is worked out once for all its rules. */
+    if (nlive == 0 && nwait == 0)
+        return;
+    struct nd_kb_grp *g0 = &s->grp[nlive ? live[0] : wait[0]];
+    struct nd_kb_occ o = {.file = s->name, .line = g0->line, .ts = -1, .rank = -1};
+    o.rank = nd_kb_line_rank(s->chunk + g0->phys, g0->physlen);
     if (o.rank < 0)
         o.rank = s->rank;
-    nd_rank_set_add(&h->ranks, o.rank);
-    h->count++;
-    if (h->count == 1) {
-        h->seq = s->seq++;
-        nd_kb_occ_set(&h->earliest, &o, ls, llen);
-    } else if (o.file == h->earliest.file && o.rank == h->earliest.rank) {
-        /* Within one log of one rank, order of lines is order of time: keep
-         * the first line, but a later timestamp still bounds when it was. */
-        if (h->earliest.ts < 0)
-            h->earliest.ts = o.ts;
-    } else if (o.ts >= 0 && h->earliest.ts >= 0 && o.ts < h->earliest.ts) {
-        nd_kb_occ_set(&h->earliest, &o, ls, llen);
+    bool ts_done = false;
+    for (size_t k = 0, i = 0; k < kept; k++) {
+        while (s->grp[live[i]].ri != rules[k])
+            i++;
+        struct nd_kb_grp *g = &s->grp[live[i]];
+        nd_kb_wrapper_window(s, g->ri, g->line, &o, g->ls, g->llen);
+        nd_kb_count(s, g->ri, &o, g->ls, g->llen, NULL, &ts_done);
     }
-    /* Samples: the first two lines, then the first line from another file
-     * (another rank), so evidence shows both detail and spread. */
-    if (h->nsamples < ND_KB_SAMPLES) {
-        bool fresh = h->nsamples < ND_KB_SAMPLES - 1;
-        if (!fresh) {
-            fresh = true;
-            for (size_t i = 0; i < h->nsamples; i++)
-                if (h->samples[i].file == o.file)
-                    fresh = false;
+    for (size_t i = 0; i < nwait; i++) {
+        struct nd_kb_grp *g = &s->grp[wait[i]];
+        if (s->npending == ND_KB_PENDING_MAX)
+            nd_kb_pending_run(s, true);      /* full: decide with what is known */
+        struct nd_kb_pending *p = &s->pending[s->npending++];
+        p->ri = g->ri;
+        p->occ = o;
+        if (!ts_done) {
+            p->occ.ts = nd_kb_line_ts(s, g->ls, g->llen);
+            o.ts = p->occ.ts;
+            ts_done = true;
         }
-        if (fresh) {
-            h->samples[h->nsamples].text = NULL;
-            nd_kb_occ_set(&h->samples[h->nsamples++], &o, ls, llen);
-        }
+        p->occ.text = nd_kb_trim_line(g->ls, g->llen);
+        p->nhides = 0;
+        for (size_t k = 0; k < kept && p->nhides < 4; k++)
+            if (nd_kb_rule_hides(&kb->rules.v[g->ri], rules[k], &kb->rules.v[rules[k]]))
+                p->hides[p->nhides++] = rules[k];
     }
 }
 
@@ -291,6 +562,7 @@ static void nd_kb_flush_matches(struct nd_kb_scan *s)
     for (size_t i = 0; i < s->nmatch; i++)
         nd_kb_process(s, s->mbuf[i].id, s->mbuf[i].to);
     s->nmatch = 0;
+    nd_kb_flush_line(s);
 }
 
 static int nd_kb_on_match(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags,
@@ -300,7 +572,7 @@ static int nd_kb_on_match(unsigned int id, unsigned long long from, unsigned lon
     (void)flags;
     struct nd_kb_scan *s = ctx;
     unsigned long long last = s->pat_last[id];
-    if (last && last <= to && !memchr(s->chunk + last - 1, '\n', (size_t)(to - last + 1)))
+    if (last && last <= to && !memchr(s->scanbuf + last - 1, '\n', (size_t)(to - last + 1)))
         return 0;
     s->pat_last[id] = to ? to : 1;
     if (s->nmatch == ND_KB_MAX_MATCHES)
@@ -311,45 +583,121 @@ static int nd_kb_on_match(unsigned int id, unsigned long long from, unsigned lon
     return 0;
 }
 
+/* Maps a byte of the scanned text to its physical line: sets cur_line,
+ * the line's bounds in the original chunk, the byte's place there, and the
+ * logical line's number. */
+static size_t nd_kb_count_nl(const char *p, size_t n);
+
+static void nd_kb_locate(struct nd_kb_scan *s, size_t b, size_t *ls, size_t *le, size_t *m, long *logical,
+                         size_t *evs)
+{
+    if (!s->lg_on) {
+        if (b < s->cur_pos) {
+            s->cur_pos = 0;
+            s->cur_line = s->lineno + 1;
+        }
+        const char *p = s->chunk + s->cur_pos;
+        const char *e = s->chunk + b;
+        if (p < e) {
+            const char *q = memrchr(p, '\n', (size_t)(e - p));
+            if (q) {
+                s->cur_line += (long)nd_kb_count_nl(p, (size_t)(q + 1 - p));
+                p = q + 1;
+            }
+        }
+        s->cur_pos = (size_t)(p - s->chunk);
+        const char *x = memchr(s->chunk + b, '\n', s->chunk_len - b);
+        *ls = *evs = s->cur_pos;
+        *le = x ? (size_t)(x - s->chunk) : s->chunk_len;
+        *m = b;
+        *logical = s->cur_line;
+        return;
+    }
+    const struct nd_kb_logical *lg = &s->lg;
+    size_t k = s->cur_pl;
+    if (k >= lg->nlines || lg->lines[k].n_off > b)
+        k = 0;
+    while (k + 1 < lg->nlines && lg->lines[k + 1].n_off <= b)
+        k++;
+    s->cur_pl = k;
+    const struct nd_kb_pline *pl = &lg->lines[k];
+    s->cur_line = s->lineno + 1 + (long)k;
+    *ls = pl->o_line;
+    *le = pl->o_end;
+    size_t mm = pl->o_content + (b - pl->n_off);
+    *m = mm > pl->o_end ? pl->o_end : mm;
+    *logical = s->lineno + 1 + (long)pl->logical;
+    /* A match just past a joint may have begun on the line above: the
+     * evidence then starts there. */
+    *evs = pl->o_line;
+    if (pl->logical != k && b - pl->n_off < 120)
+        *evs = lg->lines[k - 1].o_line;
+}
+
+static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls, size_t llen, long line);
+
 static void nd_kb_process(struct nd_kb_scan *s, unsigned id, unsigned long long to)
 {
-    size_t ri = s->kb->pat_rule[id];
+    size_t key = s->kb->pat_rule[id];
     size_t b = to ? (size_t)to - 1 : 0;
-    if (b >= s->chunk_len)
-        b = s->chunk_len ? s->chunk_len - 1 : 0;
-    if (b < s->cur_pos) {
-        /* Matches normally arrive by end offset; recount if one does not. */
-        s->cur_pos = 0;
-        s->cur_line = s->lineno + 1;
+    if (b >= s->scan_len)
+        b = s->scan_len ? s->scan_len - 1 : 0;
+    size_t lso, leo, mo, evs;
+    long logical;
+    nd_kb_locate(s, b, &lso, &leo, &mo, &logical, &evs);
+    if (logical != s->grp_logical) {
+        nd_kb_flush_line(s);
+        s->grp_logical = logical;
+        if (s->cond_dirty && s->npending)
+            nd_kb_pending_run(s, false);
     }
-    const char *p = s->chunk + s->cur_pos;
-    const char *e = s->chunk + b;
-    const char *q;
-    while (p < e && (q = memchr(p, '\n', (size_t)(e - p))) != NULL) {
-        s->cur_line++;
-        p = q + 1;
+    if (s->key_ref && s->key_ref[key]) {
+        if (s->key_src[key] != s->src) {
+            s->key_src[key] = s->src;
+            s->key_prev[key] = s->key_last[key] = s->cur_line;
+        } else if (s->key_last[key] != s->cur_line) {
+            s->key_prev[key] = s->key_last[key];
+            s->key_last[key] = s->cur_line;
+        }
+        s->cond_dirty = true;
     }
-    s->cur_pos = (size_t)(p - s->chunk);
-    if (s->last_src[ri] == s->src && s->last_line[ri] == s->cur_line)
+    if (key >= s->kb->rules.n) {
+        if (key == s->kb->key_exc || key == s->kb->key_err)
+            nd_kb_fallback_line(s, key, s->chunk + lso, leo - lso, s->cur_line);
+        return;
+    }
+    size_t ri = key;
+    if (s->last_src[ri] == s->src && s->last_line[ri] == logical)
         return;
     s->last_src[ri] = s->src;
-    s->last_line[ri] = s->cur_line;
+    s->last_line[ri] = logical;
     /* The text kept is the part of the line around the match: progress bars
      * rewrite one "line" with '\r' for megabytes, and a match deep inside a
      * long line must still show up in the evidence. */
-    const char *m = s->chunk + b;
-    const char *ls = p, *le = m;
-    for (const char *c = m; c > p && m - c < ND_KB_CONTEXT; c--)
-        if (c[-1] == '\r') {
-            ls = c;
-            break;
-        }
-    if (ls == p && m - p >= ND_KB_CONTEXT)
+    const char *p = s->chunk + evs;
+    const char *m = s->chunk + mo;
+    const char *ls = p, *le;
+    const char *lo = m - p > ND_KB_CONTEXT ? m - ND_KB_CONTEXT : p;
+    const char *cr = m > lo ? memrchr(lo, '\r', (size_t)(m - lo)) : NULL;
+    if (cr)
+        ls = cr + 1;
+    else if (m - p >= ND_KB_CONTEXT)
         ls = m - ND_KB_EVIDENCE_MAX / 2;
-    const char *end = s->chunk + s->chunk_len;
-    while (le < end && *le != '\n' && *le != '\r' && le - m < ND_KB_CONTEXT)
-        le++;
-    nd_kb_record(s, ri, ls, (size_t)(le - ls), s->cur_line);
+    const char *end = s->chunk + leo;
+    if (end - m > ND_KB_CONTEXT)
+        end = m + ND_KB_CONTEXT;
+    le = m < end ? memchr(m, '\r', (size_t)(end - m)) : NULL;
+    if (!le)
+        le = end > m ? end : m;
+    if (s->ngrp == ND_KB_GROUP)
+        return;
+    struct nd_kb_grp *g = &s->grp[s->ngrp++];
+    g->ri = ri;
+    g->ls = ls;
+    g->llen = (size_t)(le - ls);
+    g->line = s->cur_line;
+    g->phys = lso;
+    g->physlen = leo - lso;
 }
 
 /* Newlines in [p, p+n). Every byte of the input passes through here, so
@@ -389,12 +737,28 @@ static void nd_kb_scan_chunk(struct nd_kb_scan *s, const char *data, size_t len)
     s->chunk = data;
     s->chunk_len = len;
     s->cur_pos = 0;
+    s->cur_pl = 0;
     s->cur_line = s->lineno + 1;
+    s->grp_logical = -1;
+    s->ngrp = 0;
     memset(s->pat_last, 0, s->kb->npatterns * sizeof *s->pat_last);
     s->nmatch = 0;
-    hs_scan(s->kb->db, data, (unsigned)len, 0, s->kb->scratch, nd_kb_on_match, s);
+    /* Prefixed or continued lines are matched as logical lines; a chunk
+     * without any is scanned as it is. */
+    s->lg_on = nd_kb_logical_needed(data, len);
+    s->scanbuf = data;
+    s->scan_len = len;
+    if (s->lg_on) {
+        s->scan_len = nd_kb_logical_build(data, len, &s->lg);
+        s->scanbuf = s->lg.buf;
+    }
+    hs_scan(s->kb->db, s->scanbuf, (unsigned)s->scan_len, 0, s->kb->scratch, nd_kb_on_match, s);
     nd_kb_flush_matches(s);
-    s->lineno = s->cur_line - 1 + (long)nd_kb_count_nl(data + s->cur_pos, len - s->cur_pos);
+    if (s->lg_on)
+        s->lineno += (long)s->lg.nlines - (len && data[len - 1] != '\n' ? 1 : 0);
+    else
+        s->lineno = s->cur_line - 1 + (long)nd_kb_count_nl(data + s->cur_pos, len - s->cur_pos);
+    s->cur_line = s->lineno + 1;
 }
 
 /* One input stream: a plain fd, a gzip stream, or memory. */
@@ -457,6 +821,7 @@ static int nd_kb_scan_stream(struct nd_kb_scan *s, const char *name, struct nd_k
     s->lineno = 0;
     s->last_ts = -1;
     s->last_specific = -ND_KB_WRAP_WINDOW * 2;
+    s->last_specific_rule = (size_t)-1;
     s->nwrap = 0;
 
     char *buf = s->buf;
@@ -516,6 +881,8 @@ static int nd_kb_scan_stream(struct nd_kb_scan *s, const char *name, struct nd_k
             have = total - start;
         }
     }
+    if (s->npending)
+        nd_kb_pending_run(s, true);
     if (in->gz && !failed) {
         int zerr = 0;
         gzerror(in->gz, &zerr);
@@ -729,7 +1096,42 @@ const char *nd_kb_scan_note(const struct nd_kb_scan *s, size_t i)
     return s->notes_dropped ? "further notes were left out" : NULL;
 }
 
+/* The fallback's lines: the last exception line (a log that ends in a
+ * Python exception), and the first few ERROR lines. */
+static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls, size_t llen, long line)
+{
+    size_t pre = nd_kb_line_prefix(ls, llen);
+    struct nd_kb_occ o = {.file = s->name, .line = line, .ts = -1, .rank = -1};
+    if (key == s->kb->key_exc) {
+        if (s->fb_exc.text && s->fb_exc.file == o.file && s->fb_exc.line == line)
+            return;
+        nd_kb_occ_set(&s->fb_exc, &o, ls + pre, llen - pre, NULL);
+        return;
+    }
+    if (s->fb_nerr && s->fb_err[s->fb_nerr - 1].file == o.file && s->fb_err[s->fb_nerr - 1].line == line)
+        return;
+    s->fb_errcount++;
+    if (s->fb_nerr < ND_KB_FB_ERRS) {
+        s->fb_err[s->fb_nerr].text = NULL;
+        nd_kb_occ_set(&s->fb_err[s->fb_nerr++], &o, ls + pre, llen - pre, NULL);
+    }
+}
+
+void nd_kb_scan_no_fallback(struct nd_kb_scan *s)
+{
+    s->no_fallback = true;
+}
+
 void nd_kb_scan_finish(struct nd_kb_scan *s, struct nd_findings *out, bool all)
 {
+    size_t before = out->n;
     nd_kb_rank_hits(s->kb, s->hits, out, all);
+    bool any = false;
+    for (size_t i = 0; i < s->kb->rules.n && !any; i++)
+        any = s->hits[i].count > 0;
+    /* Never silent on a failure: nothing known matched, but the log ends
+     * in an exception or says ERROR. */
+    if (!any && !s->no_fallback && out->n == before && (s->fb_exc.text || s->fb_nerr))
+        nd_kb_fallback_finding(s->kb, s->fb_exc.text ? &s->fb_exc : NULL, s->fb_err, s->fb_nerr,
+                               s->fb_errcount, out);
 }

@@ -201,6 +201,23 @@ int nd_kb_line_rank(const char *line, size_t len)
                 return r;
         }
     }
+    /* "rank0: " (torchrun's redirect prefix), "(VllmWorker rank=3 pid=9) ". */
+    if (len > 5 && strncmp(line, "rank", 4) == 0 && line[4] >= '0' && line[4] <= '9') {
+        const char *p = line + 4;
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+        if (p + 1 < end && p[0] == ':' && p[1] == ' ')
+            return nd_rank_after(line + 4, end);
+    }
+    if (len > 8 && line[0] == '(') {
+        const char *c = memchr(line, ')', len < 100 ? len : 100);
+        const char *hit = c ? memmem(line, (size_t)(c - line), " rank=", 6) : NULL;
+        if (hit) {
+            int r = nd_rank_after(hit + 6, end);
+            if (r >= 0)
+                return r;
+        }
+    }
     /* torch_npu: "(PID:123, Device:0, RankID:5)"; -1 there means unknown. */
     size_t lim = len < 300 ? len : 300;
     const char *hit = memmem(line, lim, "RankID:", 7);

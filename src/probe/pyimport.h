@@ -38,9 +38,9 @@ json_t *nd_pyimport_parse_output(const char *out, size_t len);
 void nd_pyimport_judge(const struct nd_pyimport *p, double timeout_s, bool ascend, bool nvidia, const char *set_env,
                        struct nd_report *rep);
 
-/* The built-in table of well-known import and runtime errors (ascend.md §6,
- * nvidia.md): appends one finding for the first message it knows in text.
- * Returns 1 when it added one, 0 otherwise. */
+/* Well-known import and runtime errors, explained by the knowledge base
+ * (rules/): appends the root-cause finding for text, its set_env.sh fix
+ * naming set_env (may be NULL). Returns 1 when it added one, 0 otherwise. */
 int nd_import_error_explain(const char *text, const char *set_env, struct nd_findings *out);
 
 #endif

@@ -194,6 +194,41 @@ static void test_builtin_rules_clean(void **state)
     nd_strv_free(&problems);
 }
 
+/* 20000 rules, one id repeated far apart: the hashed id index must still
+ * find it, report the first place, and keep the set free of the copy; an
+ * override from a later file replaces the rule in place. */
+static void test_duplicate_among_many(void **state)
+{
+    (void)state;
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_init(&sb);
+    const size_t n = 20000;
+    for (size_t i = 0; i < n; i++)
+        nd_strbuf_addf(&sb, "[gen.r%zu]\ncategory = config\npattern = token%zu\n", i, i);
+    nd_strbuf_addf(&sb, "[gen.r7]\ncategory = config\npattern = again\n");
+    struct nd_kb_ruleset set = {0};
+    struct nd_strv problems = {0};
+    nd_kb_parse_rules(&set, "big.rules", sb.buf, sb.len, false, &problems);
+    assert_int_equal(set.n, n);
+    assert_int_equal(problems.n, 1);
+    assert_true(has_problem(&problems, "duplicate rule id [gen.r7] (first at line 22)"));
+    size_t idx = 0;
+    assert_non_null(nd_kb_ruleset_find(&set, "gen.r19999", &idx));
+    assert_int_equal(idx, 19999);
+    assert_null(nd_kb_ruleset_find(&set, "gen.r20000", NULL));
+    assert_string_equal(set.v[7].patterns.v[0], "token7");
+    const char *over = "[gen.r5]\ncategory = config\npattern = override\n";
+    nd_kb_parse_rules(&set, "site.rules", over, strlen(over), true, &problems);
+    assert_int_equal(set.n, n);
+    assert_int_equal(problems.n, 1);
+    assert_non_null(nd_kb_ruleset_find(&set, "gen.r5", &idx));
+    assert_int_equal(idx, 5);
+    assert_string_equal(set.v[5].patterns.v[0], "override");
+    nd_kb_ruleset_free(&set);
+    nd_strv_free(&problems);
+    nd_strbuf_free(&sb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -201,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_lint_problems),       cmocka_unit_test(test_expand_captures),
         cmocka_unit_test(test_require),
         cmocka_unit_test(test_builtin_rules_clean),
+        cmocka_unit_test(test_duplicate_among_many),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -83,6 +83,10 @@ static void test_ranks(void **state)
     assert_int_equal(nd_kb_line_rank("[rank3]: RuntimeError", 21), 3);
     assert_int_equal(nd_kb_line_rank("[rank12]:x", 10), 12);
     assert_int_equal(nd_kb_line_rank("[default5]:[W socket]", 21), 5);
+    assert_int_equal(nd_kb_line_rank("rank7: Traceback", 16), 7);
+    assert_int_equal(nd_kb_line_rank("ranked: 3", 9), -1);
+    assert_int_equal(nd_kb_line_rank("(VllmWorker rank=3 pid=50935) ERROR x", 37), 3);
+    assert_int_equal(nd_kb_line_rank("(raylet) rank=4", 15), -1);
     const char *l = "[ERROR] 2025-04-27-03:11:08 (PID:540989, Device:0, RankID:1) ERR02200 DIST";
     assert_int_equal(nd_kb_line_rank(l, strlen(l)), 1);
     l = "[ERROR] 2025 (PID:1, Device:0, RankID:-1) ERR00100 PTA";

@@ -216,14 +216,24 @@ static void test_import_error_table(void **state)
     (void)state;
     struct nd_findings f = ND_FINDINGS_INIT;
     assert_int_equal(nd_import_error_explain("Traceback\nModuleNotFoundError: No module named 'tbe'\n",
-                                             "/usr/local/Ascend/ascend-toolkit/set_env.sh", &f), 1);
-    assert_string_equal(f.v[0]->id, "env.cann-not-loaded");
-    assert_string_equal(f.v[0]->fix[0], "source /usr/local/Ascend/ascend-toolkit/set_env.sh");
+                                             "/opt/cann/set_env.sh", &f), 1);
+    /* The knowledge base's rule for this condition, its fix naming the
+     * set_env.sh given. */
+    assert_string_equal(f.v[0]->id, "env.cann-not-loaded.tbe");
+    assert_string_equal(f.v[0]->fix[0], "source /opt/cann/set_env.sh");
     assert_string_equal(f.v[0]->evidence[0].text, "ModuleNotFoundError: No module named 'tbe'");
     nd_findings_free(&f);
     nd_import_error_explain("EC0010: Failed to import Python module ModuleNotFoundError: No module named 'decorator'",
                             NULL, &f);
-    assert_string_equal(f.v[0]->id, "python.tbe-deps-missing");
+    assert_string_equal(f.v[0]->id, "env.cann-python-dependency");
+    assert_string_equal(f.v[0]->fix[0], "pip install decorator");
+    nd_findings_free(&f);
+    /* Without a toolkit, the fix says to install one. */
+    assert_int_equal(nd_import_error_explain("OSError: libhccl.so: cannot open shared object file", NULL, &f), 1);
+    assert_string_equal(f.v[0]->fix[0], "install the CANN toolkit and source its set_env.sh");
+    nd_findings_free(&f);
+    assert_int_equal(nd_import_error_explain("ModuleNotFoundError: No module named 'torch'", NULL, &f), 1);
+    assert_string_equal(f.v[0]->id, "python.torch-missing");
     nd_findings_free(&f);
     assert_int_equal(nd_import_error_explain("all fine", NULL, &f), 0);
     assert_int_equal(nd_import_error_explain(NULL, NULL, &f), 0);

@@ -1,0 +1,149 @@
+/* Never silent on a failure: when a log ends in an exception or says ERROR
+ * and no rule matched, explain turns that line into a low-confidence
+ * finding. Its category comes from a small keyword classifier whose
+ * vocabulary is rule data ([vocab.CATEGORY] sections, rules/classifier.rules),
+ * and its fix says what to search for: the exception type and message with
+ * the paths, numbers and addresses that differ between runs taken out. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/redact.h"
+#include "core/strbuf.h"
+#include "kb/kb_internal.h"
+
+/* The category whose words weigh most in text, or "config" (other). */
+static const char *nd_kb_classify(const struct nd_kb_ruleset *set, const char *text, int *score)
+{
+    const char *best = ND_CAT_CONFIG;
+    int best_w = 0;
+    *score = 0;
+    /* Categories in vocabulary order; a handful, so a linear table. */
+    const char *cats[32];
+    int sums[32];
+    size_t ncat = 0;
+    for (const char *p = text; *p;) {
+        while (*p && !isalnum((unsigned char)*p))
+            p++;
+        const char *w = p;
+        while (*p && (isalnum((unsigned char)*p) || *p == '_'))
+            p++;
+        size_t n = (size_t)(p - w);
+        if (n < 2 || n > 63)
+            continue;
+        char tok[64];
+        for (size_t i = 0; i < n; i++)
+            tok[i] = (char)tolower((unsigned char)w[i]);
+        tok[n] = '\0';
+        for (size_t i = 0; i < set->vocab_word.n; i++) {
+            const char *v = set->vocab_word.v[i];
+            size_t vn = strlen(v);
+            /* An entry matches a word it begins ("allocat": allocate, allocation). */
+            if (vn > n || strncmp(tok, v, vn) != 0)
+                continue;
+            size_t c = 0;
+            while (c < ncat && strcmp(cats[c], set->vocab_cat.v[i]) != 0)
+                c++;
+            if (c == ncat && ncat < 32) {
+                cats[ncat] = set->vocab_cat.v[i];
+                sums[ncat++] = 0;
+            }
+            if (c < ncat)
+                sums[c] += set->vocab_weight[i];
+        }
+    }
+    for (size_t c = 0; c < ncat; c++)
+        if (sums[c] > best_w) {
+            best_w = sums[c];
+            best = cats[c];
+        }
+    *score = best_w;
+    return best;
+}
+
+/* The message as a search query: no paths, numbers, hex or quoted names
+ * that are particular to this run. */
+static char *nd_kb_search_text(const char *line)
+{
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_init(&sb);
+    const char *p = line;
+    /* Drop a leading log header up to the exception ("[ERROR] 2024-... "). */
+    while (*p) {
+        const char *t = p;
+        while (*t && *t != ' ')
+            t++;
+        bool word = t > p && (t[-1] == ':' || isalpha((unsigned char)*p));
+        bool digitish = false;
+        for (const char *c = p; c < t; c++)
+            if (isdigit((unsigned char)*c))
+                digitish = true;
+        bool pathish = memchr(p, '/', (size_t)(t - p)) != NULL || memchr(p, '\\', (size_t)(t - p)) != NULL;
+        if (!digitish && !pathish && word) {
+            if (sb.len)
+                nd_strbuf_addc(&sb, ' ');
+            nd_strbuf_add(&sb, p, (size_t)(t - p));
+        }
+        p = *t ? t + 1 : t;
+        if (sb.len > 160)
+            break;
+    }
+    char *out = nd_strbuf_detach(&sb, NULL);
+    char *red = nd_redact_text(out);
+    free(out);
+    return red;
+}
+
+static void nd_kb_fb_evidence(struct nd_finding *f, const struct nd_kb_occ *o)
+{
+    if (!o || !o->text)
+        return;
+    for (size_t i = 0; i < f->nevidence; i++)
+        if (f->evidence[i].line == o->line && f->evidence[i].file && o->file && strcmp(f->evidence[i].file, o->file) == 0)
+            return;
+    char *red = nd_redact_text(o->text);
+    nd_finding_add_evidence(f, o->file, o->line, "%.*s", ND_KB_EVIDENCE_MAX, red);
+    free(red);
+}
+
+void nd_kb_fallback_finding(const struct nd_kb *kb, const struct nd_kb_occ *exc, const struct nd_kb_occ *errs,
+                            size_t nerrs, long errcount, struct nd_findings *out)
+{
+    const struct nd_kb_occ *lead = exc && exc->text ? exc : nerrs ? &errs[0] : NULL;
+    if (!lead)
+        return;
+    /* The classifier reads the exception and the ERROR lines together. */
+    struct nd_strbuf all = ND_STRBUF_INIT;
+    nd_strbuf_init(&all);
+    nd_strbuf_adds(&all, lead->text);
+    for (size_t i = 0; i < nerrs; i++) {
+        nd_strbuf_addc(&all, '\n');
+        nd_strbuf_adds(&all, errs[i].text);
+    }
+    int score = 0;
+    const char *cat = nd_kb_classify(&kb->rules, all.buf, &score);
+    nd_strbuf_free(&all);
+    char *red = nd_redact_text(lead->text);
+    struct nd_finding *f = nd_findings_add(out, "generic.unexplained-error", cat, ND_SEV_ERROR,
+                                           "%s: %.120s%s", exc && exc->text ? "the job failed" : "the log reports an error",
+                                           red, strlen(red) > 120 ? "..." : "");
+    free(red);
+    f->confidence = ND_CONF_LOW;
+    if (score > 0)
+        nd_finding_set_cause(f, "No rule knows this message; its words suggest %s (a guess, low confidence).", cat);
+    else
+        nd_finding_set_cause(f, "No rule knows this message, and its words do not point to a known cause.");
+    nd_kb_fb_evidence(f, lead);
+    for (size_t i = 0; i < nerrs && f->nevidence < ND_KB_SAMPLES; i++)
+        nd_kb_fb_evidence(f, &errs[i]);
+    char *q = nd_kb_search_text(lead->text);
+    if (*q)
+        nd_finding_add_fix(f, "search for: \"%s\" (the vendor's documentation and issue trackers)", q);
+    free(q);
+    nd_finding_add_fix(f, "read the lines just before it; a rule for it can go in /etc/npu-doctor/rules.d (rules/FORMAT.md)");
+    f->count = exc && exc->text ? 1 : errcount;
+    if (lead->file) {
+        f->first_file = nd_xstrdup(lead->file);
+        f->first_line = lead->line;
+    }
+}
