@@ -38,10 +38,10 @@ struct nd_run_ctx {
     struct nd_supervisor *sv;
 };
 
-static void nd_run_line(void *arg, int stream, const char *line, size_t len, long lineno)
+static void nd_run_lines(void *arg, int stream, const char *data, size_t len, long first_lineno)
 {
     struct nd_run_ctx *c = arg;
-    nd_monitor_line(c->mon, stream, line, len, lineno);
+    nd_monitor_lines(c->mon, stream, data, len, first_lineno);
 }
 
 static double nd_run_tick(void *arg, double now)
@@ -49,7 +49,7 @@ static double nd_run_tick(void *arg, double now)
     struct nd_run_ctx *c = arg;
     uint64_t bytes, lines;
     nd_supervisor_output(c->sv, &bytes, &lines);
-    nd_monitor_set_output(c->mon, bytes, lines, nd_supervisor_lines_skipped(c->sv));
+    nd_monitor_set_output(c->mon, bytes, lines);
     double next = nd_monitor_tick(c->mon, now);
     if (nd_monitor_wants_stop(c->mon))
         nd_supervisor_stop(c->sv);
@@ -180,13 +180,13 @@ int cmd_run(int argc, char **argv)
             nd_monitor_use_kb(ctx.mon, kb);
         }
     }
-    struct nd_supervisor_hooks hooks = {&ctx, nd_run_line, nd_run_tick};
+    struct nd_supervisor_hooks hooks = {&ctx, nd_run_lines, nd_run_tick};
     nd_supervisor_run(sv, &hooks, first);
 
     double duration = nd_monotonic_now() - nd_supervisor_started_at(sv);
     uint64_t bytes, lines;
     nd_supervisor_output(sv, &bytes, &lines);
-    nd_monitor_set_output(ctx.mon, bytes, lines, nd_supervisor_lines_skipped(sv));
+    nd_monitor_set_output(ctx.mon, bytes, lines);
     nd_run_sweep(ctx.mon, o.grace_s);
 
     int ws = nd_supervisor_wait_status(sv);

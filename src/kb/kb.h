@@ -33,6 +33,14 @@ int nd_kb_explain_buffer(struct nd_kb *kb, const char *name, const char *buf, si
 int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char *source, long lineno,
                      struct nd_findings *out);
 
+/* Live use on a block of whole lines ('\n'-separated; the last may lack its
+ * newline): one scan of the database for the whole block, then fn for each
+ * line on which some pattern matched, in order, with the line's index in the
+ * block (0-based). The lines between cost nothing more than the scan.
+ * Returns the number of lines passed to fn. Same scratch rule as above. */
+typedef void (*nd_kb_block_fn)(void *arg, const char *line, size_t len, size_t index);
+size_t nd_kb_block_lines(struct nd_kb *kb, const char *buf, size_t len, nd_kb_block_fn fn, void *arg);
+
 /* ---- Additions for explain, rules and tests (issue 5) ---- */
 
 #include <stdbool.h>

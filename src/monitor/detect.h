@@ -9,7 +9,7 @@
  *   hang.c      hang.no-progress        hang          (warning)
  *   memory.c    memory.device-full, memory.host-oom, memory.rss-near-limit
  *   exit.c      exit.oom-killed, exit.segfault, exit.bus-error-shm, exit.signal, ...
- *   loglines.c  log.* (built-in table used until the knowledge base answers)
+ *   loglines.c  output facts for the other detectors (no findings of its own)
  *
  * cpu-fallback staging: a usable device is present, the job used about one
  * core or more (>= ND_BUSY_CORES on average, or a process runnable in
@@ -111,11 +111,16 @@ void nd_detect_frameworks_text(unsigned frameworks, char *buf, size_t size);
 /* "3 processes: 1234 python train.py (1.9 cores), ..." for evidence, at most max shown. */
 void nd_detect_describe_busy(const struct nd_detect_context *ctx, size_t max, char *buf, size_t size);
 
-/* The built-in log-line table (loglines.c): used for live explanations until
- * the knowledge base answers a line. Appends at most one finding per match
- * and updates the context flags (op fallbacks, DataLoader bus errors). */
-int nd_loglines_match(const char *line, size_t len, const char *source, long lineno,
-                      struct nd_findings *out);
-void nd_loglines_note(const char *line, size_t len, struct nd_detect_context *ctx);
+/* The output facts other detectors use as evidence (loglines.c): operator
+ * fallbacks and DataLoader bus errors, taken from the lines the knowledge
+ * base matched. classify says which a line is (ND_NOTE_* bits, pure); note
+ * records it (again for each repeat). */
+#define ND_NOTE_OP_FALLBACK 1u
+#define ND_NOTE_BUS_ERROR   2u
+unsigned nd_loglines_classify(const char *line, size_t len);
+void nd_loglines_note(unsigned notes, const char *line, size_t len, struct nd_detect_context *ctx);
+/* The same for every line of a block (used while the knowledge base loads,
+ * so these facts never wait for it). */
+void nd_loglines_note_block(const char *data, size_t len, struct nd_detect_context *ctx);
 
 #endif

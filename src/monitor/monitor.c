@@ -22,7 +22,9 @@
 #include "core/spawn.h"
 #include "core/strbuf.h"
 #include "kb/kb.h"
+#include "monitor/backlog.h"
 #include "monitor/kb_loader.h"
+#include "monitor/linecache.h"
 #include "monitor/sampler.h"
 #include "monitor/series.h"
 #include "monitor/timeline.h"
@@ -31,16 +33,20 @@
 #include "proc/footprint.h"
 
 #define ND_MONITOR_FAIL_STREAK 3
-/* Lines held while the knowledge base loads (a job rarely says much in its
- * first tens of milliseconds); past this they get the built-in table only. */
-#define ND_PENDING_LINES 512
-
-struct nd_pending_line {
-    int stream;
-    long lineno;
-    char *text;
-    size_t len;
-};
+/* Live matching may use this share of one core, banking at most BURST
+ * seconds of it; past that, output waits in the backlog (every line is still
+ * matched: late while the job floods, in full before the summary). */
+#define ND_MATCH_SHARE 0.05
+#define ND_MATCH_BURST 0.05
+/* Backlog bytes held in memory before they go to a temporary file, and
+ * the most it may hold in all: past that, matching catches up before more
+ * output is read, so only a job printing faster than matching runs (about a
+ * gigabyte a second) for longer than this lasts waits for it. */
+#define ND_BACKLOG_MEM (16u << 20)
+#define ND_BACKLOG_MAX (1ull << 30)
+#define ND_LINECACHE_SLOTS 4096
+/* A backlog block whose detector notes were taken when it arrived. */
+#define ND_BLOCK_NOTED 1u
 
 struct nd_monitor {
     struct nd_monitor_opts opt;
@@ -54,7 +60,7 @@ struct nd_monitor {
     uint64_t k;
     bool failed;
     int fail_streak;
-    uint64_t out_bytes, out_lines, skipped;
+    uint64_t out_bytes, out_lines;
     bool want_stop;
     bool metrics_warned;
     bool env_done;
@@ -65,11 +71,18 @@ struct nd_monitor {
     struct nd_kb *kb;               /* the matcher in use (NULL: built-in table) */
     struct nd_kb *kb_owned;         /* loaded in the background: ours to free */
     struct nd_kb_loader *loader;    /* until the background load is collected */
-    struct nd_pending_line *pending;
-    size_t npending;
+    struct nd_backlog *backlog;     /* output not matched yet, oldest first */
+    struct nd_linecache *seen;      /* lines matched before */
+    double tokens, tokens_at;       /* the live-matching budget */
+    uint64_t lines_late;            /* lines matched from the backlog */
+    uint64_t lines_dropped;         /* no room to hold them: never matched */
+    double max_lag_s;               /* the most a line waited to be matched */
+    size_t alerts_late;             /* findings first seen from the backlog */
+    double max_alert_lag_s;
+    double final_drain_s;           /* matching left when the job had ended */
 };
 
-static void nd_match_line(struct nd_monitor *m, int stream, const char *line, size_t len, long lineno);
+static void nd_drain(struct nd_monitor *m, bool all);
 
 /* ---- alerts ---- */
 
@@ -191,7 +204,15 @@ static void nd_enrich_fallback(struct nd_monitor *m, struct nd_finding *f)
 
 /* Keeps f (a finding just made) when it is new or more severe than what was
  * reported under its id; prints it at once. */
-static void nd_consider(struct nd_monitor *m, const struct nd_finding *f, bool from_detector)
+/* Counts one more line behind a finding already reported. */
+static void nd_count_repeat(struct nd_finding *f)
+{
+    f->count = f->count > 0 ? f->count + 1 : 2;
+}
+
+/* Keeps f (a copy) unless a finding with its id is there at the same or a
+ * higher severity; true when f was new or raised the severity. */
+static bool nd_consider(struct nd_monitor *m, const struct nd_finding *f, bool from_detector)
 {
     struct nd_finding *old = NULL;
     size_t at = 0;
@@ -202,8 +223,8 @@ static void nd_consider(struct nd_monitor *m, const struct nd_finding *f, bool f
         }
     if (old && f->severity <= old->severity) {
         if (!from_detector)
-            old->count = old->count > 0 ? old->count + 1 : 2;
-        return;
+            nd_count_repeat(old);
+        return false;
     }
     double first_at = old ? old->at_s : -1;
     const char *first_sev = old ? nd_severity_name(old->severity) : NULL;
@@ -221,6 +242,7 @@ static void nd_consider(struct nd_monitor *m, const struct nd_finding *f, bool f
         if (!m->opt.quiet)
             fprintf(stderr, "npu-doctor: --fail-fast: stopping the job\n");
     }
+    return true;
 }
 
 /* ---- lifecycle ---- */
@@ -229,6 +251,7 @@ int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, s
 {
     struct nd_monitor *m = nd_xcalloc(1, sizeof *m);
     m->opt = *opt;
+    m->seen = nd_linecache_new(ND_LINECACHE_SLOTS);
     /* Maps are costly to read but must not be staler than a quarter window
      * when the window ends: they decide the cpu-fallback stage. */
     double refresh = opt->cfg.window_s / 4;
@@ -269,14 +292,7 @@ static void nd_kb_collect(struct nd_monitor *m, bool wait)
     m->loader = NULL;
     m->kb = m->kb_owned = kb;
     if (!kb)
-        fprintf(stderr, "npu-doctor: warning: knowledge base not loaded (%s); using the built-in line table\n", why);
-    for (size_t i = 0; i < m->npending; i++) {
-        nd_match_line(m, m->pending[i].stream, m->pending[i].text, m->pending[i].len, m->pending[i].lineno);
-        free(m->pending[i].text);
-    }
-    free(m->pending);
-    m->pending = NULL;
-    m->npending = 0;
+        fprintf(stderr, "npu-doctor: warning: knowledge base not loaded (%s); output lines are not explained\n", why);
 }
 
 void nd_monitor_free(struct nd_monitor *m)
@@ -289,9 +305,8 @@ void nd_monitor_free(struct nd_monitor *m)
     nd_findings_free(&m->env_reasons);
     free(m->argv_text);
     nd_kb_loader_free(m->loader);
-    for (size_t i = 0; i < m->npending; i++)
-        free(m->pending[i].text);
-    free(m->pending);
+    nd_backlog_free(m->backlog);
+    nd_linecache_free(m->seen);
     nd_kb_free(m->kb_owned);
     free(m);
 }
@@ -407,6 +422,7 @@ double nd_monitor_clock(const struct nd_monitor *m)
 double nd_monitor_tick(struct nd_monitor *m, double now)
 {
     nd_kb_collect(m, false);
+    nd_drain(m, false);
     if (m->failed)
         return now + 3600;
     if (!m->opt.synthetic_clock && now < m->next_deadline)
@@ -432,42 +448,146 @@ double nd_monitor_tick(struct nd_monitor *m, double now)
     return m->next_deadline;
 }
 
-void nd_monitor_set_output(struct nd_monitor *m, uint64_t bytes, uint64_t lines, uint64_t skipped)
+void nd_monitor_set_output(struct nd_monitor *m, uint64_t bytes, uint64_t lines)
 {
     m->out_bytes = bytes;
     m->out_lines = lines;
-    m->skipped = skipped;
 }
 
-static void nd_match_line(struct nd_monitor *m, int stream, const char *line, size_t len, long lineno)
+/* ---- output lines ---- */
+
+struct nd_block_match {
+    struct nd_monitor *m;
+    const char *source;
+    long first_lineno;
+    double at_s;
+    bool late;
+    bool noted;             /* notes taken on arrival */
+    double matched_at;
+};
+
+/* Lines in a block (the last one may lack its newline). */
+static uint64_t nd_count_lines(const char *data, size_t len)
 {
-    struct nd_findings found = ND_FINDINGS_INIT;
-    const char *src = stream == 1 ? "stdout" : "stderr";
-    int n = m->kb ? nd_kb_match_line(m->kb, line, len, src, lineno, &found) : 0;
-    if (n <= 0)
-        nd_loglines_match(line, len, src, lineno, &found);
-    double at = nd_monitor_clock(m) + (nd_monotonic_now() - m->last_tick_mono);
-    for (size_t i = 0; i < found.n; i++) {
-        found.v[i]->at_s = at < 0 ? 0 : at;
-        nd_consider(m, found.v[i], false);
+    uint64_t n = 0;
+    for (const char *p = data, *e = data + len; p < e; n++) {
+        const char *nl = memchr(p, '\n', (size_t)(e - p));
+        p = nl ? nl + 1 : e;
     }
+    return n;
+}
+
+/* One line on which some pattern matched: a repeat costs a lookup. */
+static void nd_match_candidate(void *arg, const char *line, size_t len, size_t index)
+{
+    struct nd_block_match *b = arg;
+    struct nd_monitor *m = b->m;
+    const struct nd_linecache_entry *e = nd_linecache_get(m->seen, line, len);
+    if (e) {
+        if (!b->noted)
+            nd_loglines_note(e->flags, line, len, &m->ctx);
+        for (size_t i = 0; i < e->nids; i++) {
+            struct nd_finding *old = nd_findings_find(&m->findings, e->ids[i]);
+            if (old)
+                nd_count_repeat(old);
+        }
+        return;
+    }
+    unsigned notes = nd_loglines_classify(line, len);
+    if (!b->noted)
+        nd_loglines_note(notes, line, len, &m->ctx);
+    struct nd_findings found = ND_FINDINGS_INIT;
+    nd_kb_match_line(m->kb, line, len, b->source, b->first_lineno + (long)index, &found);
+    const char *ids[ND_LINECACHE_IDS];
+    for (size_t i = 0; i < found.n; i++) {
+        found.v[i]->at_s = b->at_s;
+        if (nd_consider(m, found.v[i], false) && b->late) {
+            m->alerts_late++;
+            if (b->matched_at - b->at_s > m->max_alert_lag_s)
+                m->max_alert_lag_s = b->matched_at - b->at_s;
+        }
+        if (i < ND_LINECACHE_IDS)
+            ids[i] = found.v[i]->id;
+    }
+    nd_linecache_put(m->seen, line, len, ids, found.n, notes);
     nd_findings_free(&found);
 }
 
-void nd_monitor_line(struct nd_monitor *m, int stream, const char *line, size_t len, long lineno)
+static double nd_monitor_now(const struct nd_monitor *m)
 {
-    /* The detectors' own notes (operator fallbacks, DataLoader bus errors)
-     * must not wait for the knowledge base: it may still be loading when the
-     * input-bound detector judges. */
-    nd_loglines_note(line, len, &m->ctx);
+    double at = nd_monitor_clock(m) + (nd_monotonic_now() - m->last_tick_mono);
+    return at < 0 ? 0 : at;
+}
+
+/* Matches a block of whole lines that arrived at at_s. */
+static void nd_match_block(struct nd_monitor *m, int stream, const char *data, size_t len, long first_lineno,
+                           double at_s, bool late, bool noted)
+{
+    if (!m->kb)
+        return;
+    struct nd_block_match b = {m, stream == 1 ? "stdout" : "stderr", first_lineno, at_s, late, noted, 0};
+    if (late) {
+        b.matched_at = nd_monitor_now(m);
+        if (b.matched_at - at_s > m->max_lag_s)
+            m->max_lag_s = b.matched_at - at_s;
+        m->lines_late += nd_count_lines(data, len);
+    }
+    nd_kb_block_lines(m->kb, data, len, nd_match_candidate, &b);
+}
+
+static void nd_budget_refill(struct nd_monitor *m, double now)
+{
+    if (m->tokens_at > 0)
+        m->tokens += (now - m->tokens_at) * ND_MATCH_SHARE;
+    if (m->tokens > ND_MATCH_BURST || m->tokens_at == 0)
+        m->tokens = ND_MATCH_BURST;
+    m->tokens_at = now;
+}
+
+/* Matches what waits in the backlog, oldest first: within the budget, or
+ * all of it (the end, before the summary). */
+static void nd_drain(struct nd_monitor *m, bool all)
+{
+    if (m->loader || !m->backlog)
+        return;
+    struct nd_backlog_block blk;
+    double now = nd_monotonic_now();
+    nd_budget_refill(m, now);
+    while ((all || m->tokens > 0) && nd_backlog_peek(m->backlog, &blk)) {
+        nd_match_block(m, blk.stream, blk.data, blk.len, blk.first_lineno, blk.at_s, true, blk.flags & ND_BLOCK_NOTED);
+        nd_backlog_pop(m->backlog);
+        double t = nd_monotonic_now();
+        m->tokens -= t - now;
+        now = t;
+    }
+}
+
+void nd_monitor_lines(struct nd_monitor *m, int stream, const char *data, size_t len, long first_lineno)
+{
     nd_kb_collect(m, false);
-    if (m->loader && m->npending < ND_PENDING_LINES) {
-        if (!m->pending)
-            m->pending = nd_xcalloc(ND_PENDING_LINES, sizeof *m->pending);
-        m->pending[m->npending++] = (struct nd_pending_line){stream, lineno, nd_xstrndup(line, len), len};
+    double at = nd_monitor_now(m);
+    nd_drain(m, false);
+    if (m->backlog && nd_backlog_bytes(m->backlog) + len > ND_BACKLOG_MAX) {
+        nd_kb_collect(m, true);
+        nd_drain(m, true);
+    }
+    if (m->loader || (m->backlog && !nd_backlog_empty(m->backlog)) || m->tokens <= 0) {
+        if (!m->backlog)
+            m->backlog = nd_backlog_new(ND_BACKLOG_MEM);
+        /* While the knowledge base loads, the detectors' notes are taken now:
+         * the input-bound judgement must not wait for a slow load. */
+        unsigned flags = 0;
+        if (m->loader) {
+            nd_loglines_note_block(data, len, &m->ctx);
+            flags = ND_BLOCK_NOTED;
+        }
+        if (nd_backlog_push(m->backlog, stream, first_lineno, at, flags, data, len) < 0)
+            m->lines_dropped += nd_count_lines(data, len);
         return;
     }
-    nd_match_line(m, stream, line, len, lineno);
+    double t0 = nd_monotonic_now();
+    nd_match_block(m, stream, data, len, first_lineno, at, false, false);
+    m->tokens -= nd_monotonic_now() - t0;
 }
 
 bool nd_monitor_wants_stop(const struct nd_monitor *m)
@@ -529,7 +649,21 @@ static json_t *nd_monitor_json(const struct nd_monitor *m, int exit_status, doub
     if (m->opt.out_observed) {
         json_object_set_new(jf, "output_bytes", json_integer((json_int_t)m->out_bytes));
         json_object_set_new(jf, "output_lines", json_integer((json_int_t)m->out_lines));
-        json_object_set_new(jf, "lines_not_matched", json_integer((json_int_t)m->skipped));
+        json_object_set_new(jf, "lines_not_matched", json_integer((json_int_t)m->lines_dropped));
+        json_t *lm = json_object();
+        json_object_set_new(lm, "lines_matched_late", json_integer((json_int_t)m->lines_late));
+        json_object_set_new(lm, "max_lag_s", json_real(round(m->max_lag_s * 1000) / 1000));
+        json_object_set_new(lm, "alerts_late", json_integer((json_int_t)m->alerts_late));
+        json_object_set_new(lm, "max_alert_lag_s", json_real(round(m->max_alert_lag_s * 1000) / 1000));
+        json_object_set_new(lm, "caught_up_after_exit_s", json_real(round(m->final_drain_s * 1000) / 1000));
+        json_object_set_new(lm, "repeats_from_cache", json_integer((json_int_t)(m->seen ? nd_linecache_hits(m->seen) : 0)));
+        json_object_set_new(lm, "backlog_peak_bytes",
+                            json_integer((json_int_t)(m->backlog ? nd_backlog_peak_bytes(m->backlog) : 0)));
+        json_object_set_new(lm, "backlog_spilled_bytes",
+                            json_integer((json_int_t)(m->backlog ? nd_backlog_spilled_bytes(m->backlog) : 0)));
+        json_object_set_new(lm, "bytes_not_matched",
+                            json_integer((json_int_t)(m->backlog ? nd_backlog_dropped_bytes(m->backlog) : 0)));
+        json_object_set_new(jf, "matching", lm);
     }
     json_object_set_new(jf, "samples", json_integer((json_int_t)nd_series_len(&m->series)));
     json_object_set_new(facts, "job", jf);
@@ -570,6 +704,13 @@ static void nd_print_summary(const struct nd_monitor *m, int exit_status, double
             fprintf(fp, "npu-doctor:   at %.1f s\n", m->findings.v[i]->at_s);
         shown++;
     }
+    if (m->alerts_late)
+        fprintf(fp, "npu-doctor: the job printed faster than live matching: %zu alert%s came up to %.1f s late "
+                "(%llu lines matched late; all lines were matched)\n",
+                m->alerts_late, m->alerts_late == 1 ? "" : "s", m->max_alert_lag_s, (unsigned long long)m->lines_late);
+    if (m->lines_dropped)
+        fprintf(fp, "npu-doctor: warning: %llu output lines could not be held for matching (no memory or disk left)\n",
+                (unsigned long long)m->lines_dropped);
     char sum[128];
     nd_findings_summary(&m->findings, sum, sizeof sum);
     fprintf(fp, "npu-doctor: %s\n", sum);
@@ -633,7 +774,10 @@ static int nd_write_reports(const struct nd_monitor *m, int exit_status, double 
 
 int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int exit_status, double duration_s)
 {
+    double t0 = nd_monotonic_now();
     nd_kb_collect(m, true);
+    nd_drain(m, true);
+    m->final_drain_s = nd_monotonic_now() - t0;
     if (ex && nd_series_len(&m->series) > 0) {
         struct nd_findings found = ND_FINDINGS_INIT;
         nd_detect_exit(&m->series, &m->ctx, ex, &found);

@@ -56,9 +56,11 @@ double nd_monitor_tick(struct nd_monitor *m, double now);
 /* The sampler clock of the last tick. */
 double nd_monitor_clock(const struct nd_monitor *m);
 
-void nd_monitor_set_output(struct nd_monitor *m, uint64_t bytes, uint64_t lines, uint64_t skipped);
-/* One line of job output (stream 1 stdout, 2 stderr). */
-void nd_monitor_line(struct nd_monitor *m, int stream, const char *line, size_t len, long lineno);
+void nd_monitor_set_output(struct nd_monitor *m, uint64_t bytes, uint64_t lines);
+/* Whole lines of job output (stream 1 stdout, 2 stderr), '\n'-separated, the
+ * first numbered first_lineno. Every line is matched: now when the budget
+ * allows, else later from the backlog, and all of it before the summary. */
+void nd_monitor_lines(struct nd_monitor *m, int stream, const char *data, size_t len, long first_lineno);
 
 /* True once --fail-fast wants the job stopped (an error finding from a detector). */
 bool nd_monitor_wants_stop(const struct nd_monitor *m);

@@ -1,9 +1,10 @@
 /* The job supervisor of `npu-doctor run` (see supervisor.h). One thread, one
  * poll loop: signals arrive through a signalfd, output through two pipes (or
  * ptys), and the monitor's ticks are deadlines of the same loop. The job's
- * bytes are written out before anything looks at them, and line matching
- * runs on a CPU budget, so a job flooding its output runs as fast as it
- * would under `cat`. */
+ * bytes are written out before anything looks at them, and what the monitor
+ * gets is whole blocks of lines, one call per read, so a job flooding its
+ * output runs as fast as it would under `cat` (the monitor keeps its own
+ * matching budget and backlog). */
 #include "monitor/supervisor.h"
 
 #include <errno.h>
@@ -29,10 +30,6 @@
 
 #define ND_SV_BUF (256 * 1024)
 #define ND_SV_PIPE_SIZE (1024 * 1024)
-/* Line matching may use this share of one core; past it, lines are counted
- * but not matched until the next budget period. */
-#define ND_SV_MATCH_BUDGET 0.05
-#define ND_SV_BUDGET_PERIOD 0.1
 /* After the job and its group are gone, output still held open by a process
  * that left the group is drained for this long. */
 #define ND_SV_DRAIN_S 1.0
@@ -43,7 +40,7 @@ struct nd_stream {
     int fd;                 /* read end: pipe or pty master; -1 once closed */
     int out_fd;             /* 1 or 2 */
     bool out_dead;          /* our side of the stream is gone (EPIPE) */
-    char line[ND_SV_LINE_MAX];
+    char line[ND_SV_LINE_MAX + 1];  /* a line split across reads, and its newline */
     size_t linelen;
     long lineno;
 };
@@ -62,8 +59,7 @@ struct nd_supervisor {
     double kill_at;         /* SIGKILL deadline; 0 when none */
     double last_sigint;
     double drain_until;     /* 0 until the group is gone */
-    uint64_t bytes, lines, skipped;
-    double budget_start, budget_used;
+    uint64_t bytes, lines;
     sigset_t oldmask;
     bool hup_ignored;
     struct sigaction old_pipe;
@@ -287,18 +283,6 @@ static bool nd_write_out(int fd, const char *p, size_t len)
     return true;
 }
 
-static void nd_deliver(struct nd_supervisor *sv, const struct nd_supervisor_hooks *h, int stream, const char *line,
-                       size_t len, bool *over)
-{
-    if (!h->line)
-        return;
-    if (*over) {
-        sv->skipped++;
-        return;
-    }
-    h->line(h->arg, stream, line, len, sv->st[stream - 1].lineno);
-}
-
 /* Newlines in a block, 16 bytes at a time where SSE2 exists (every x86-64),
  * else 8 at a time with exact zero-byte arithmetic: the flood path must cost
  * less than the copy it rides on. */
@@ -334,75 +318,52 @@ static size_t nd_count_newlines(const char *p, size_t n)
 
 static void nd_keep_partial(struct nd_stream *s, const char *p, size_t n)
 {
-    size_t take = n < sizeof s->line - s->linelen ? n : sizeof s->line - s->linelen;
+    size_t room = ND_SV_LINE_MAX - s->linelen;
+    size_t take = n < room ? n : room;
     memcpy(s->line + s->linelen, p, take);
     s->linelen += take;
 }
 
-/* Lines counted but not matched (no hook, or the budget is spent). */
-static void nd_lines_fast(struct nd_supervisor *sv, const struct nd_supervisor_hooks *h, struct nd_stream *s,
-                          const char *p, const char *end)
+/* The line held across reads, now whole: one block of its own. */
+static void nd_deliver_partial(const struct nd_supervisor_hooks *h, int i, struct nd_stream *s)
 {
-    const char *last = memrchr(p, '\n', (size_t)(end - p));
-    if (!last) {
-        nd_keep_partial(s, p, (size_t)(end - p));
-        return;
-    }
-    size_t c = nd_count_newlines(p, (size_t)(last - p) + 1);
-    sv->lines += c;
-    s->lineno += (long)c;
-    if (h->line)
-        sv->skipped += c;
+    s->line[s->linelen++] = '\n';
+    s->lineno++;
+    h->lines(h->arg, i + 1, s->line, s->linelen, s->lineno);
     s->linelen = 0;
-    nd_keep_partial(s, last + 1, (size_t)(end - last - 1));
 }
 
+/* Counts the lines of a read and hands its whole lines to the hook: first
+ * the one begun in an earlier read, then the rest in one block. */
 static void nd_lines(struct nd_supervisor *sv, const struct nd_supervisor_hooks *h, int i, const char *p, size_t n)
 {
     struct nd_stream *s = &sv->st[i];
     const char *end = p + n;
-    if (!h->line) {
-        nd_lines_fast(sv, h, s, p, end);
+    const char *last = memrchr(p, '\n', n);
+    if (!last) {
+        nd_keep_partial(s, p, n);
         return;
     }
-    double t0 = nd_monotonic_now();
-    if (t0 - sv->budget_start >= ND_SV_BUDGET_PERIOD) {
-        sv->budget_start = t0;
-        sv->budget_used = 0;
-    }
-    double limit = ND_SV_MATCH_BUDGET * ND_SV_BUDGET_PERIOD;
-    bool over = false;
-    unsigned since_check = 0;
-    while (p < end) {
-        if (sv->budget_used > limit) {
-            nd_lines_fast(sv, h, s, p, end);
-            return;
+    size_t c = nd_count_newlines(p, (size_t)(last - p) + 1);
+    sv->lines += c;
+    if (!h->lines) {
+        s->lineno += (long)c;
+        s->linelen = 0;
+    } else {
+        const char *q = p;
+        if (s->linelen) {
+            const char *nl = memchr(p, '\n', n);
+            nd_keep_partial(s, p, (size_t)(nl - p));
+            nd_deliver_partial(h, i, s);
+            q = nl + 1;
+            c--;
         }
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl) {
-            nd_keep_partial(s, p, (size_t)(end - p));
-            break;
-        }
-        sv->lines++;
-        s->lineno++;
-        size_t len = (size_t)(nl - p);
-        if (s->linelen == 0) {
-            nd_deliver(sv, h, i + 1, p, len < ND_SV_LINE_MAX ? len : ND_SV_LINE_MAX, &over);
-        } else {
-            nd_keep_partial(s, p, len);
-            nd_deliver(sv, h, i + 1, s->line, s->linelen, &over);
-            s->linelen = 0;
-        }
-        p = nl + 1;
-        if (++since_check == 64) {
-            /* Look at the clock now and then, not per line. */
-            double now = nd_monotonic_now();
-            sv->budget_used += now - t0;
-            t0 = now;
-            since_check = 0;
+        if (q <= last) {
+            h->lines(h->arg, i + 1, q, (size_t)(last - q) + 1, s->lineno + 1);
+            s->lineno += (long)c;
         }
     }
-    sv->budget_used += nd_monotonic_now() - t0;
+    nd_keep_partial(s, last + 1, (size_t)(end - last - 1));
 }
 
 static void nd_close_stream(struct nd_supervisor *sv, const struct nd_supervisor_hooks *h, int i)
@@ -412,11 +373,9 @@ static void nd_close_stream(struct nd_supervisor *sv, const struct nd_supervisor
         return;
     close(s->fd);
     s->fd = -1;
-    if (s->linelen && h->line) {
-        bool over = false;
-        nd_deliver(sv, h, i + 1, s->line, s->linelen, &over);
-        s->linelen = 0;
-    }
+    if (s->linelen && h->lines)
+        nd_deliver_partial(h, i, s);
+    s->linelen = 0;
 }
 
 static void nd_read_stream(struct nd_supervisor *sv, const struct nd_supervisor_hooks *h, int i)
@@ -584,11 +543,6 @@ void nd_supervisor_output(const struct nd_supervisor *sv, uint64_t *bytes, uint6
 {
     *bytes = sv->bytes;
     *lines = sv->lines;
-}
-
-uint64_t nd_supervisor_lines_skipped(const struct nd_supervisor *sv)
-{
-    return sv->skipped;
 }
 
 int nd_supervisor_wait_status(const struct nd_supervisor *sv)

@@ -13,7 +13,7 @@
 
 #include "core/error.h"
 
-#define ND_SV_LINE_MAX 4096          /* longer lines are matched on their first bytes */
+#define ND_SV_LINE_MAX 4096          /* a line spanning reads is matched on its first bytes */
 #define ND_SV_ESCALATE_WINDOW_S 3.0  /* a second Ctrl-C within this escalates */
 
 struct nd_supervisor_opts {
@@ -26,8 +26,10 @@ struct nd_supervisor_opts {
 
 struct nd_supervisor_hooks {
     void *arg;
-    /* Each output line (stream 1 or 2), without its newline, cut at ND_SV_LINE_MAX. */
-    void (*line)(void *arg, int stream, const char *line, size_t len, long lineno);
+    /* Whole output lines of stream 1 or 2 as they arrive, '\n'-terminated,
+     * the first one numbered first_lineno. A line that spans reads comes in
+     * a call of its own, cut at ND_SV_LINE_MAX. */
+    void (*lines)(void *arg, int stream, const char *data, size_t len, long first_lineno);
     /* Called when the deadline it returned last passes; returns the next one
      * (monotonic seconds). */
     double (*tick)(void *arg, double now);
@@ -52,8 +54,6 @@ bool nd_supervisor_job_done(const struct nd_supervisor *sv);
 
 /* Output so far: bytes and complete lines, both streams together. */
 void nd_supervisor_output(const struct nd_supervisor *sv, uint64_t *bytes, uint64_t *lines);
-/* Lines not handed to the line hook because matching went over its CPU budget. */
-uint64_t nd_supervisor_lines_skipped(const struct nd_supervisor *sv);
 
 /* The job's end: the raw wait status, and the shell-style code (128+N). */
 int nd_supervisor_wait_status(const struct nd_supervisor *sv);

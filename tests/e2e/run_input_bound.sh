@@ -18,7 +18,7 @@ chmod +x "$T/job.sh"
 
 run_nd "$T/out" "$T/err" run --root "$ROOT" --interval 0.5 --window 3 --warmup 2 --json-summary="$T/sum.json" -- "$T/job.sh"
 expect_rc 0 "the job's status"
-assert_contains "$T/err" "npu-doctor: warning: An operator falls back to run on the CPU" "the log line is explained at once"
+assert_contains "$T/err" "npu-doctor: warning: Operator CAST_OP runs on the CPU instead of the device" "the log line is explained live"
 assert_contains "$T/err" "npu-doctor: warning: The device waits for data" "live input-bound alert"
 F="[f for f in d['findings'] if f['category'] == 'input-bound']"
 assert_json "$T/sum.json" "len($F) == 1 and ${F}[0]['severity'] == 'warning'" "one input-bound warning"

@@ -337,7 +337,7 @@ static void test_input_bound(void **state)
     busy.util = 60;
     assert_true(synth_run(&x, &busy, 20, "idle.input-bound", ND_SEV_INFO) < 0);
     const char *line = "[W] Warning: CAST_OP will fall back to run on the CPU";
-    nd_loglines_note(line, strlen(line), &x.ctx);
+    nd_loglines_note(nd_loglines_classify(line, strlen(line)), line, strlen(line), &x.ctx);
     assert_int_equal(x.ctx.op_fallback_lines, 1);
     synth_run(&x, &k, 10, "idle.input-bound", ND_SEV_WARNING);
     f = nd_findings_find(&x.out, "idle.input-bound");
@@ -468,7 +468,7 @@ static void test_exit(void **state)
     assert_string_equal(f->id, "exit.killed");
     const char *line = "RuntimeError: DataLoader worker (pid 77) is killed by signal: Bus error. It is possible "
                        "that dataloader's workers are out of shared memory.";
-    nd_loglines_note(line, strlen(line), &x.ctx);
+    nd_loglines_note(nd_loglines_classify(line, strlen(line)), line, strlen(line), &x.ctx);
     assert_true(x.ctx.dataloader_bus_error);
     f = exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 1});
     assert_string_equal(f->id, "exit.bus-error-shm");
@@ -482,22 +482,43 @@ static void test_exit(void **state)
 static void test_loglines(void **state)
 {
     (void)state;
-    struct nd_findings out = ND_FINDINGS_INIT;
-    const char *l1 = "[W compiler_depend.ts] Warning: Op Gelu will fall back to run on the CPU";
-    assert_int_equal(nd_loglines_match(l1, strlen(l1), "stderr", 12, &out), 1);
-    assert_string_equal(out.v[0]->id, "log.op-fallback");
-    assert_string_equal(out.v[0]->category, ND_CAT_UNSUPPORTED_OP);
-    assert_string_equal(out.v[0]->evidence[0].file, "stderr");
-    assert_int_equal(out.v[0]->evidence[0].line, 12);
-    const char *l2 = "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB";
-    assert_int_equal(nd_loglines_match(l2, strlen(l2), "stderr", 3, &out), 1);
-    assert_string_equal(out.v[1]->category, ND_CAT_DEVICE_OOM);
-    const char *l3 = "step 100 loss 2.3";
-    assert_int_equal(nd_loglines_match(l3, strlen(l3), "stdout", 1, &out), 0);
+    struct nd_detect_context ctx;
+    memset(&ctx, 0, sizeof ctx);
+    const char *l1 = "[W] Op Gelu will fall back to run on the CPU";
+    const char *l2 = "[W] Op Erf will fall back to run on the CPU";
+    assert_int_equal(nd_loglines_classify(l1, strlen(l1)), ND_NOTE_OP_FALLBACK);
+    /* Counted per line (repeats included); the first line is kept. */
+    nd_loglines_note(ND_NOTE_OP_FALLBACK, l1, strlen(l1), &ctx);
+    nd_loglines_note(ND_NOTE_OP_FALLBACK, l2, strlen(l2), &ctx);
+    nd_loglines_note(ND_NOTE_OP_FALLBACK, l2, strlen(l2), &ctx);
+    assert_int_equal(ctx.op_fallback_lines, 3);
+    assert_string_equal(ctx.op_fallback_example, l1);
+    /* A bus error counts only on a DataLoader line, or as the shm message. */
+    const char *nodl = "Bus error in a line that names no loader";
+    assert_int_equal(nd_loglines_classify(nodl, strlen(nodl)), 0);
+    const char *dl = "RuntimeError: DataLoader worker (pid 7) is killed by signal: Bus error.";
+    assert_int_equal(nd_loglines_classify(dl, strlen(dl)), ND_NOTE_BUS_ERROR);
+    const char *shm = "ERROR: Unexpected bus error encountered in worker. This might be caused by "
+                      "insufficient shared memory (shm).";
+    assert_int_equal(nd_loglines_classify(shm, strlen(shm)), ND_NOTE_BUS_ERROR);
+    nd_loglines_note(ND_NOTE_BUS_ERROR, shm, strlen(shm), &ctx);
+    assert_true(ctx.dataloader_bus_error);
+    assert_non_null(strstr(ctx.dataloader_line, "insufficient shared memory"));
     /* Binary and NUL bytes are just bytes. */
     const char bin[] = {'a', 0, (char)0xff, 'b'};
-    assert_int_equal(nd_loglines_match(bin, sizeof bin, "stdout", 2, &out), 0);
-    nd_findings_free(&out);
+    assert_int_equal(nd_loglines_classify(bin, sizeof bin), 0);
+
+    /* A whole block (while the knowledge base loads): each line once. */
+    memset(&ctx, 0, sizeof ctx);
+    const char blk[] = "step 1\n[W] Op Gelu will fall back to run on the CPU\nstep 2\n"
+                       "[W] Op Erf will fall back to run on the CPU, will fall back to run on the CPU\n"
+                       "Bus error in a line that names no loader\n"
+                       "DataLoader worker (pid 9) is killed by signal: Bus error. insufficient shared memory (shm)";
+    nd_loglines_note_block(blk, strlen(blk), &ctx);
+    assert_int_equal(ctx.op_fallback_lines, 2);
+    assert_string_equal(ctx.op_fallback_example, "[W] Op Gelu will fall back to run on the CPU");
+    assert_true(ctx.dataloader_bus_error);
+    assert_non_null(strstr(ctx.dataloader_line, "DataLoader worker (pid 9)"));
 }
 
 /* ---- cgroup parsing ---- */

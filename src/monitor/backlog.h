@@ -1,0 +1,45 @@
+/* The output `run` has passed through but not matched yet: while the
+ * knowledge base loads, and whenever matching falls behind a flood. A FIFO of
+ * blocks of whole lines, held in memory up to a bound and past it in an
+ * unlinked temporary file, so a flood costs disk rather than memory and no
+ * line goes unmatched. */
+#ifndef ND_MONITOR_BACKLOG_H
+#define ND_MONITOR_BACKLOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct nd_backlog;
+
+struct nd_backlog_block {
+    int stream;             /* 1 stdout, 2 stderr */
+    long first_lineno;      /* line number of the block's first line */
+    double at_s;            /* when the block arrived (monitor clock) */
+    unsigned flags;         /* the caller's, as pushed */
+    const char *data;       /* valid until the next push or pop */
+    size_t len;
+};
+
+/* mem_limit: bytes held in memory before the file is used. */
+struct nd_backlog *nd_backlog_new(size_t mem_limit);
+void nd_backlog_free(struct nd_backlog *b);
+
+/* Appends a copy of the block. Returns 0, or -errno when neither memory nor
+ * the file can take it: the block is then dropped and its bytes counted. */
+int nd_backlog_push(struct nd_backlog *b, int stream, long first_lineno, double at_s, unsigned flags, const char *data,
+                    size_t len);
+/* The oldest block, false when empty (or when its bytes cannot be read back,
+ * in which case it is dropped and counted). */
+bool nd_backlog_peek(struct nd_backlog *b, struct nd_backlog_block *out);
+void nd_backlog_pop(struct nd_backlog *b);
+bool nd_backlog_empty(const struct nd_backlog *b);
+
+/* Bytes held now, most bytes ever held, bytes that went to the file, and
+ * bytes dropped (no memory or disk left). */
+uint64_t nd_backlog_bytes(const struct nd_backlog *b);
+uint64_t nd_backlog_peak_bytes(const struct nd_backlog *b);
+uint64_t nd_backlog_spilled_bytes(const struct nd_backlog *b);
+uint64_t nd_backlog_dropped_bytes(const struct nd_backlog *b);
+
+#endif

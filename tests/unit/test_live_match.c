@@ -1,0 +1,211 @@
+/* Unit tests for the pieces that let `run` match every output line under a
+ * flood: the block matcher (kb_block.c), the backlog that holds what waits
+ * (backlog.c, memory then file) and the repeat cache (linecache.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kb/kb.h"
+#include "monitor/backlog.h"
+#include "monitor/linecache.h"
+
+/* ---- block matching ---- */
+
+struct seen {
+    size_t n;
+    size_t index[16];
+    char text[16][160];
+};
+
+static void collect(void *arg, const char *line, size_t len, size_t index)
+{
+    struct seen *s = arg;
+    if (s->n < 16) {
+        s->index[s->n] = index;
+        snprintf(s->text[s->n], sizeof s->text[s->n], "%.*s", (int)len, line);
+    }
+    s->n++;
+}
+
+static void test_block_lines(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = NULL;
+    struct nd_error err = {0};
+    assert_int_equal(nd_kb_load(&kb, NULL, 0, &err), 0);
+    /* Line 1 and 4 match; line 4 matches two rules and several patterns but comes once;
+     * the last line has no newline. */
+    const char blk[] = "step 1 loss 2.0\n"
+                       "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB\n"
+                       "step 2 loss 1.9\n"
+                       "step 3 loss 1.8\n"
+                       "torch.cuda.OutOfMemoryError: CUDA out of memory. NPU out of memory\n"
+                       "RuntimeError: DataLoader worker (pid 7) is killed by signal: Bus error.";
+    struct seen s = {0};
+    assert_int_equal(nd_kb_block_lines(kb, blk, strlen(blk), collect, &s), 3);
+    assert_int_equal(s.n, 3);
+    assert_int_equal(s.index[0], 1);
+    assert_string_equal(s.text[0], "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB");
+    assert_int_equal(s.index[1], 4);
+    assert_int_equal(s.index[2], 5);
+    assert_string_equal(s.text[2], "RuntimeError: DataLoader worker (pid 7) is killed by signal: Bus error.");
+    /* A block with nothing in it costs one scan and no call. */
+    struct seen none = {0};
+    const char quiet[] = "a\nb\nc\n";
+    assert_int_equal(nd_kb_block_lines(kb, quiet, strlen(quiet), collect, &none), 0);
+    assert_int_equal(nd_kb_block_lines(kb, quiet, 0, collect, &none), 0);
+    nd_kb_free(kb);
+}
+
+/* ---- backlog ---- */
+
+static void push_n(struct nd_backlog *b, int from, int to)
+{
+    for (int i = from; i < to; i++) {
+        char line[64];
+        int n = snprintf(line, sizeof line, "line %06d of the flood\n", i);
+        assert_int_equal(nd_backlog_push(b, 1 + i % 2, i, i * 0.5, (unsigned)i & 1u, line, (size_t)n), 0);
+    }
+}
+
+static void expect_n(struct nd_backlog *b, int from, int to)
+{
+    struct nd_backlog_block blk;
+    for (int i = from; i < to; i++) {
+        char line[64];
+        int n = snprintf(line, sizeof line, "line %06d of the flood\n", i);
+        assert_true(nd_backlog_peek(b, &blk));
+        assert_int_equal(blk.stream, 1 + i % 2);
+        assert_int_equal(blk.first_lineno, i);
+        assert_int_equal(blk.flags, (unsigned)i & 1u);
+        assert_true(blk.at_s == i * 0.5);
+        assert_int_equal(blk.len, (size_t)n);
+        assert_memory_equal(blk.data, line, (size_t)n);
+        nd_backlog_pop(b);
+    }
+}
+
+static void test_backlog_order_and_spill(void **state)
+{
+    (void)state;
+    /* 1 KiB of memory: most of 2000 blocks go to the file, in order. */
+    struct nd_backlog *b = nd_backlog_new(1024);
+    assert_true(nd_backlog_empty(b));
+    push_n(b, 0, 2000);
+    assert_true(nd_backlog_spilled_bytes(b) > 40000);
+    assert_int_equal(nd_backlog_dropped_bytes(b), 0);
+    uint64_t held = nd_backlog_bytes(b);
+    assert_int_equal(nd_backlog_peak_bytes(b), held);
+    /* Half out, more in (memory is reused once its blocks are gone), the rest out. */
+    expect_n(b, 0, 1000);
+    push_n(b, 2000, 2100);
+    expect_n(b, 1000, 2100);
+    assert_true(nd_backlog_empty(b));
+    assert_int_equal(nd_backlog_bytes(b), 0);
+    struct nd_backlog_block blk;
+    assert_false(nd_backlog_peek(b, &blk));
+    /* Empty again: both stores start over. */
+    push_n(b, 0, 10);
+    expect_n(b, 0, 10);
+    nd_backlog_free(b);
+}
+
+static void test_backlog_no_tmpdir(void **state)
+{
+    (void)state;
+    /* No file can be made: what memory cannot hold is dropped and counted, never lost silently. */
+    const char *old = getenv("TMPDIR");
+    char *keep = old ? strdup(old) : NULL;
+    setenv("TMPDIR", "/nonexistent/npu-doctor-test", 1);
+    struct nd_backlog *b = nd_backlog_new(64);
+    assert_int_equal(nd_backlog_push(b, 1, 1, 0, 0, "0123456789012345678901234567890\n", 32), 0);
+    assert_true(nd_backlog_push(b, 1, 2, 0, 0, "0123456789012345678901234567890123456789012345678901234567890\n", 62) < 0);
+    assert_int_equal(nd_backlog_dropped_bytes(b), 62);
+    struct nd_backlog_block blk;
+    assert_true(nd_backlog_peek(b, &blk));
+    assert_int_equal(blk.first_lineno, 1);
+    nd_backlog_pop(b);
+    assert_true(nd_backlog_empty(b));
+    nd_backlog_free(b);
+    if (keep) {
+        setenv("TMPDIR", keep, 1);
+        free(keep);
+    } else {
+        unsetenv("TMPDIR");
+    }
+}
+
+/* ---- repeat cache ---- */
+
+static void test_linecache(void **state)
+{
+    (void)state;
+    struct nd_linecache *c = nd_linecache_new(16);
+    const char *a = "Warning: Device do not support double dtype now, dtype cast repalce with float.";
+    assert_null(nd_linecache_get(c, a, strlen(a)));
+    const char *ids[] = {"ascend.double-dtype", "other.rule"};
+    nd_linecache_put(c, a, strlen(a), ids, 2, 5u);
+    const struct nd_linecache_entry *e = nd_linecache_get(c, a, strlen(a));
+    assert_non_null(e);
+    assert_int_equal(e->nids, 2);
+    assert_string_equal(e->ids[0], "ascend.double-dtype");
+    assert_string_equal(e->ids[1], "other.rule");
+    assert_int_equal(e->flags, 5u);
+    /* The text decides, not a prefix or the length alone. */
+    assert_null(nd_linecache_get(c, a, strlen(a) - 1));
+    char b[128];
+    snprintf(b, sizeof b, "%s", a);
+    b[3] = 'N';
+    assert_null(nd_linecache_get(c, b, strlen(b)));
+    /* A line that produced nothing is remembered as such. */
+    nd_linecache_put(c, "step 1", 6, NULL, 0, 0);
+    e = nd_linecache_get(c, "step 1", 6);
+    assert_non_null(e);
+    assert_int_equal(e->nids, 0);
+    assert_int_equal(nd_linecache_hits(c), 2);
+    /* Over-long lines and too many ids are not kept. */
+    char *big = malloc(ND_LINECACHE_TEXT_MAX + 1);
+    memset(big, 'x', ND_LINECACHE_TEXT_MAX + 1);
+    nd_linecache_put(c, big, ND_LINECACHE_TEXT_MAX + 1, ids, 1, 0);
+    assert_null(nd_linecache_get(c, big, ND_LINECACHE_TEXT_MAX + 1));
+    free(big);
+    const char *many[ND_LINECACHE_IDS + 1];
+    for (size_t i = 0; i <= ND_LINECACHE_IDS; i++)
+        many[i] = "x";
+    nd_linecache_put(c, "many", 4, many, ND_LINECACHE_IDS + 1, 0);
+    assert_null(nd_linecache_get(c, "many", 4));
+    /* Many distinct lines: each either answers with its own ids or not at all. */
+    for (int i = 0; i < 1000; i++) {
+        char l[32], id[32];
+        snprintf(l, sizeof l, "line %d", i);
+        snprintf(id, sizeof id, "id.%d", i);
+        const char *one[] = {id};
+        nd_linecache_put(c, l, strlen(l), one, 1, 0);
+    }
+    for (int i = 0; i < 1000; i++) {
+        char l[32], id[32];
+        snprintf(l, sizeof l, "line %d", i);
+        snprintf(id, sizeof id, "id.%d", i);
+        e = nd_linecache_get(c, l, strlen(l));
+        if (e)
+            assert_string_equal(e->ids[0], id);
+    }
+    nd_linecache_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_block_lines),
+        cmocka_unit_test(test_backlog_order_and_spill),
+        cmocka_unit_test(test_backlog_no_tmpdir),
+        cmocka_unit_test(test_linecache),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
