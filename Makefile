@@ -7,7 +7,9 @@ FUZZ_BUILD  ?= build-fuzz
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-plain test-asan fuzz-smoke bench clean
+PREFIX      ?= /usr/local
+
+.PHONY: all deps build run test test-plain test-asan fuzz-smoke bench clean install uninstall
 
 all: build
 
@@ -58,6 +60,13 @@ fuzz-smoke:
 bench: build
 	@scripts/install-deps.sh bench
 	@for b in bench/*.sh; do echo "== $$b =="; bash $$b || exit 1; done
+
+# DESTDIR is honoured (packaging): make install PREFIX=/usr DESTDIR=/tmp/stage
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+uninstall:
+	@scripts/uninstall.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
