@@ -1,21 +1,25 @@
 #!/bin/sh
 # Installs the Debian packages npu-doctor needs to build and test, and only
 # those that are missing. As non-root it prints the command instead.
-# Usage: scripts/install-deps.sh [build|test|fuzz]   (default: test)
+# Usage: scripts/install-deps.sh [build|test|fuzz|bench|aarch64]   (default: test)
 set -eu
 
 what=${1:-test}
 build_pkgs="cmake make gcc pkg-config libvectorscan-dev libjansson-dev libinih-dev zlib1g-dev"
-test_pkgs="libcmocka-dev clang python3 python3-torch python3-psutil python3-yaml procps shellcheck"
+test_pkgs="libcmocka-dev clang python3 python3-torch python3-psutil python3-yaml procps shellcheck zsh groff-base"
 fuzz_pkgs="clang libclang-rt-14-dev"
 bench_pkgs="ripgrep hyperfine lsof python3-psutil python3-torch"
+# The aarch64 cross build: the cross compiler, qemu to run its tests, and the
+# arm64 builds of the libraries (multiarch: dpkg --add-architecture arm64).
+a64_pkgs="gcc-aarch64-linux-gnu libstdc++-12-dev-arm64-cross qemu-user file libvectorscan-dev:arm64 libjansson-dev:arm64 libinih-dev:arm64 zlib1g-dev:arm64 libcmocka-dev:arm64"
 
 case "$what" in
   build) pkgs=$build_pkgs ;;
   test) pkgs="$build_pkgs $test_pkgs" ;;
   fuzz) pkgs="$build_pkgs $fuzz_pkgs" ;;
   bench) pkgs="$build_pkgs $test_pkgs $bench_pkgs" ;;
-  *) echo "install-deps: unknown set '$what' (build|test|fuzz|bench)" >&2; exit 64 ;;
+  aarch64) pkgs="$build_pkgs $test_pkgs $a64_pkgs" ;;
+  *) echo "install-deps: unknown set '$what' (build|test|fuzz|bench|aarch64)" >&2; exit 64 ;;
 esac
 
 # clang's sanitizer runtime is its own package on Debian (libclang-rt-N-dev),
@@ -54,6 +58,9 @@ fi
 
 echo "installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
+case "$missing" in
+  *:arm64*) dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64 ;;
+esac
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing

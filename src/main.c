@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/build_info.h"
 #include "core/exitcode.h"
 #include "core/redact.h"
 
@@ -51,7 +52,7 @@ int main(int argc, char **argv)
         return ND_EXIT_OK;
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 || strcmp(cmd, "version") == 0) {
-        printf("npu-doctor %s\n", ND_VERSION);
+        nd_build_info_print(stdout);
         return ND_EXIT_OK;
     }
     if (strcmp(cmd, "help") == 0) {
