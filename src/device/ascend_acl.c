@@ -3,7 +3,7 @@
  * without Python. aclInit, device count, then per device set, 64 MiB
  * allocation, host->device->host copy and compare, free, reset; level 3 also
  * times the copies. Runs in a guarded child; signatures from
- * ../shared/reference/ascend.md §4 (plus the pinned-host pair
+ * docs/vendor-apis.md (ACL runtime) (plus the pinned-host pair
  * aclrtMallocHost/aclrtFreeHost, optional). */
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* The Ascend backend (nd_vendor_ascend) through DCMI, libdcmi.so, opened with
  * dlopen. Signatures and struct layouts are declared here from
- * ../shared/reference/ascend.md §3; the library is never a link dependency.
+ * docs/vendor-apis.md (DCMI); the library is never a link dependency.
  * Runs inside a guarded child (query.c): every call is named first with
  * nd_device_progress so that a hang or crash can be attributed. */
 #include <dlfcn.h>

@@ -143,7 +143,7 @@ int nd_device_find_library(const char *soname, const char *override_env, const c
 /* Turns a failed or noteworthy state into findings (-8005, NVML 18, a hang...). */
 void nd_device_state_findings(const struct nd_device_state *st, struct nd_findings *out);
 
-/* Vendor return codes as text (tables in ../shared/reference/). */
+/* Vendor return codes as text (facts in docs/vendor-apis.md). */
 const char *nd_dcmi_strerror(int code);
 const char *nd_acl_strerror(int code);
 const char *nd_nvml_strerror(int code);

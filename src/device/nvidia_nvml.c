@@ -1,6 +1,6 @@
 /* The NVIDIA backend of the device vtable (design.md §4): NVML
  * (libnvidia-ml.so.1) opened with dlopen, its symbols declared here from
- * ../shared/reference/nvidia.md. Runs inside the guarded child of
+ * docs/vendor-apis.md. Runs inside the guarded child of
  * nd_device_query / the device session, never in the tool's own process. */
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* Simulated libascendcl.so: the ACL runtime calls of npu-doctor's smoke test
- * (../shared/reference/ascend.md §4, plus aclrtMallocHost/aclrtFreeHost), with
+ * (docs/vendor-apis.md, ACL runtime, plus aclrtMallocHost/aclrtFreeHost), with
  * device memory kept in separate mappings so a wrong copy direction is caught.
  * State: the [acl] section of ND_SIM_STATE (see sim_common.h). */
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* Simulated libdcmi.so: exports the DCMI symbols npu-doctor uses, with the
- * signatures and struct layouts of ../shared/reference/ascend.md §3, answering
+ * signatures and struct layouts of docs/vendor-apis.md (DCMI), answering
  * from the [ascend] section of the ND_SIM_STATE file (see sim_common.h).
  * The structs are declared again here, from the reference, on purpose: a
  * header shared with src/device/ would hide a layout mistake in both. */
