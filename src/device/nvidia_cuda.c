@@ -1,7 +1,8 @@
 /* The NVIDIA runtime smoke test (check --level 2/3): the CUDA driver API
  * (libcuda.so.1, dlopen'd, symbols declared here; see docs/vendor-apis.md)
- * driven through the same steps a job takes: init, primary context, a 64 MiB allocation, a round trip of data; at level 3 also the
- * host<->device bandwidth. The calls run in a guarded child; the child
+ * driven through the same steps a job takes: init, primary context, a 64 MiB
+ * allocation, a round trip of data; at level 3 also the host<->device
+ * bandwidth. The calls run in a guarded child; the child
  * records each step in memory shared with us, so a hang or a crash still
  * names the call it happened in. */
 #include <dlfcn.h>
