@@ -111,9 +111,15 @@ static int nd_kb_parse_path(struct nd_kb_ruleset *set, const char *host_path, bo
 }
 
 /* The fallback's patterns (kb_fallback.c): a Python exception's last line
- * ("RuntimeError: ..."), and lines that say ERROR. */
+ * ("RuntimeError: ..."), and lines that say something failed: ERROR tags,
+ * "Error:" with or without a space, glog's E-level prefix ("[rank0]:[E731
+ * 07:58:03..." or "E0731 07:58:03"), "... failed!", a traceback header (a
+ * log cut before its exception), and "error may be caused by"-style
+ * sentences. Only used when no rule matched at all. */
 static const char *const nd_kb_exc_pattern = "^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Fault)(: |$)";
-static const char *const nd_kb_err_pattern = "\\[ERROR\\]|(^|[^A-Za-z_])ERROR([^A-Za-z_]|$)|[Ee]rror: ";
+static const char *const nd_kb_err_pattern =
+    "\\[ERROR\\]|(^|[^A-Za-z_])ERROR([^A-Za-z_]|$)|[Ee]rror: |^Error:|(^|\\]:\\[|\\[)E[0-9]{4} [0-9]{2}:[0-9]{2}|"
+    "[a-z] failed!|^Traceback \\(most recent call last\\)|[Ee]rror (may be caused|occurred|happened)|FAILED";
 
 int nd_kb_compile(struct nd_kb *kb, struct nd_error *err)
 {
