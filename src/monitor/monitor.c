@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/fileio.h"
@@ -23,6 +24,7 @@
 #include "core/strbuf.h"
 #include "kb/kb.h"
 #include "monitor/kb_loader.h"
+#include "monitor/procverdict.h"
 #include "monitor/sampler.h"
 #include "monitor/series.h"
 #include "monitor/timeline.h"
@@ -58,7 +60,11 @@ struct nd_monitor {
     bool want_stop;
     bool metrics_warned;
     bool env_done;
+    pid_t env_pid;                  /* whose environment env_reasons describe */
     struct nd_findings env_reasons;
+    struct nd_proc_registry procs;  /* every process seen, with its verdict */
+    uint64_t peak_rss;
+    double last_sample_wall;        /* time(2) of the last sample, for the metrics */
     char *argv_text;
     double max_cores;
     unsigned frameworks;
@@ -156,9 +162,18 @@ static pid_t nd_busiest_pid(const struct nd_monitor *m)
 /* The reason for a CPU fallback, from the job's own environment. */
 static void nd_enrich_fallback(struct nd_monitor *m, struct nd_finding *f)
 {
+    /* The partial form names one process: its own environment says why. */
+    pid_t pid = nd_busiest_pid(m);
+    const struct nd_detect_proc *part[1];
+    if (strcmp(f->id, "fallback.partial") == 0 && nd_detect_partial_procs(&m->opt.cfg, &m->ctx, part, 1) == 1)
+        pid = part[0]->pid;
+    if (m->env_done && m->env_pid != pid) {
+        nd_findings_free(&m->env_reasons);
+        m->env_done = false;
+    }
     if (!m->env_done) {
         m->env_done = true;
-        pid_t pid = nd_busiest_pid(m);
+        m->env_pid = pid;
         struct nd_environ env;   /* nd_environ_from_pid initialises it, even when it fails */
         struct nd_error err = {0};
         if (nd_environ_from_pid(pid, &env, &err) == 0) {
@@ -233,7 +248,7 @@ int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, s
      * when the window ends: they decide the cpu-fallback stage. */
     double refresh = opt->cfg.window_s / 4;
     refresh = refresh < 1 ? 1 : refresh > 5 ? 5 : refresh;
-    struct nd_sampler_opts so = {opt->root, opt->pgid, 0, opt->no_devices, refresh};
+    struct nd_sampler_opts so = {opt->root, opt->pgid, 0, opt->no_devices, refresh, opt->cfg.window_s};
     int rc = nd_sampler_new(&so, &m->sampler, err);
     if (rc < 0) {
         free(m);
@@ -241,6 +256,9 @@ int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, s
     }
     nd_series_init(&m->series, opt->cfg.interval_s);
     m->ctx.root_pid = opt->root;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    m->ctx.host_cpus = ncpu > 0 ? ncpu : 0;
+    m->ctx.loadavg1 = -1;
     struct nd_strbuf sb = ND_STRBUF_INIT;
     nd_strbuf_init(&sb);
     for (size_t i = 0; opt->argv && opt->argv[i]; i++) {
@@ -287,6 +305,7 @@ void nd_monitor_free(struct nd_monitor *m)
     nd_series_free(&m->series);
     nd_findings_free(&m->findings);
     nd_findings_free(&m->env_reasons);
+    nd_proc_registry_free(&m->procs);
     free(m->argv_text);
     nd_kb_loader_free(m->loader);
     for (size_t i = 0; i < m->npending; i++)
@@ -301,6 +320,8 @@ static void nd_update_ctx(struct nd_monitor *m)
     m->ctx.procs = nd_sampler_procs(m->sampler, &m->ctx.nprocs);
     m->ctx.vanished = nd_sampler_vanished(m->sampler, &m->ctx.nvanished);
     m->ctx.frameworks_known = nd_sampler_frameworks_known(m->sampler);
+    m->ctx.loadavg1 = nd_sampler_loadavg(m->sampler);
+    nd_proc_registry_update(&m->procs, &m->ctx);
 }
 
 static void nd_write_metrics(struct nd_monitor *m)
@@ -363,6 +384,9 @@ static void nd_take_sample(struct nd_monitor *m, double t)
     nd_series_push(&m->series, &x);
     if (x.cpu_cores > m->max_cores)
         m->max_cores = x.cpu_cores;
+    if (x.rss_bytes > m->peak_rss)
+        m->peak_rss = x.rss_bytes;
+    m->last_sample_wall = (double)time(NULL);
     m->frameworks |= x.frameworks;
     nd_update_ctx(m);
 }
@@ -485,6 +509,11 @@ size_t nd_monitor_signal_all(struct nd_monitor *m, int sig)
     return nd_sampler_signal_all(m->sampler, sig);
 }
 
+bool nd_monitor_root_exit(struct nd_monitor *m, int *wait_status)
+{
+    return nd_sampler_root_exit(m->sampler, wait_status);
+}
+
 void nd_monitor_reap(struct nd_monitor *m)
 {
     nd_sampler_reap(m->sampler);
@@ -532,7 +561,9 @@ static json_t *nd_monitor_json(const struct nd_monitor *m, int exit_status, doub
         json_object_set_new(jf, "lines_not_matched", json_integer((json_int_t)m->skipped));
     }
     json_object_set_new(jf, "samples", json_integer((json_int_t)nd_series_len(&m->series)));
+    json_object_set_new(jf, "peak_rss_bytes", json_integer((json_int_t)m->peak_rss));
     json_object_set_new(facts, "job", jf);
+    json_object_set_new(o, "processes", nd_proc_registry_json(&m->procs, &m->series));
     json_t *set = json_object();
     json_object_set_new(set, "interval_s", json_real(m->opt.cfg.interval_s));
     json_object_set_new(set, "window_s", json_real(m->opt.cfg.window_s));

@@ -25,6 +25,7 @@
 #include "core/spawn.h"
 #include "core/strbuf.h"
 #include "device/device.h"
+#include "probe/environ.h"
 #include "proc/footprint.h"
 #include "proc/proc.h"
 
@@ -35,6 +36,15 @@
 /* Processes whose stat file stays open between ticks (an fd each). */
 #define ND_MAX_KEPT_STAT 512
 #define ND_MAX_VENDORS 2
+/* Checkpoints of a process's CPU time over the window: its sustained use is
+ * known to within an eighth of the window. */
+#define ND_CP_PER_WINDOW 8
+#define ND_CP_MAX (ND_CP_PER_WINDOW + 2)
+
+struct nd_cpu_cp {
+    double at;
+    uint64_t ticks;
+};
 
 struct nd_track {
     int statfd;             /* /proc/PID/stat kept open (-1 none): one pread per tick */
@@ -56,6 +66,18 @@ struct nd_track {
     uint64_t fp_ticks;      /* CPU ticks then */
     double fp_at;
     double born_at;         /* its start, on the monotonic clock */
+    double seen_at;         /* first seen, on the monotonic clock */
+    struct nd_cpu_cp cp[ND_CP_MAX];
+    size_t ncp;             /* oldest first */
+    double win_cores;
+    char state;
+    bool held_ever;
+    bool env_final;         /* its environment read after it settled */
+    char rank[12], local_rank[12];
+    bool distributed;
+    uint64_t rchar;         /* at the last read */
+    bool io_seen;
+    char wchan[32];
 };
 
 struct nd_cand {
@@ -101,6 +123,11 @@ struct nd_sampler {
     bool have_cgroup;
     bool cgroup_v1;
     char cgroup_dir[512];
+    bool job_held;          /* the job held a device at the last tick */
+    uint64_t read_total;    /* bytes the job read so far (deltas summed) */
+    double loadavg1;
+    bool root_exit_seen;
+    int root_exit;
 };
 
 static void nd_drop_stat(struct nd_sampler *s, struct nd_track *t);
@@ -233,6 +260,7 @@ int nd_sampler_new(const struct nd_sampler_opts *opt, struct nd_sampler **out, s
         s->opt.device_timeout_s = ND_DEVICE_DEFAULT_TIMEOUT;
     s->loadavg_fd = -1;
     s->last_pid = -1;
+    s->loadavg1 = -1;
     s->clk = nd_proc_clock_ticks();
     s->page = nd_proc_page_size();
     s->idle_rescan_s = opt->maps_refresh_s > 0 ? opt->maps_refresh_s : ND_FP_REFRESH_S;
@@ -367,6 +395,30 @@ static bool nd_is_job_pid(const struct nd_sampler *s, pid_t pid)
     return false;
 }
 
+/* The sustained CPU use: from the checkpoint that opens the window (or the
+ * first one, for a process younger than the window) to now. */
+static void nd_track_window(struct nd_sampler *s, struct nd_track *t, uint64_t ticks)
+{
+    double now = nd_monotonic_now();
+    double win = s->opt.window_s > 0 ? s->opt.window_s : 20;
+    double step = win / ND_CP_PER_WINDOW;
+    if (t->ncp == 0 || now - t->cp[t->ncp - 1].at >= step) {
+        if (t->ncp == ND_CP_MAX) {
+            memmove(t->cp, t->cp + 1, (ND_CP_MAX - 1) * sizeof *t->cp);
+            t->ncp--;
+        }
+        t->cp[t->ncp++] = (struct nd_cpu_cp){now, ticks};
+    }
+    size_t k = 0;
+    while (k + 1 < t->ncp && now - t->cp[k + 1].at >= win)
+        k++;
+    double span = now - t->cp[k].at;
+    if (span > 0 && s->clk > 0 && ticks >= t->cp[k].ticks)
+        t->win_cores = (double)(ticks - t->cp[k].ticks) / (double)s->clk / span;
+    else
+        t->win_cores = t->cores;
+}
+
 static void nd_track_update(struct nd_sampler *s, struct nd_track *t, const struct nd_proc_stat *st, double dt,
                             bool fresh)
 {
@@ -377,6 +429,11 @@ static void nd_track_update(struct nd_sampler *s, struct nd_track *t, const stru
     t->ticks = ticks;
     t->ppid = st->ppid;
     t->runnable = st->state == 'R';
+    t->state = st->state;
+    if (t->pid == s->opt.root && st->state == 'Z' && st->exit_code_valid) {
+        s->root_exit_seen = true;
+        s->root_exit = st->exit_code;
+    }
     t->rss = st->rss_pages > 0 ? (uint64_t)st->rss_pages * (uint64_t)s->page : 0;
     t->threads = st->num_threads;
     t->gen = s->gen;
@@ -392,7 +449,9 @@ static void nd_track_update(struct nd_sampler *s, struct nd_track *t, const stru
             age = age < 0 ? 0 : age;
         }
         t->born_at = nd_monotonic_now() - age;
+        t->seen_at = nd_monotonic_now();
     }
+    nd_track_window(s, t, ticks);
 }
 
 static struct nd_track *nd_track_add(struct nd_sampler *s, pid_t pid)
@@ -408,11 +467,65 @@ static struct nd_track *nd_track_add(struct nd_sampler *s, pid_t pid)
     return t;
 }
 
-static void nd_read_cmd(struct nd_track *t)
+/* Its rank and whether it is part of a distributed job, from its
+ * environment. Read while it is young (a child forked but not yet exec'd
+ * still has its parent's environment), then kept. */
+static void nd_read_env(struct nd_track *t, bool young)
+{
+    if (t->env_final)
+        return;
+    t->env_final = !young;
+    struct nd_environ env;
+    struct nd_error err = {0};
+    if (nd_environ_from_pid(t->pid, &env, &err) == 0) {
+        const char *r = nd_environ_get(&env, "RANK");
+        const char *l = nd_environ_get(&env, "LOCAL_RANK");
+        nd_copy(t->rank, sizeof t->rank, r ? r : "");
+        nd_copy(t->local_rank, sizeof t->local_rank, l ? l : "");
+        t->distributed = r || nd_environ_has(&env, "WORLD_SIZE") || nd_environ_has(&env, "MASTER_ADDR");
+    }
+    nd_environ_free(&env);
+}
+
+/* Bytes read and what it sleeps on, only while the job holds a device: only
+ * then can a device starve for data, and the reads cost a tick otherwise. */
+static void nd_read_io(struct nd_sampler *s, struct nd_track *t, struct nd_sample *out)
+{
+    t->wchan[0] = '\0';
+    char buf[512];
+    int fd = nd_proc_open(t->pid, "io", O_RDONLY);
+    if (fd >= 0) {
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        struct nd_proc_io io;
+        if (n > 0 && nd_proc_parse_io(buf, (size_t)n, &io) == 0 && io.rchar_valid) {
+            if (t->io_seen && io.rchar >= t->rchar)
+                s->read_total += io.rchar - t->rchar;
+            t->rchar = io.rchar;
+            t->io_seen = true;
+        }
+    }
+    if (t->state == 'S' || t->state == 'D') {
+        fd = nd_proc_open(t->pid, "wchan", O_RDONLY);
+        if (fd >= 0) {
+            ssize_t n = read(fd, buf, sizeof t->wchan - 1);
+            close(fd);
+            if (n > 0 && buf[0] != '0') {
+                buf[n] = '\0';
+                nd_copy(t->wchan, sizeof t->wchan, buf);
+            }
+        }
+    }
+    if (t->state == 'D' || nd_wchan_is_input_wait(t->wchan))
+        out->iowait = 1;
+    out->io_valid = 1;
+}
+
+static void nd_read_cmd(struct nd_track *t, bool young)
 {
     if (t->cmd_read)
         return;
-    t->cmd_read = true;
+    t->cmd_read = !young;
     char raw[512];
     if (nd_proc_read_cmdline(t->pid, raw, sizeof raw) < 0)
         return;
@@ -581,6 +694,9 @@ static long long nd_last_pid(struct nd_sampler *s)
     if (n <= 0)
         return -1;
     buf[n] = '\0';
+    char *e1;
+    double l1 = strtod(buf, &e1);
+    s->loadavg1 = e1 != buf ? l1 : -1;
     const char *sp = strrchr(buf, ' ');
     if (!sp || !isdigit((unsigned char)sp[1]))
         return -1;
@@ -663,6 +779,7 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
         if (s->state_ok[v])
             states[nstates++] = s->state[v];
 
+    bool all_stopped = true;
     if (s->ntr > s->nprocs || !s->procs)
         s->procs = nd_xrealloc(s->procs, (s->ntr ? s->ntr : 1) * sizeof *s->procs);
     s->nprocs = 0;
@@ -696,7 +813,14 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
             }
         }
         out->held_mask |= t->held_mask;
-        nd_read_cmd(t);
+        nd_read_cmd(t, young);
+        nd_read_env(t, young);
+        if (t->holds)
+            t->held_ever = true;
+        if (s->job_held)
+            nd_read_io(s, t, out);
+        if (t->state != 'T' && t->state != 't')
+            all_stopped = false;
         out->cpu_cores += (float)t->cores;
         out->runnable = t->runnable ? 1.0f : out->runnable;
         out->rss_bytes += t->rss;
@@ -712,8 +836,22 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
         p->cores = t->cores;
         p->holds_device = t->holds;
         p->frameworks = t->fw;
+        p->win_cores = t->win_cores;
+        p->tracked_s = now - t->seen_at;
+        p->held_ever = t->held_ever;
+        p->held_mask = t->held_mask;
+        p->state = t->state;
+        nd_copy(p->rank, sizeof p->rank, t->rank);
+        nd_copy(p->local_rank, sizeof p->local_rank, t->local_rank);
+        p->distributed = t->distributed;
+        p->read_bytes = t->rchar;
+        p->io_valid = t->io_seen;
+        nd_copy(p->wchan, sizeof p->wchan, t->wchan);
     }
     out->nprocs = (uint32_t)s->ntr;
+    out->stopped = s->ntr > 0 && all_stopped ? 1.0f : 0.0f;
+    out->read_bytes = s->read_total;
+    s->job_held = out->on_device;
 
     out->ndev = (uint8_t)s->ndev;
     double held_sum = 0;
@@ -753,6 +891,25 @@ const pid_t *nd_sampler_vanished(const struct nd_sampler *s, size_t *n)
 bool nd_sampler_frameworks_known(const struct nd_sampler *s)
 {
     return s->fw_known;
+}
+
+double nd_sampler_loadavg(const struct nd_sampler *s)
+{
+    return s->loadavg1;
+}
+
+bool nd_sampler_root_exit(struct nd_sampler *s, int *wait_status)
+{
+    if (!s->root_exit_seen) {
+        struct nd_proc_stat st;
+        if (nd_proc_read_stat(s->opt.root, &st) == 0 && st.state == 'Z' && st.exit_code_valid) {
+            s->root_exit_seen = true;
+            s->root_exit = st.exit_code;
+        }
+    }
+    if (s->root_exit_seen)
+        *wait_status = s->root_exit;
+    return s->root_exit_seen;
 }
 
 size_t nd_sampler_signal_all(struct nd_sampler *s, int sig)

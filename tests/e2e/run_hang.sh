@@ -16,7 +16,8 @@ wait "$nd"
 rc=$?
 ND_BG_PIDS=
 expect_rc 130 "Ctrl-C ends the job: 130"
-assert_json "$T/sum.json" "d['job']['exit_status'] == 130 and [f['category'] for f in d['findings']] == ['hang']"
+assert_json "$T/sum.json" "d['job']['exit_status'] == 130 and [f['category'] for f in d['findings'] if f['severity'] != 'info'] == ['hang']"
+assert_json "$T/sum.json" "[f['id'] for f in d['findings'] if f['severity'] == 'info'] == ['exit.interrupted']" "Ctrl-C is a note"
 assert_json "$T/sum.json" "d['findings'][0]['at_s'] >= 5"
 pgid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["job"]["pid"])' "$T/sum.json")
 if ps -eo pgid= | awk -v g="$pgid" '$1 == g' | grep -q .; then fail "processes of the job are left"

@@ -455,8 +455,37 @@ static void test_exit(void **state)
     f = exit_finding(&x, (struct nd_exit_info){.signaled = true, .signal = SIGBUS});
     assert_string_equal(f->id, "exit.bus-error-shm");
     assert_null(exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 0}));
-    assert_null(exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 1}));
-    assert_null(exit_finding(&x, (struct nd_exit_info){.signaled = true, .signal = SIGINT}));
+    /* A failed job is never healthy: the last error line it printed is named. */
+    f = exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 1, .last_error = "ValueError: bad shape",
+                                               .last_error_line = 42, .last_line = "ValueError: bad shape"});
+    assert_non_null(f);
+    assert_string_equal(f->id, "exit.failed");
+    assert_int_equal(f->severity, ND_SEV_ERROR);
+    assert_int_equal(f->confidence, ND_CONF_MEDIUM);
+    assert_non_null(strstr(f->title, "ValueError: bad shape"));
+    assert_int_equal(f->evidence[0].line, 42);
+    f = exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 1});
+    assert_string_equal(f->id, "exit.failed");
+    assert_int_equal(f->confidence, ND_CONF_LOW);
+    assert_true(evidence_has(f, "printed nothing"));
+    f = exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 127, .last_line = "sh: 1: trainx: not found"});
+    assert_string_equal(f->id, "exit.not-found");
+    assert_true(evidence_has(f, "trainx: not found"));
+    f = exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 126});
+    assert_string_equal(f->id, "exit.not-executable");
+    f = exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 137});
+    assert_string_equal(f->id, "exit.child-signal");
+    assert_non_null(strstr(f->title, "SIGKILL"));
+    /* Secrets in the job's last line are redacted. */
+    f = exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 3,
+                                               .last_error = "error: https://bob:hunter2@example.com/x failed"});
+    assert_null(strstr(f->title, "hunter2"));
+    f = exit_finding(&x, (struct nd_exit_info){.signaled = true, .signal = SIGINT});
+    assert_string_equal(f->id, "exit.interrupted");
+    assert_int_equal(f->severity, ND_SEV_INFO);
+    f = exit_finding(&x, (struct nd_exit_info){.signaled = true, .signal = SIGTERM});
+    assert_string_equal(f->id, "exit.stopped");
+    assert_int_equal(f->severity, ND_SEV_WARNING);
     assert_null(exit_finding(&x, (struct nd_exit_info){.signaled = true, .signal = SIGKILL, .stopped_by_us = true}));
     synth_free(&x);
 
