@@ -52,8 +52,9 @@ static const char nd_ps_usage[] =
     "  --interval S     CPU sampling window in seconds (default 1; 0 = average\n"
     "                   over each process's lifetime, like ps aux)\n"
     "  --busy CORES     a process using this many cores is busy (default 0.5);\n"
-    "                   an ML process using twice that without holding a\n"
-    "                   device while the devices idle is reported\n"
+    "                   an ML process that keeps that up without holding a\n"
+    "                   device while the devices idle is reported (a\n"
+    "                   single-threaded job at one core counts)\n"
     "  --all            list every process\n"
     "  --json           one JSON object (devices, processes, findings)\n"
     "  --root DIR       read device and install paths under DIR\n"
@@ -487,6 +488,14 @@ static void nd_ps_cpu(struct nd_ps_row *rows, size_t n, double interval, double 
         if (window > 0) {
             r->facts.cpu_valid = true;
             r->facts.cpu_cores = (double)(t1 >= r->ticks0 ? t1 - r->ticks0 : 0) / (double)hz / window;
+        }
+        /* Its lifetime average too: the longer view that lets a verdict hold
+         * through one short, noisy window (see nd_verdict_cpu_bound). */
+        double now_up = nd_uptime_s();
+        double age = now_up - (double)r->starttime / (double)hz;
+        if (now_up > 0 && age > 0) {
+            r->facts.life_valid = true;
+            r->facts.life_cores = (double)t1 / (double)hz / age;
         }
     }
 }
