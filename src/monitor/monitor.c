@@ -65,6 +65,9 @@ struct nd_monitor {
     struct nd_proc_registry procs;  /* every process seen, with its verdict */
     uint64_t peak_rss;
     double last_sample_wall;        /* time(2) of the last sample, for the metrics */
+    bool ended;                     /* nd_monitor_finish: the metrics say running 0 */
+    char *label_names[8], *label_values[8];   /* the job's labels on the metrics */
+    size_t nlabels;
     char *argv_text;
     double max_cores;
     unsigned frameworks;
@@ -306,6 +309,10 @@ void nd_monitor_free(struct nd_monitor *m)
     nd_findings_free(&m->findings);
     nd_findings_free(&m->env_reasons);
     nd_proc_registry_free(&m->procs);
+    for (size_t i = 0; i < m->nlabels; i++) {
+        free(m->label_names[i]);
+        free(m->label_values[i]);
+    }
     free(m->argv_text);
     nd_kb_loader_free(m->loader);
     for (size_t i = 0; i < m->npending; i++)
@@ -324,6 +331,40 @@ static void nd_update_ctx(struct nd_monitor *m)
     nd_proc_registry_update(&m->procs, &m->ctx);
 }
 
+static void nd_add_label(struct nd_monitor *m, const char *name, const char *value)
+{
+    if (!value || !value[0] || m->nlabels >= sizeof m->label_names / sizeof *m->label_names)
+        return;
+    char *red = nd_redact_text(value);
+    /* A label is for telling jobs apart on a dashboard, not for the whole command line. */
+    if (strlen(red) > 120)
+        red[120] = '\0';
+    m->label_names[m->nlabels] = nd_xstrdup(name);
+    m->label_values[m->nlabels++] = red;
+}
+
+/* The job's labels on the metrics: its command and pid, and where its
+ * environment says so its rank, Slurm job and Kubernetes pod. */
+static void nd_job_labels(struct nd_monitor *m)
+{
+    char pid[24];
+    snprintf(pid, sizeof pid, "%d", (int)m->opt.root);
+    nd_add_label(m, "command", m->argv_text);
+    nd_add_label(m, "pid", pid);
+    struct nd_environ env;
+    struct nd_error err = {0};
+    if (nd_environ_from_pid(m->opt.root, &env, &err) == 0) {
+        nd_add_label(m, "rank", nd_environ_get(&env, "RANK"));
+        nd_add_label(m, "slurm_job_id", nd_environ_get(&env, "SLURM_JOB_ID"));
+        const char *pod = nd_environ_get(&env, "POD_NAME");
+        if (!pod && nd_environ_get(&env, "KUBERNETES_SERVICE_HOST"))
+            pod = nd_environ_get(&env, "HOSTNAME");   /* a pod's hostname is its name */
+        nd_add_label(m, "pod", pod);
+        nd_add_label(m, "namespace", nd_environ_get(&env, "POD_NAMESPACE"));
+    }
+    nd_environ_free(&env);
+}
+
 static void nd_write_metrics(struct nd_monitor *m)
 {
     if (!m->opt.metrics_path)
@@ -340,7 +381,17 @@ static void nd_write_metrics(struct nd_monitor *m)
         dev[nd].mem_valid = x->mem_mib[d] != ND_SERIES_MEM_UNKNOWN;
         dev[nd].mem_used_bytes = dev[nd].mem_valid ? (uint64_t)x->mem_mib[d] * 1024 * 1024 : 0;
     }
-    struct nd_prom_snapshot snap = {x ? x->cpu_cores : 0, x && x->on_device, dev, nd, &m->findings};
+    struct nd_prom_snapshot snap = {.cpu_cores = x ? x->cpu_cores : 0,
+                                    .on_device = x && x->on_device,
+                                    .dev = dev,
+                                    .ndev = nd,
+                                    .findings = &m->findings,
+                                    .job_known = true,
+                                    .running = !m->ended,
+                                    .last_sample_unix_s = m->last_sample_wall,
+                                    .label_names = (const char *const *)m->label_names,
+                                    .label_values = (const char *const *)m->label_values,
+                                    .nlabels = m->nlabels};
     struct nd_error err = {0};
     if (nd_prom_write(m->opt.metrics_path, &snap, &err) < 0 && !m->metrics_warned) {
         m->metrics_warned = true;
@@ -406,6 +457,8 @@ double nd_monitor_start(struct nd_monitor *m)
     nd_findings_free(&notes);
     m->start_mono = nd_monotonic_now();
     m->last_tick_mono = m->start_mono;
+    if (m->opt.metrics_path)
+        nd_job_labels(m);
     nd_take_sample(m, 0);
     nd_write_metrics(m);
     m->next_deadline = m->opt.synthetic_clock ? m->start_mono : m->start_mono + m->opt.cfg.interval_s;
@@ -677,6 +730,7 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
         m->opt.quiet = quiet;
         nd_findings_free(&found);
     }
+    m->ended = true;
     nd_write_metrics(m);
     nd_print_summary(m, exit_status, duration_s);
     int rc = 0;
@@ -727,7 +781,7 @@ int nd_monitor_check_outputs(const char *report_dir, const char *metrics_path, s
             return nd_error_set(err, -errno, "--report %s: not writable: %s", report_dir, strerror(errno));
     }
     if (metrics_path) {
-        struct nd_prom_snapshot empty = {0, false, NULL, 0, NULL};
+        struct nd_prom_snapshot empty = {.cpu_cores = 0};
         struct nd_error e2 = {0};
         if (nd_prom_write(metrics_path, &empty, &e2) < 0)
             return nd_error_set(err, e2.code, "--metrics-file %s", e2.msg);
