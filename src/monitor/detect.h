@@ -63,6 +63,7 @@ struct nd_detect_proc {
     /* Sustained use: the mean over the last --window (or since it was first
      * seen, when younger), so a verdict does not follow one noisy tick. */
     double win_cores;
+    double win_runnable;     /* share of the window's samples that found it runnable */
     double tracked_s;        /* seconds since the sampler first saw it */
     bool held_ever;          /* held a device at some tick */
     uint32_t held_mask;      /* series device slots held now */

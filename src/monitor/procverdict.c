@@ -25,7 +25,9 @@ enum nd_proc_verdict nd_detect_proc_verdict(const struct nd_detect_proc *p)
 {
     if (p->holds_device)
         return ND_PV_ON_DEVICE;
-    if (p->win_cores < ND_PROC_BUSY_CORES)
+    /* On a contended host a computing process gets less than a core, but
+     * it is runnable whenever it is looked at. */
+    if (p->win_cores < ND_PROC_BUSY_CORES && p->win_runnable < ND_BUSY_RUNNABLE)
         return ND_PV_IDLE;
     return (p->frameworks & ND_FW_ANY_ML) ? ND_PV_FRAMEWORK_NO_DEVICE : ND_PV_CPU_ONLY;
 }

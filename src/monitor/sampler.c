@@ -44,6 +44,7 @@
 struct nd_cpu_cp {
     double at;
     uint64_t ticks;
+    uint64_t seen, runnable;    /* samples so far, and those that found it runnable */
 };
 
 struct nd_track {
@@ -70,6 +71,8 @@ struct nd_track {
     struct nd_cpu_cp cp[ND_CP_MAX];
     size_t ncp;             /* oldest first */
     double win_cores;
+    double win_runnable;
+    uint64_t nseen, nrunnable;
     char state;
     bool held_ever;
     bool env_final;         /* its environment read after it settled */
@@ -400,6 +403,8 @@ static bool nd_is_job_pid(const struct nd_sampler *s, pid_t pid)
 static void nd_track_window(struct nd_sampler *s, struct nd_track *t, uint64_t ticks)
 {
     double now = nd_monotonic_now();
+    t->nseen++;
+    t->nrunnable += t->runnable;
     double win = s->opt.window_s > 0 ? s->opt.window_s : 20;
     double step = win / ND_CP_PER_WINDOW;
     if (t->ncp == 0 || now - t->cp[t->ncp - 1].at >= step) {
@@ -407,7 +412,7 @@ static void nd_track_window(struct nd_sampler *s, struct nd_track *t, uint64_t t
             memmove(t->cp, t->cp + 1, (ND_CP_MAX - 1) * sizeof *t->cp);
             t->ncp--;
         }
-        t->cp[t->ncp++] = (struct nd_cpu_cp){now, ticks};
+        t->cp[t->ncp++] = (struct nd_cpu_cp){now, ticks, t->nseen, t->nrunnable};
     }
     size_t k = 0;
     while (k + 1 < t->ncp && now - t->cp[k + 1].at >= win)
@@ -417,6 +422,8 @@ static void nd_track_window(struct nd_sampler *s, struct nd_track *t, uint64_t t
         t->win_cores = (double)(ticks - t->cp[k].ticks) / (double)s->clk / span;
     else
         t->win_cores = t->cores;
+    uint64_t n = t->nseen - t->cp[k].seen;
+    t->win_runnable = n > 0 ? (double)(t->nrunnable - t->cp[k].runnable) / (double)n : 0;
 }
 
 static void nd_track_update(struct nd_sampler *s, struct nd_track *t, const struct nd_proc_stat *st, double dt,
@@ -837,6 +844,7 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
         p->holds_device = t->holds;
         p->frameworks = t->fw;
         p->win_cores = t->win_cores;
+        p->win_runnable = t->win_runnable;
         p->tracked_s = now - t->seen_at;
         p->held_ever = t->held_ever;
         p->held_mask = t->held_mask;
