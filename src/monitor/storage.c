@@ -7,8 +7,9 @@
 
 #include "monitor/detect.h"
 
-/* A sleeping reader shows up in one of these kernel functions. Prefixes:
- * the exact names vary with the kernel version. */
+/* A sleeping reader shows up in one of these kernel functions. Matched
+ * anywhere in the name: the exact names vary with the kernel version
+ * (pipe_read became anon_pipe_read in 6.x). */
 static const char *const nd_input_waits[] = {
     "pipe_read",        /* a worker's queue, a streaming reader */
     "wait_on_page",     /* a page of a file being read in */
@@ -23,7 +24,7 @@ static const char *const nd_input_waits[] = {
     "unix_stream_read",
     "blk_",
     "lustre",
-    "ll_",
+    "ptlrpc",
     "ceph",
 };
 
@@ -32,7 +33,7 @@ bool nd_wchan_is_input_wait(const char *wchan)
     if (!wchan || !wchan[0])
         return false;
     for (size_t i = 0; i < sizeof nd_input_waits / sizeof *nd_input_waits; i++)
-        if (strncmp(wchan, nd_input_waits[i], strlen(nd_input_waits[i])) == 0)
+        if (strstr(wchan, nd_input_waits[i]))
             return true;
     return false;
 }

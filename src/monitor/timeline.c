@@ -60,6 +60,11 @@ json_t *nd_timeline_json(const struct nd_series *s, size_t max_points)
             json_object_set_new(p, "out_lines", json_integer((json_int_t)x->out_lines));
         }
         json_object_set_new(p, "oom_kill", x->oom_kill >= 0 ? json_integer(x->oom_kill) : json_null());
+        if (x->io_valid) {
+            json_object_set_new(p, "io_wait_ratio", json_real(round(x->iowait * 1000) / 1000));
+            json_object_set_new(p, "read_bytes", json_integer((json_int_t)x->read_bytes));
+        }
+        json_object_set_new(p, "stopped_ratio", json_real(round(x->stopped * 1000) / 1000));
         json_array_append_new(arr, p);
     }
     json_object_set_new(o, "points", arr);

@@ -251,6 +251,7 @@ static void test_wchan_and_free_cores(void **state)
 {
     (void)state;
     assert_true(nd_wchan_is_input_wait("pipe_read"));
+    assert_true(nd_wchan_is_input_wait("anon_pipe_read"));
     assert_true(nd_wchan_is_input_wait("folio_wait_bit_common"));
     assert_true(nd_wchan_is_input_wait("nfs_wait_bit_killable"));
     assert_false(nd_wchan_is_input_wait("futex_wait_queue"));
