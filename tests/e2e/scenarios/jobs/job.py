@@ -6,6 +6,7 @@ usage: job.py MODE [SECONDS]
 
 modes:
   train      compute on the CPU (one thread) for SECONDS
+  exit5      train for SECONDS, then exit with status 5
   storage    hold the device while a worker sleeps reading a slow pipe
   traceback  raise ValueError after import (exit 1)
   oom-text   print the NPU out-of-memory error and exit 1
@@ -54,6 +55,9 @@ def train(secs):
 
 if mode == "train":
     train(seconds)
+elif mode == "exit5":
+    train(seconds)
+    sys.exit(5)
 elif mode == "storage":
     r, w = os.pipe()
     if os.fork() == 0:  # the "storage": 16 KiB every 0.25 s
