@@ -130,7 +130,7 @@ enum nd_verdict nd_verdict_judge(const struct nd_proc_facts *p, const struct nd_
     }
     bool ml = (p->fp.frameworks & ND_FW_ML_MASK) != 0;
     const char *held = p->fp.control_only ? "control node open, no device held" : "no device held";
-    if (p->cpu_valid && p->cpu_cores >= nd_busy(busy_cores)) {
+    if ((p->cpu_valid && p->cpu_cores >= nd_busy(busy_cores)) || nd_verdict_cpu_bound(p, busy_cores)) {
         char cores[32];
         nd_cores_text(p->cpu_cores, cores, sizeof cores);
         if (ml)
@@ -153,7 +153,7 @@ enum nd_verdict nd_verdict_judge(const struct nd_proc_facts *p, const struct nd_
 bool nd_verdict_interesting(const struct nd_proc_facts *p, double busy_cores)
 {
     return p->fp.holds_device || p->fp.control_only || (p->fp.frameworks & ND_FW_ML_MASK) ||
-           (p->cpu_valid && p->cpu_cores >= nd_busy(busy_cores));
+           (p->cpu_valid && p->cpu_cores >= nd_busy(busy_cores)) || nd_verdict_cpu_bound(p, busy_cores);
 }
 
 /* Every device of the state known to be idle (a device with unknown
@@ -184,6 +184,8 @@ bool nd_verdict_cpu_bound(const struct nd_proc_facts *p, double busy_cores)
         return false;
     double busy = nd_busy(busy_cores);
     if (p->cpu_cores >= busy)
+        return true;
+    if (p->runnable_valid && p->runnable_frac >= ND_VERDICT_RUNNABLE && p->cpu_cores > 0)
         return true;
     return p->cpu_cores >= busy / 2 && p->life_valid && p->life_cores >= busy;
 }

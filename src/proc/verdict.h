@@ -19,9 +19,14 @@
  * busy over the window, or over half of it while its lifetime average is
  * busy (hysteresis: one slow window on a loaded host does not clear a
  * verdict, one fast window does not make one for a process idle all its
- * life). A single-threaded job at 0.9-1.1 cores is far from either cut.
+ * life). A single-threaded job at 0.9-1.1 cores is far from either cut,
+ * and one that a crowded host starves to 0.2 cores still counts when it is
+ * runnable at nearly every look inside the window.
  * Callers pass busy_cores (`ps --busy`); <= 0 means the default. */
 #define ND_VERDICT_BUSY_CORES 0.5
+/* Runnable at this share of the looks: computing, whatever CPU share a
+ * crowded host gives it. */
+#define ND_VERDICT_RUNNABLE 0.8
 /* A device at or below this utilisation counts as idle. */
 #define ND_VERDICT_IDLE_UTIL_PCT 5u
 
@@ -39,6 +44,8 @@ struct nd_proc_facts {
     double cpu_cores;           /* over the window */
     bool life_valid;
     double life_cores;          /* over its lifetime */
+    bool runnable_valid;
+    double runnable_frac;       /* share of looks inside the window that found it runnable */
     struct nd_footprint fp;     /* fp.pid == 0 when the footprint is unknown */
 };
 

@@ -201,6 +201,16 @@ static void test_finding_idle_devices_cpu_job(void **state)
     assert_false(nd_verdict_cpu_bound(&slow, 0));
     nd_verdict_findings(&slow, 1, st, 1, 0, &f);
     assert_int_equal(f.n, 0);
+    /* Starved by a crowded host (0.2 cores) but runnable at 9 looks in 10: computing. */
+    slow.life_cores = 0.2;
+    slow.runnable_valid = true;
+    slow.runnable_frac = 0.9;
+    assert_true(nd_verdict_cpu_bound(&slow, 0));
+    char vb[256];
+    assert_int_equal(nd_verdict_judge(&slow, st, 1, 0, vb, sizeof vb), ND_VERDICT_CPU_ONLY);
+    slow.runnable_frac = 0.5;
+    assert_false(nd_verdict_cpu_bound(&slow, 0));
+    slow.runnable_valid = false;
     /* A lower threshold (ps --busy) finds a trickle. */
     nd_verdict_findings(&slow, 1, st, 1, 0.1, &f);
     assert_int_equal(f.n, 1);
