@@ -29,6 +29,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "core/finding.h"
@@ -96,6 +97,9 @@ struct nd_detect_context {
     size_t nprocs;
     bool frameworks_known;           /* /proc/PID/maps was readable for a process */
     long host_cpus;                  /* online CPUs (0 unknown) */
+    uint64_t rlimit_as;              /* the main process's ulimit -v in bytes (0 none) */
+    bool cgroup_v1;                  /* the memory limit is v1's memory.limit_in_bytes */
+    uint64_t peak_rss;               /* the job's largest RSS so far */
     double loadavg1;                 /* 1-minute load average (-1 unknown) */
     /* Job pids that vanished since the previous sample (OOM victims?). */
     const pid_t *vanished;
@@ -138,6 +142,11 @@ void nd_detect_partial_fallback(const struct nd_series *s, const struct nd_detec
 /* The device waits on storage: low utilisation, the job asleep in reads (storage.c). */
 void nd_detect_storage_bound(const struct nd_series *s, const struct nd_detect_config *cfg,
                              const struct nd_detect_context *ctx, struct nd_findings *out);
+/* "memory.max", or "memory.limit_in_bytes (v1)" on a cgroup-v1 host (memory.c). */
+const char *nd_cgroup_limit_file(const struct nd_detect_context *ctx);
+/* True when the job's last error line is a host allocation failure
+ * (MemoryError, bad_alloc...), not a device OOM (exit.c). */
+bool nd_exit_line_is_host_oom(const char *line);
 /* A kernel wait channel that means waiting for input: a read from a pipe,
  * socket or network file system, a page being read in (storage.c). */
 bool nd_wchan_is_input_wait(const char *wchan);

@@ -33,6 +33,60 @@ static const char *nd_signame(int sig)
     }
 }
 
+bool nd_exit_line_is_host_oom(const char *line)
+{
+    if (!line)
+        return false;
+    /* Device OOMs say whose memory: those are device-oom, from the knowledge base. */
+    if (strstr(line, "NPU") || strstr(line, "CUDA") || strstr(line, "HBM") || strstr(line, "device"))
+        return false;
+    return strstr(line, "MemoryError") || strstr(line, "Cannot allocate memory") || strstr(line, "bad_alloc") ||
+           strstr(line, "DefaultCPUAllocator: can't allocate memory") || strstr(line, "out of memory");
+}
+
+/* The job stopped on a host allocation failure: name the limit that bit. */
+static void nd_exit_host_memory(const struct nd_series *s, const struct nd_detect_context *ctx,
+                                const struct nd_exit_info *ex, struct nd_findings *out)
+{
+    const struct nd_sample *b = nd_series_last(s);
+    char *line = nd_redact_text(ex->last_error);
+    struct nd_finding *f;
+    double peak = (double)ctx->peak_rss / 1048576.0;
+    if (ctx->rlimit_as) {
+        f = nd_findings_add(out, "exit.rlimit-as", ND_CAT_HOST_OOM, ND_SEV_ERROR,
+                            "The job ran out of address space: ulimit -v (RLIMIT_AS) is %.1f GiB",
+                            (double)ctx->rlimit_as / 1073741824.0);
+        f->confidence = ND_CONF_HIGH;
+        nd_finding_add_evidence(f, "output", ex->last_error_line, "%s", line);
+        nd_finding_add_evidence(f, NULL, 0, "Max address space of the job: %llu bytes; its RSS peaked at %.0f MiB",
+                                (unsigned long long)ctx->rlimit_as, peak);
+        nd_finding_set_cause(f, "The address-space limit counts every mapping (the framework's libraries, "
+                                "thread stacks, reserved arenas), not only memory in use, so an ML job hits it long "
+                                "before the host runs out.");
+        nd_finding_add_fix(f, "ulimit -v unlimited   # before starting the job; or raise it in limits.conf / "
+                              "the scheduler (Slurm: --propagate=NONE, or drop AS from PropagateResourceLimits)");
+        nd_finding_add_fix(f, "use a memory limit that counts memory in use instead: the cgroup's memory.max "
+                              "(docker --memory, Slurm --mem)");
+    } else {
+        f = nd_findings_add(out, "exit.host-memory", ND_CAT_HOST_OOM, ND_SEV_ERROR,
+                            "The job failed to allocate host memory");
+        f->confidence = ND_CONF_MEDIUM;
+        nd_finding_add_evidence(f, "output", ex->last_error_line, "%s", line);
+        if (b && b->cg_mem_max)
+            nd_finding_add_evidence(f, NULL, 0, "cgroup %s: %.0f MiB; the job's RSS peaked at %.0f MiB",
+                                    nd_cgroup_limit_file(ctx), (double)b->cg_mem_max / 1048576.0, peak);
+        else
+            nd_finding_add_evidence(f, NULL, 0, "no address-space or cgroup limit seen; the job's RSS peaked at "
+                                                "%.0f MiB",
+                                    peak);
+        nd_finding_set_cause(f, "The host (or the job's cgroup) had no memory left for the allocation.");
+        nd_finding_add_fix(f, "raise the memory limit (docker --memory, Kubernetes limits, Slurm --mem), or lower "
+                              "batch size / num_workers");
+    }
+    f->at_s = b ? b->t : 0;
+    free(line);
+}
+
 /* A normal exit with a non-zero code: never "no problems found". The last
  * error line the job printed says what; without one, what the code means. */
 static void nd_exit_code(const struct nd_series *s, const struct nd_exit_info *ex, struct nd_findings *out)
@@ -120,7 +174,10 @@ void nd_detect_exit(const struct nd_series *s, const struct nd_detect_context *c
     if (ex->stopped_by_us)
         return;
     if (ex->exited) {
-        if (ex->code != 0)
+        /* One verdict per exit: the specific one when there is one. */
+        if (ex->code != 0 && ex->last_error && nd_exit_line_is_host_oom(ex->last_error))
+            nd_exit_host_memory(s, ctx, ex, out);
+        else if (ex->code != 0)
             nd_exit_code(s, ex, out);
         return;
     }
@@ -134,6 +191,13 @@ void nd_detect_exit(const struct nd_series *s, const struct nd_detect_context *c
                                 "The kernel OOM killer ended the job (SIGKILL)");
             nd_finding_add_evidence(f, NULL, 0, "died from SIGKILL (exit status 137); cgroup oom_kill went from %lld to %lld",
                                     (long long)nd_series_first(s)->oom_kill, (long long)b->oom_kill);
+            if (ctx->peak_rss && b->cg_mem_max)
+                nd_finding_add_evidence(f, NULL, 0, "the job's RSS peaked at %.0f MiB; cgroup %s: %.0f MiB",
+                                        (double)ctx->peak_rss / 1048576.0, nd_cgroup_limit_file(ctx),
+                                        (double)b->cg_mem_max / 1048576.0);
+            else if (ctx->peak_rss)
+                nd_finding_add_evidence(f, NULL, 0, "the job's RSS peaked at %.0f MiB",
+                                        (double)ctx->peak_rss / 1048576.0);
             nd_finding_set_cause(f, "The job's cgroup ran out of host memory.");
             nd_finding_add_fix(f, "raise the memory limit (docker --memory, Kubernetes limits, Slurm --mem)");
             nd_finding_add_fix(f, "lower num_workers / batch size; look for host memory growing per step");

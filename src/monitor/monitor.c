@@ -328,6 +328,9 @@ static void nd_update_ctx(struct nd_monitor *m)
     m->ctx.vanished = nd_sampler_vanished(m->sampler, &m->ctx.nvanished);
     m->ctx.frameworks_known = nd_sampler_frameworks_known(m->sampler);
     m->ctx.loadavg1 = nd_sampler_loadavg(m->sampler);
+    m->ctx.rlimit_as = nd_sampler_rlimit_as(m->sampler);
+    m->ctx.cgroup_v1 = nd_sampler_cgroup_v1(m->sampler);
+    m->ctx.peak_rss = m->peak_rss;
     nd_proc_registry_update(&m->procs, &m->ctx);
 }
 

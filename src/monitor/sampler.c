@@ -131,6 +131,8 @@ struct nd_sampler {
     double loadavg1;
     bool root_exit_seen;
     int root_exit;
+    uint64_t rlimit_as;     /* the main process's ulimit -v in bytes, 0 none */
+    double limits_at;
 };
 
 static void nd_drop_stat(struct nd_sampler *s, struct nd_track *t);
@@ -881,7 +883,30 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
     if (held_n)
         out->job_util = (float)(held_sum / held_n);
     nd_cgroup_read(s, out);
+    /* A launcher may set ulimit -v just before it execs the job: look again each second. */
+    if (now - s->limits_at >= 1.0) {
+        s->limits_at = now;
+        char buf[4096];
+        int fd = nd_proc_open(s->opt.root, "limits", O_RDONLY);
+        if (fd >= 0) {
+            ssize_t n = read(fd, buf, sizeof buf - 1);
+            close(fd);
+            uint64_t as;
+            if (n > 0 && nd_proc_parse_limit_as(buf, (size_t)n, &as) == 0)
+                s->rlimit_as = as;
+        }
+    }
     return 0;
+}
+
+uint64_t nd_sampler_rlimit_as(const struct nd_sampler *s)
+{
+    return s->rlimit_as;
+}
+
+bool nd_sampler_cgroup_v1(const struct nd_sampler *s)
+{
+    return s->have_cgroup && s->cgroup_v1;
 }
 
 const struct nd_detect_proc *nd_sampler_procs(const struct nd_sampler *s, size_t *n)

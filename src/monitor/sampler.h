@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "core/error.h"
@@ -48,6 +49,10 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
 const struct nd_detect_proc *nd_sampler_procs(const struct nd_sampler *s, size_t *n);
 const pid_t *nd_sampler_vanished(const struct nd_sampler *s, size_t *n);
 bool nd_sampler_frameworks_known(const struct nd_sampler *s);
+/* The main process's address-space limit (ulimit -v, RLIMIT_AS) in bytes; 0 none. */
+uint64_t nd_sampler_rlimit_as(const struct nd_sampler *s);
+/* True when the job's memory cgroup is a v1 one (memory.limit_in_bytes). */
+bool nd_sampler_cgroup_v1(const struct nd_sampler *s);
 /* The 1-minute load average at the last tick (-1 unknown). */
 double nd_sampler_loadavg(const struct nd_sampler *s);
 /* The wait status the kernel keeps for the job's main process while it is a

@@ -184,6 +184,34 @@ int nd_proc_parse_status(const char *buf, size_t len, struct nd_proc_status *out
     return have_uid ? 0 : -EINVAL;
 }
 
+/* ---- /proc/PID/limits ---- */
+
+int nd_proc_parse_limit_as(const char *buf, size_t len, uint64_t *bytes)
+{
+    *bytes = 0;
+    if (!buf)
+        return -EINVAL;
+    static const char key[] = "Max address space";
+    const char *p = buf, *end = buf + len;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol)
+            eol = end;
+        if ((size_t)(eol - p) > sizeof key - 1 && memcmp(p, key, sizeof key - 1) == 0) {
+            const char *v = nd_skip_spaces(p + sizeof key - 1, eol);
+            if ((size_t)(eol - v) >= 9 && memcmp(v, "unlimited", 9) == 0)
+                return 0;
+            int64_t n;
+            if (!nd_parse_i64(v, eol, &n) || n < 0)
+                return -EINVAL;
+            *bytes = (uint64_t)n;
+            return 0;
+        }
+        p = eol + 1;
+    }
+    return -EINVAL;
+}
+
 /* ---- /proc/PID/io ---- */
 
 int nd_proc_parse_io(const char *buf, size_t len, struct nd_proc_io *out)

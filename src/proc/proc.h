@@ -46,6 +46,9 @@ struct nd_proc_status {
 int nd_proc_parse_stat(const char *buf, size_t len, struct nd_proc_stat *out);
 int nd_proc_parse_status(const char *buf, size_t len, struct nd_proc_status *out);
 int nd_proc_parse_io(const char *buf, size_t len, struct nd_proc_io *out);
+/* The soft "Max address space" of /proc/PID/limits (ulimit -v, RLIMIT_AS)
+ * in bytes: 0 when unlimited. -EINVAL when the line is missing or malformed. */
+int nd_proc_parse_limit_as(const char *buf, size_t len, uint64_t *bytes);
 
 /* Readers: 0, or -ESRCH when the process is gone, -EACCES, ... */
 /* The owner (effective uid) of a process, from its /proc folder: one stat

@@ -299,6 +299,41 @@ static void test_exit_tail(void **state)
     assert_int_equal(strlen(t.last_error), ND_EXIT_TAIL_LINE - 1);
 }
 
+static void test_host_memory_exit(void **state)
+{
+    (void)state;
+    struct synth x;
+    synth_init(&x);
+    push(&x, 3, 1.0f, false, 0, 0, 0);
+    x.ctx.rlimit_as = 8ull << 30;
+    x.ctx.peak_rss = 900ull << 20;
+    struct nd_findings out = ND_FINDINGS_INIT;
+    struct nd_exit_info ex = {.exited = true, .code = 1, .last_error = "MemoryError", .last_error_line = 7};
+    nd_detect_exit(&x.s, &x.ctx, &ex, &out);
+    const struct nd_finding *f = find(&out, "exit.rlimit-as");
+    assert_non_null(f);
+    assert_string_equal(f->category, ND_CAT_HOST_OOM);
+    assert_non_null(strstr(f->title, "ulimit -v (RLIMIT_AS) is 8.0 GiB"));
+    assert_true(evidence_has(f, "RSS peaked at 900 MiB"));
+    assert_null(find(&out, "exit.failed"));   /* one verdict per exit */
+    nd_findings_free(&out);
+    /* No RLIMIT_AS: the cgroup, named the v1 way on a v1 host. */
+    x.ctx.rlimit_as = 0;
+    x.ctx.cgroup_v1 = true;
+    ex.last_error = "RuntimeError: [enforce fail at alloc_cpu.cpp:83] DefaultCPUAllocator: can't allocate memory";
+    nd_detect_exit(&x.s, &x.ctx, &ex, &out);
+    assert_non_null(find(&out, "exit.host-memory"));
+    nd_findings_free(&out);
+    /* A device OOM is not a host one. */
+    assert_false(nd_exit_line_is_host_oom("RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB"));
+    assert_false(nd_exit_line_is_host_oom("torch.OutOfMemoryError: CUDA out of memory."));
+    assert_true(nd_exit_line_is_host_oom("std::bad_alloc"));
+    assert_string_equal(nd_cgroup_limit_file(&x.ctx), "memory.limit_in_bytes (v1)");
+    x.ctx.cgroup_v1 = false;
+    assert_string_equal(nd_cgroup_limit_file(&x.ctx), "memory.max");
+    nd_series_free(&x.s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -307,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_storage_bound),
         cmocka_unit_test(test_wchan_and_free_cores),
         cmocka_unit_test(test_exit_tail),
+        cmocka_unit_test(test_host_memory_exit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

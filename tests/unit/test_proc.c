@@ -279,6 +279,16 @@ static void test_parse_io(void **state)
     assert_true(out.rchar_valid && !out.read_bytes_valid);
     assert_int_equal(nd_proc_parse_io("wchar: 1\n", 9, &out), -EINVAL);
     assert_int_equal(nd_proc_parse_io("rchar: -3\n", 10, &out), -EINVAL);
+    /* /proc/PID/limits: ulimit -v in bytes, 0 when unlimited. */
+    uint64_t as = 1;
+    static const char lim[] = "Limit                     Soft Limit           Hard Limit           Units\n"
+                              "Max address space         4294967296           unlimited            bytes\n";
+    assert_int_equal(nd_proc_parse_limit_as(lim, sizeof lim - 1, &as), 0);
+    assert_int_equal(as, 4294967296ull);
+    static const char unl[] = "Max address space         unlimited            unlimited            bytes\n";
+    assert_int_equal(nd_proc_parse_limit_as(unl, sizeof unl - 1, &as), 0);
+    assert_int_equal(as, 0);
+    assert_int_equal(nd_proc_parse_limit_as("Max open files 1024 1024 files\n", 31, &as), -EINVAL);
     /* A stat line that ends before field 52 has no exit code. */
     struct nd_proc_stat st;
     static const char old[] = "7 (x) S 1 7 7 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 500 1000 10";
