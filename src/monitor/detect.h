@@ -10,6 +10,7 @@
  *   storage.c   idle.storage-bound      input-bound   (warning: the device waits on reads)
  *   idle.c      idle.input-bound        input-bound   (warning)
  *   hang.c      hang.no-progress        hang          (warning)
+ *               hang.stopped            hang          (warning: state T, SIGTTIN/SIGTSTP/SIGSTOP)
  *   memory.c    memory.device-full, memory.host-oom, memory.rss-near-limit
  *   exit.c      exit.oom-killed, exit.segfault, exit.bus-error-shm, exit.signal, ...
  *   loglines.c  log.* (built-in table used until the knowledge base answers)
@@ -100,6 +101,7 @@ struct nd_detect_context {
     uint64_t rlimit_as;              /* the main process's ulimit -v in bytes (0 none) */
     bool cgroup_v1;                  /* the memory limit is v1's memory.limit_in_bytes */
     uint64_t peak_rss;               /* the job's largest RSS so far */
+    bool have_py_spy, have_gdb;      /* on PATH: the hang fix uses what is there */
     double loadavg1;                 /* 1-minute load average (-1 unknown) */
     /* Job pids that vanished since the previous sample (OOM victims?). */
     const pid_t *vanished;
@@ -131,6 +133,8 @@ void nd_detect_input_bound(const struct nd_series *s, const struct nd_detect_con
                            const struct nd_detect_context *ctx, struct nd_findings *out);
 void nd_detect_hang(const struct nd_series *s, const struct nd_detect_config *cfg,
                     const struct nd_detect_context *ctx, struct nd_findings *out);
+void nd_detect_stopped(const struct nd_series *s, const struct nd_detect_config *cfg,
+                       const struct nd_detect_context *ctx, struct nd_findings *out);
 void nd_detect_memory(const struct nd_series *s, const struct nd_detect_config *cfg,
                       const struct nd_detect_context *ctx, struct nd_findings *out);
 /* At the end only. */

@@ -27,6 +27,7 @@
 #include "monitor/procverdict.h"
 #include "monitor/sampler.h"
 #include "monitor/series.h"
+#include "monitor/threads.h"
 #include "monitor/timeline.h"
 #include "probe/checkup.h"
 #include "probe/environ.h"
@@ -232,6 +233,9 @@ static void nd_consider(struct nd_monitor *m, const struct nd_finding *f, bool f
         nd_finding_add_evidence(nf, NULL, 0, "first reported as a %s at %.1f s", first_sev, first_at);
     if (strcmp(nf->category, ND_CAT_CPU_FALLBACK) == 0 && from_detector)
         nd_enrich_fallback(m, nf);
+    /* Where the stuck job waits: each thread's state and wait channel. */
+    if (strcmp(nf->id, "hang.no-progress") == 0 && from_detector)
+        nd_threads_evidence(m->opt.root, nf, 6);
     if (!m->opt.quiet)
         nd_print_block(m, nf);
     if (from_detector && m->opt.fail_fast && nf->severity == ND_SEV_ERROR && !m->want_stop) {
@@ -261,6 +265,8 @@ int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, s
     m->ctx.root_pid = opt->root;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     m->ctx.host_cpus = ncpu > 0 ? ncpu : 0;
+    m->ctx.have_py_spy = nd_on_path("py-spy");
+    m->ctx.have_gdb = nd_on_path("gdb");
     m->ctx.loadavg1 = -1;
     struct nd_strbuf sb = ND_STRBUF_INIT;
     nd_strbuf_init(&sb);

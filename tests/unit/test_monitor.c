@@ -360,12 +360,50 @@ static void test_hang(void **state)
     assert_float_equal(synth_run(&x, &quiet, 2, "hang.no-progress", ND_SEV_WARNING), 30.0, 1e-9);
     const struct nd_finding *f = nd_findings_find(&x.out, "hang.no-progress");
     assert_string_equal(f->category, ND_CAT_HANG);
-    bool hccl = false, pyspy = false;
+    /* Not distributed, py-spy not installed: no HCCL hint, no py-spy line; faulthandler instead. */
+    bool hccl = false, pyspy = false, gdb = false, fh = false;
+    for (size_t i = 0; i < f->nfix; i++) {
+        hccl = hccl || strstr(f->fix[i], "HCCL_EXEC_TIMEOUT");
+        pyspy = pyspy || strncmp(f->fix[i], "py-spy dump", 11) == 0;   /* not "pip install py-spy && ..." */
+        gdb = gdb || strstr(f->fix[i], "gdb -p 100 -batch -ex 'thread apply all py-bt'");
+        fh = fh || strstr(f->fix[i], "kill -USR1 100");
+    }
+    assert_true(!hccl && !pyspy && !gdb && fh);
+    synth_free(&x);
+
+    /* Distributed on an Ascend host, py-spy installed: its line and the HCCL timeouts. */
+    synth_init(&x, 1.0);
+    x.cfg.hang_after_s = 30;
+    struct nd_detect_proc rank = {.pid = 100, .ppid = 1, .distributed = true};
+    x.ctx.procs = &rank;
+    x.ctx.nprocs = 1;
+    x.ctx.have_py_spy = true;
+    synth_run(&x, &quiet, 32, "hang.no-progress", ND_SEV_WARNING);
+    f = nd_findings_find(&x.out, "hang.no-progress");
+    hccl = pyspy = false;
     for (size_t i = 0; i < f->nfix; i++) {
         hccl = hccl || strstr(f->fix[i], "HCCL_EXEC_TIMEOUT");
         pyspy = pyspy || strstr(f->fix[i], "py-spy dump --pid 100");
     }
     assert_true(hccl && pyspy);
+    synth_free(&x);
+    /* Distributed (gloo) on a host with no device: no vendor hint. */
+    synth_init(&x, 1.0);
+    x.cfg.hang_after_s = 30;
+    x.ctx.procs = &rank;
+    x.ctx.nprocs = 1;
+    x.ctx.device_usable = false;
+    x.ctx.have_gdb = true;
+    synth_run(&x, &quiet, 32, "hang.no-progress", ND_SEV_WARNING);
+    f = nd_findings_find(&x.out, "hang.no-progress");
+    hccl = gdb = false;
+    bool dist = false;
+    for (size_t i = 0; i < f->nfix; i++) {
+        hccl = hccl || strstr(f->fix[i], "HCCL") || strstr(f->fix[i], "NCCL_DEBUG");
+        gdb = gdb || strstr(f->fix[i], "gdb -p 100");
+        dist = dist || strstr(f->fix[i], "TORCH_DISTRIBUTED_DEBUG");
+    }
+    assert_true(!hccl && gdb && dist);
     synth_free(&x);
 
     /* Output keeps coming, or CPU is used, or the held device works: no hang. */

@@ -74,6 +74,8 @@ static struct nd_detect_proc *proc(struct synth *x, pid_t pid, pid_t ppid, doubl
     return p;
 }
 
+static float g_stopped;   /* the stopped share of the next pushed samples */
+
 /* n samples one second apart; the job holds npu:0 at util %, iowait 0/1, reading rate bytes/s. */
 static void push(struct synth *x, int n, float cores, bool held, int util, float iowait, uint64_t rate)
 {
@@ -94,6 +96,7 @@ static void push(struct synth *x, int n, float cores, bool held, int util, float
         sm.job_util = held ? (float)util : -1;
         sm.nprocs = (uint32_t)x->ctx.nprocs;
         sm.iowait = iowait;
+        sm.stopped = g_stopped;
         sm.io_valid = 1;
         sm.read_bytes = (prev ? prev->read_bytes : 0) + rate;
         sm.oom_kill = -1;
@@ -334,6 +337,39 @@ static void test_host_memory_exit(void **state)
     nd_series_free(&x.s);
 }
 
+static void test_stopped(void **state)
+{
+    (void)state;
+    struct synth x;
+    synth_init(&x);
+    x.cfg.hang_after_s = 5;
+    struct nd_detect_proc *p = proc(&x, 100, 1, 0, false, TORCH, NULL);
+    p->state = 'T';
+    g_stopped = 1;
+    push(&x, 12, 0, false, 0, 0, 0);
+    g_stopped = 0;
+    struct nd_findings out = ND_FINDINGS_INIT;
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    const struct nd_finding *f = find(&out, "hang.stopped");
+    assert_non_null(f);
+    assert_string_equal(f->category, ND_CAT_HANG);
+    assert_true(evidence_has(f, "pid 100 python3 train.py: state T (stopped)"));
+    assert_non_null(strstr(f->cause, "SIGTTIN"));
+    assert_non_null(strstr(f->fix[0], "kill -CONT 100"));
+    assert_null(find(&out, "hang.no-progress"));   /* stopped is not stuck */
+    nd_findings_free(&out);
+    nd_series_free(&x.s);
+    /* Running again: nothing. */
+    synth_init(&x);
+    x.cfg.hang_after_s = 5;
+    proc(&x, 100, 1, 0, false, TORCH, NULL);
+    push(&x, 12, 0, false, 0, 0, 0);
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_null(find(&out, "hang.stopped"));
+    nd_findings_free(&out);
+    nd_series_free(&x.s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -343,6 +379,7 @@ int main(void)
         cmocka_unit_test(test_wchan_and_free_cores),
         cmocka_unit_test(test_exit_tail),
         cmocka_unit_test(test_host_memory_exit),
+        cmocka_unit_test(test_stopped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,3 +36,8 @@ wait_file() { # FILE
   for _ in $(seq 1800); do [ -e "$1" ] && return 0; sleep 0.1; done
   return 1
 }
+
+wait_text() { # FILE TEXT: waits (bounded) until FILE contains TEXT
+  for _ in $(seq 1800); do grep -qF -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  return 1
+}
