@@ -8,6 +8,7 @@ modes:
   train      compute on the CPU (one thread) for SECONDS
   exit5      train for SECONDS, then exit with status 5
   storage    hold the device while a worker sleeps reading a slow pipe
+  cpu-input  hold the device while 2 workers decode on the CPU for SECONDS
   traceback  raise ValueError after import (exit 1)
   oom-text   print the NPU out-of-memory error and exit 1
   import     import torch_npu, which is not installed (exit 1)
@@ -58,6 +59,19 @@ if mode == "train":
 elif mode == "exit5":
     train(seconds)
     sys.exit(5)
+elif mode == "cpu-input":
+    kids = []
+    for _ in range(2):
+        pid = os.fork()
+        if pid == 0:
+            if device_fd is not None:
+                os.close(device_fd)  # a DataLoader worker does not use the device
+            train(seconds)
+            os._exit(0)
+        kids.append(pid)
+    for pid in kids:
+        os.waitpid(pid, 0)  # the trainer waits for batches
+    print("done", flush=True)
 elif mode == "storage":
     r, w = os.pipe()
     if os.fork() == 0:  # the "storage": 16 KiB every 0.25 s
