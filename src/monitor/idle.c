@@ -24,6 +24,9 @@ void nd_detect_input_bound(const struct nd_series *s, const struct nd_detect_con
     double runnable = nd_series_runnable_frac(a, b);
     if (cores < ND_BUSY_CORES && runnable < ND_BUSY_RUNNABLE)
         return;
+    /* Mostly asleep in reads: the storage form (storage.c) tells that story. */
+    if (nd_series_iowait_frac(a, b) >= 0.5)
+        return;
 
     struct nd_finding *f = nd_findings_add(out, "idle.input-bound", ND_CAT_INPUT_BOUND, ND_SEV_WARNING,
                                            "The device waits for data: %.0f%% utilisation while the CPU is busy",

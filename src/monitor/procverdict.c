@@ -166,9 +166,14 @@ void nd_detect_partial_fallback(const struct nd_series *s, const struct nd_detec
         char w[64], fw[160];
         nd_who(cpu[i], w, sizeof w);
         nd_detect_frameworks_text(cpu[i]->frameworks, fw, sizeof fw);
-        nd_finding_add_evidence(f, NULL, 0, "%s %s: %.1f cores over the last %.0f s, frameworks %s%s, no device held",
-                                w, cpu[i]->cmd[0] ? cpu[i]->cmd : cpu[i]->comm, cpu[i]->win_cores, cfg->window_s,
-                                fw[0] ? fw : "none",
+        char use[96];
+        if (cpu[i]->win_cores >= ND_PROC_BUSY_CORES)
+            snprintf(use, sizeof use, "%.1f cores over the last %.0f s", cpu[i]->win_cores, cfg->window_s);
+        else   /* computing, but a crowded host gives it little */
+            snprintf(use, sizeof use, "runnable %.0f%% of the last %.0f s (%.1f cores: the host is busy)",
+                     cpu[i]->win_runnable * 100, cfg->window_s, cpu[i]->win_cores);
+        nd_finding_add_evidence(f, NULL, 0, "%s %s: %s, frameworks %s%s, no device held", w,
+                                cpu[i]->cmd[0] ? cpu[i]->cmd : cpu[i]->comm, use, fw[0] ? fw : "none",
                                 (cpu[i]->frameworks & devfw) ? "" : nvidia ? " (no CUDA runtime mapped)"
                                                                            : " (torch_npu not loaded)");
     }
@@ -208,7 +213,10 @@ void nd_proc_registry_update(struct nd_proc_registry *r, const struct nd_detect_
     for (size_t i = 0; i < ctx->nprocs; i++) {
         const struct nd_detect_proc *p = &ctx->procs[i];
         struct nd_proc_seen *e = NULL;
-        for (size_t k = r->n; k-- > 0;)
+        /* The sampler keeps its order from tick to tick: try the same place first. */
+        if (i < r->n && r->v[i].pid == p->pid)
+            e = &r->v[i];
+        for (size_t k = r->n; !e && k-- > 0;)
             if (r->v[k].pid == p->pid) {
                 e = &r->v[k];
                 break;
@@ -228,9 +236,12 @@ void nd_proc_registry_update(struct nd_proc_registry *r, const struct nd_detect_
             e->verdict = ND_PV_IDLE;
         }
         e->ppid = p->ppid;
-        snprintf(e->cmd, sizeof e->cmd, "%s", p->cmd[0] ? p->cmd : p->comm);
-        snprintf(e->rank, sizeof e->rank, "%s", p->rank);
-        snprintf(e->local_rank, sizeof e->local_rank, "%s", p->local_rank);
+        /* Copied only while they can still change (a process exec's early, then keeps them). */
+        if (p->tracked_s < 5 || !e->cmd[0]) {
+            snprintf(e->cmd, sizeof e->cmd, "%s", p->cmd[0] ? p->cmd : p->comm);
+            snprintf(e->rank, sizeof e->rank, "%s", p->rank);
+            snprintf(e->local_rank, sizeof e->local_rank, "%s", p->local_rank);
+        }
         e->held_mask |= p->held_mask;
         e->frameworks |= p->frameworks;
         if (p->win_cores > e->max_win_cores)

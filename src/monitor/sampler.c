@@ -79,6 +79,10 @@ struct nd_track {
     char rank[12], local_rank[12];
     bool distributed;
     uint64_t rchar;         /* at the last read */
+    int iofd, wchanfd;      /* /proc/PID/io and wchan kept open while read (-1 none) */
+    uint64_t io_ticks;      /* CPU ticks at the last io/wchan look */
+    char io_state;          /* state then */
+    bool io_looked;
     bool io_seen;
     char wchan[32];
 };
@@ -127,6 +131,7 @@ struct nd_sampler {
     bool cgroup_v1;
     char cgroup_dir[512];
     bool job_held;          /* the job held a device at the last tick */
+    bool job_dev_low;       /* ... whose utilisation was low or unknown: only then can it starve */
     uint64_t read_total;    /* bytes the job read so far (deltas summed) */
     double loadavg1;
     bool root_exit_seen;
@@ -136,6 +141,7 @@ struct nd_sampler {
 };
 
 static void nd_drop_stat(struct nd_sampler *s, struct nd_track *t);
+static ssize_t nd_read_kept(struct nd_sampler *s, pid_t pid, const char *name, int *fd, char *buf, size_t size);
 
 /* Bounded copy that always terminates (names from vendor structs can be longer than ours). */
 static void nd_copy(char *dst, size_t size, const char *src)
@@ -404,7 +410,7 @@ static bool nd_is_job_pid(const struct nd_sampler *s, pid_t pid)
  * first one, for a process younger than the window) to now. */
 static void nd_track_window(struct nd_sampler *s, struct nd_track *t, uint64_t ticks)
 {
-    double now = nd_monotonic_now();
+    double now = s->last_now;   /* this tick's time: one clock read per tick, not per process */
     t->nseen++;
     t->nrunnable += t->runnable;
     double win = s->opt.window_s > 0 ? s->opt.window_s : 20;
@@ -471,7 +477,7 @@ static struct nd_track *nd_track_add(struct nd_sampler *s, pid_t pid)
     }
     struct nd_track *t = &s->tr[s->ntr++];
     memset(t, 0, sizeof *t);
-    t->statfd = -1;
+    t->statfd = t->iofd = t->wchanfd = -1;
     t->pid = pid;
     return t;
 }
@@ -500,12 +506,22 @@ static void nd_read_env(struct nd_track *t, bool young)
  * then can a device starve for data, and the reads cost a tick otherwise. */
 static void nd_read_io(struct nd_sampler *s, struct nd_track *t, struct nd_sample *out)
 {
+    /* A process that did not run since the last look read nothing more and
+     * still sleeps where it slept: its last figures stand (most of a big
+     * job's processes, most ticks). */
+    if (t->io_looked && t->ticks == t->io_ticks && t->state == t->io_state) {
+        if (t->state == 'D' || nd_wchan_is_input_wait(t->wchan))
+            out->iowait = 1;
+        out->io_valid = 1;
+        return;
+    }
+    t->io_looked = true;
+    t->io_ticks = t->ticks;
+    t->io_state = t->state;
     t->wchan[0] = '\0';
     char buf[512];
-    int fd = nd_proc_open(t->pid, "io", O_RDONLY);
-    if (fd >= 0) {
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        close(fd);
+    {
+        ssize_t n = nd_read_kept(s, t->pid, "io", &t->iofd, buf, sizeof buf - 1);
         struct nd_proc_io io;
         if (n > 0 && nd_proc_parse_io(buf, (size_t)n, &io) == 0 && io.rchar_valid) {
             if (t->io_seen && io.rchar >= t->rchar)
@@ -515,14 +531,10 @@ static void nd_read_io(struct nd_sampler *s, struct nd_track *t, struct nd_sampl
         }
     }
     if (t->state == 'S' || t->state == 'D') {
-        fd = nd_proc_open(t->pid, "wchan", O_RDONLY);
-        if (fd >= 0) {
-            ssize_t n = read(fd, buf, sizeof t->wchan - 1);
-            close(fd);
-            if (n > 0 && buf[0] != '0') {
-                buf[n] = '\0';
-                nd_copy(t->wchan, sizeof t->wchan, buf);
-            }
+        ssize_t n = nd_read_kept(s, t->pid, "wchan", &t->wchanfd, buf, sizeof t->wchan - 1);
+        if (n > 0 && buf[0] != '0') {
+            buf[n] = '\0';
+            nd_copy(t->wchan, sizeof t->wchan, buf);
         }
     }
     if (t->state == 'D' || nd_wchan_is_input_wait(t->wchan))
@@ -565,11 +577,46 @@ static void nd_keep_stat(struct nd_sampler *s, struct nd_track *t)
 
 static void nd_drop_stat(struct nd_sampler *s, struct nd_track *t)
 {
-    if (t->statfd < 0)
-        return;
-    close(t->statfd);
-    t->statfd = -1;
-    s->kept_stat--;
+    int *fds[] = {&t->statfd, &t->iofd, &t->wchanfd};
+    for (size_t i = 0; i < sizeof fds / sizeof *fds; i++) {
+        if (*fds[i] < 0)
+            continue;
+        close(*fds[i]);
+        *fds[i] = -1;
+        s->kept_stat--;
+    }
+}
+
+/* A /proc/PID file kept open for preads (-1 when the fd budget is spent or
+ * the process is gone); never fds 0-2. */
+static int nd_keep_fd(struct nd_sampler *s, pid_t pid, const char *name)
+{
+    if (s->kept_stat >= ND_MAX_KEPT_STAT)
+        return -1;
+    int fd = nd_proc_open(pid, name, O_RDONLY);
+    if (fd >= 0 && fd < 3) {
+        int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        close(fd);
+        fd = hi;
+    }
+    if (fd >= 0)
+        s->kept_stat++;
+    return fd;
+}
+
+/* One pread of a kept file, or open-read-close when none could be kept. */
+static ssize_t nd_read_kept(struct nd_sampler *s, pid_t pid, const char *name, int *fd, char *buf, size_t size)
+{
+    if (*fd < 0)
+        *fd = nd_keep_fd(s, pid, name);
+    if (*fd >= 0)
+        return pread(*fd, buf, size, 0);
+    int tmp = nd_proc_open(pid, name, O_RDONLY);
+    if (tmp < 0)
+        return -1;
+    ssize_t n = read(tmp, buf, size);
+    close(tmp);
+    return n;
 }
 
 /* 0, or < 0 when the kept file says the process is gone. */
@@ -826,7 +873,7 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
         nd_read_env(t, young);
         if (t->holds)
             t->held_ever = true;
-        if (s->job_held)
+        if (s->job_held && s->job_dev_low)
             nd_read_io(s, t, out);
         if (t->state != 'T' && t->state != 't')
             all_stopped = false;
@@ -882,6 +929,7 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
     }
     if (held_n)
         out->job_util = (float)(held_sum / held_n);
+    s->job_dev_low = !held_n || out->job_util < ND_INPUT_BOUND_UTIL;
     nd_cgroup_read(s, out);
     /* A launcher may set ulimit -v just before it execs the job: look again each second. */
     if (now - s->limits_at >= 1.0) {
