@@ -75,7 +75,9 @@ void nd_exit_tail_feed(struct nd_exit_tail *t, const char *line, size_t len, lon
         return;
     nd_keep(t->last_line, line, len);
     /* "Traceback (most recent call last):" opens a block whose last line is the exception. */
-    if (nd_exit_line_is_error(line + i, len - i) && strncmp(line + i, "Traceback (most recent", 22) != 0) {
+    static const char tb[] = "Traceback (most recent";
+    bool traceback = len - i >= sizeof tb - 1 && memcmp(line + i, tb, sizeof tb - 1) == 0;
+    if (!traceback && nd_exit_line_is_error(line + i, len - i)) {
         nd_keep(t->last_error, line + i, len - i);
         t->last_error_line = lineno;
     }
