@@ -160,7 +160,9 @@ void nd_detect_partial_fallback(const struct nd_series *s, const struct nd_detec
                             "Part of the job computes on the CPU: %zu processes hold no device while %s uses %s", n,
                             hwho, hdev);
     f->at_s = b->t;
-    f->confidence = ND_CONF_HIGH;
+    /* A rank of its own is surely meant to train on a device; a sibling
+     * without one may be a helper (a preprocessing server) computing on purpose. */
+    f->confidence = cpu[0]->rank[0] || cpu[0]->local_rank[0] ? ND_CONF_HIGH : ND_CONF_MEDIUM;
     unsigned devfw = nd_detect_device_frameworks(vendor);
     for (size_t i = 0; i < n; i++) {
         char w[64], fw[160];

@@ -155,6 +155,7 @@ static void test_partial_fallback(void **state)
     assert_non_null(f);
     assert_string_equal(f->category, ND_CAT_CPU_FALLBACK);
     assert_int_equal(f->severity, ND_SEV_ERROR);
+    assert_int_equal(f->confidence, ND_CONF_HIGH);
     assert_non_null(strstr(f->title, "rank 1 (pid 102)"));
     assert_non_null(strstr(f->title, "npu:0"));
     assert_true(evidence_has(f, "torch_npu not loaded"));
