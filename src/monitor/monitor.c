@@ -24,6 +24,7 @@
 #include "core/strbuf.h"
 #include "kb/kb.h"
 #include "monitor/kb_loader.h"
+#include "monitor/kmsg.h"
 #include "monitor/procverdict.h"
 #include "monitor/sampler.h"
 #include "monitor/series.h"
@@ -724,6 +725,24 @@ static int nd_write_reports(const struct nd_monitor *m, int exit_status, double 
     return rc;
 }
 
+/* A SIGKILL: the kernel log, where readable, says whether the OOM killer
+ * sent it, to which of the job's processes. */
+static void nd_kmsg_enrich(const struct nd_monitor *m, struct nd_finding *f)
+{
+    if (strcmp(f->id, "exit.killed") != 0 && strcmp(f->id, "exit.oom-killed") != 0 &&
+        strcmp(f->id, "exit.child-signal") != 0)
+        return;
+    pid_t *pids = nd_xmalloc((m->procs.n ? m->procs.n : 1) * sizeof *pids);
+    for (size_t i = 0; i < m->procs.n; i++)
+        pids[i] = m->procs.v[i].pid;
+    char line[512];
+    if (nd_kmsg_find_oom(pids, m->procs.n, 100000, line, sizeof line)) {
+        nd_finding_add_evidence(f, "kernel log", 0, "%s", line);
+        f->confidence = ND_CONF_HIGH;
+    }
+    free(pids);
+}
+
 int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int exit_status, double duration_s)
 {
     nd_kb_collect(m, true);
@@ -734,6 +753,7 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
         m->opt.quiet = true;   /* said once, in the summary below */
         for (size_t i = 0; i < found.n; i++) {
             found.v[i]->at_s = duration_s;
+            nd_kmsg_enrich(m, found.v[i]);
             nd_consider(m, found.v[i], false);
         }
         m->opt.quiet = quiet;

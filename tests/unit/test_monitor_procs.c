@@ -15,6 +15,7 @@
 #include "core/finding.h"
 #include "monitor/detect.h"
 #include "monitor/exit_tail.h"
+#include "monitor/kmsg.h"
 #include "monitor/procverdict.h"
 #include "monitor/series.h"
 #include "proc/footprint.h"
@@ -371,6 +372,21 @@ static void test_stopped(void **state)
     nd_series_free(&x.s);
 }
 
+static void test_kmsg(void **state)
+{
+    (void)state;
+    const char *a = "3,812,104833911,-;Out of memory: Killed process 4242 (python3) total-vm:9000000kB";
+    assert_int_equal(nd_kmsg_oom_pid(a, strlen(a)), 4242);
+    const char *b = "6,811,104833900,-;oom-kill:constraint=CONSTRAINT_MEMCG,task=python3,pid=4243,uid=0";
+    assert_int_equal(nd_kmsg_oom_pid(b, strlen(b)), 4243);
+    const char *c = "6,1,2,-;usb 1-1: new high-speed USB device number 2";
+    assert_int_equal(nd_kmsg_oom_pid(c, strlen(c)), -1);
+    const char *d = "5,0,0,-;Killed process 99999999999 (x)";
+    assert_int_equal(nd_kmsg_oom_pid(d, strlen(d)), -1);
+    /* Truncated right after the key: no pid, no overread. */
+    assert_int_equal(nd_kmsg_oom_pid(a, 33), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -381,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_exit_tail),
         cmocka_unit_test(test_host_memory_exit),
         cmocka_unit_test(test_stopped),
+        cmocka_unit_test(test_kmsg),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
