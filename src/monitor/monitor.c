@@ -33,6 +33,7 @@
 #include "probe/checkup.h"
 #include "probe/environ.h"
 #include "proc/footprint.h"
+#include "proc/proc.h"
 
 #define ND_MONITOR_FAIL_STREAK 3
 /* Lines held while the knowledge base loads (a job rarely says much in its
@@ -759,7 +760,11 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
         m->opt.quiet = quiet;
         nd_findings_free(&found);
     }
-    m->ended = true;
+    /* watch --for may stop watching a job that goes on: it still runs, and
+     * the frozen last-sample time tells a dashboard nobody watches it. */
+    struct nd_proc_stat st;
+    m->ended = ex || exit_status >= 0 || nd_proc_read_stat(m->opt.root, &st) < 0 || st.state == 'Z' ||
+               st.state == 'X';
     nd_write_metrics(m);
     nd_print_summary(m, exit_status, duration_s);
     int rc = 0;
