@@ -3,7 +3,7 @@
 # never calls all_reduce, rank 0 waits in it. hang, with distributed hints
 # (the job sets RANK/WORLD_SIZE/MASTER_ADDR) but no HCCL or NCCL ones: no
 # such device here. Twin: both ranks all_reduce and end.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/scenario.sh"
 # No vendor library, no device node: a plain CPU host.
 export NPU_DOCTOR_DCMI_LIB=$T/none NPU_DOCTOR_NVML_LIB=$T/none
 mkdir -p "$T/root"

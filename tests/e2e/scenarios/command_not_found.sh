@@ -2,7 +2,7 @@
 # A launcher script that calls a command that does not exist (exit 127), and
 # a python3 pointed at a missing script (exit 2): what each status means, the
 # line the job printed. Twin: the launcher calling the real job.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/scenario.sh"
 # The twin is a healthy job: on its NPU, and the NPU busy.
 sim_910b_host '[ascend.device.0]
 aicore_util = 85

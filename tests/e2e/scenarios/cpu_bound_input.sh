@@ -3,7 +3,7 @@
 # processes compute on the CPU (decoding, augmenting). input-bound with the
 # workers as evidence and a num_workers advice from the free cores.
 # Twin: the same job with its NPU at 90%.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/scenario.sh"
 state() {
   sim_910b_host "[ascend.device.0]
 aicore_util = $1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A job whose `import torch_npu` fails (not installed here): exit 1, and the
 # summary names the import error. Twin: the job without that import.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/scenario.sh"
 # The twin is a healthy job: on its NPU, and the NPU busy.
 sim_910b_host '[ascend.device.0]
 aicore_util = 85

@@ -4,7 +4,7 @@
 # the CANN variables are missing; NVIDIA H200: CUDA_VISIBLE_DEVICES hides
 # the GPUs (and this torch has no CUDA). cpu-fallback error at the window.
 # Twins: the same job on its device.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/scenario.sh"
 
 sim_910b_host '[ascend.device.0]
 aicore_util = 85

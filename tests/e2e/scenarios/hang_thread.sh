@@ -3,7 +3,7 @@
 # distributed job). hang, with each thread's state and wait channel, a way
 # to get the Python stacks that exists here, and no HCCL/NCCL hints.
 # Twin: the job computing to its end.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/scenario.sh"
 sim_910b_host '[ascend.device.0]
 aicore_util = 85
 hbm_used_mb = 20000'

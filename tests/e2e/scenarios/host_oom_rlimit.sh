@@ -3,7 +3,7 @@
 # allocates 1 GiB tensors until torch fails. The finding must name
 # RLIMIT_AS / ulimit -v with the limit, and the peak RSS. Twin: the same
 # job, training, under the same limit.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/scenario.sh"
 sim_910b_host '[ascend.device.0]
 aicore_util = 85
 hbm_used_mb = 20000'

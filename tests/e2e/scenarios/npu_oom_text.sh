@@ -2,7 +2,7 @@
 # A job that prints the NPU out-of-memory error and exits 1: a device-oom
 # error from the knowledge base, and the exit verdict names that line.
 # Twin: a job on its NPU that ends well.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/scenario.sh"
 sim_910b_host '[ascend.device.0]
 aicore_util = 80
 hbm_used_mb = 60000'

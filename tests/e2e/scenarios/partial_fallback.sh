@@ -4,7 +4,7 @@
 # trains on the CPU. The job as a whole "holds a device"; the per-process
 # verdicts must still give a cpu-fallback error naming rank 1, its pid and
 # the reason from its own environment. Twin: both ranks on their NPU.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/scenario.sh"
 
 sim_910b_host '[ascend.device.0]
 aicore_util = 85

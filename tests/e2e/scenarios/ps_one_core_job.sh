@@ -4,7 +4,7 @@
 # hold still from one run to the next (it once needed >= 1.0 cores, and a job
 # at 0.99 slipped through), and its fix names `check --env-from PID`.
 # Twin: the vendor list names the job on npu:3: no warning.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/scenario.sh"
 sim_910b_host "$(for d in 0 1 2 3 4 5 6 7; do printf '[ascend.device.%d]\nhbm_used_mb = 2900\n' $d; done)"
 
 READY=$T/ready "$PY" "$JOB" train 240 >/dev/null &

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A job killed by SIGKILL from outside the cgroup's OOM counter: 137, a
 # warning that says who sends SIGKILL and where to look. Twin: the job ends well.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/scenario.sh"
 # The twin is a healthy job: on its NPU, and the NPU busy.
 sim_910b_host '[ascend.device.0]
 aicore_util = 85

@@ -2,7 +2,7 @@
 # A stopped job (SIGSTOP, as SIGTTIN/SIGTSTP leave it): reported as stopped
 # with why, never as a collective hang; continued, it ends well.
 # Twin: the same job, not stopped.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/scenario.sh"
 sim_910b_host '[ascend.device.0]
 aicore_util = 85
 hbm_used_mb = 20000'

@@ -3,7 +3,7 @@
 # while its DataLoader-like worker sleeps reading a slow pipe (16 KiB every
 # 0.25 s) and the CPU idles. input-bound, storage form, with the read
 # throughput and the waiting worker. Twin: the same job with its NPU at 90%.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/scenario.sh"
 
 state() {
   sim_910b_host "[ascend.device.0]

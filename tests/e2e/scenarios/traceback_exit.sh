@@ -3,7 +3,7 @@
 # the summary names the exception line it printed last (an error the
 # knowledge base does not know: still reported, low-to-medium confidence).
 # Twin: the same job training to its end, exit 0.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/scenario.sh"
 # The twin is a healthy job: on its NPU, and the NPU busy.
 sim_910b_host '[ascend.device.0]
 aicore_util = 85

@@ -2,7 +2,7 @@
 # `watch` on a job it did not start: the job exits 5 while its parent is
 # still busy, so the kernel still holds the status in the zombie. watch says
 # the job ended, returns 5 and names the failure. Twin: the job exits 0.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/scenario.sh"
 sim_910b_host '[ascend.device.0]
 aicore_util = 85
 hbm_used_mb = 20000'

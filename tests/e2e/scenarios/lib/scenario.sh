@@ -1,14 +1,14 @@
 # Shared by the scenario suite (tests/e2e/scenarios/*.sh): real torch jobs
 # on simulated hosts, each scenario with its healthy twin. Source it first:
-#   . "$(dirname "$0")/lib.sh"
-# Provides everything of ../lib/assert.sh, $JOB (the job script), $PY (the
+#   . "$(dirname "$0")/lib/scenario.sh"
+# Provides everything of tests/e2e/lib/assert.sh, $JOB (the job script), $PY (the
 # python that sees Debian's torch), $ROOT (a 910B host root) and:
 #   finding_is FILE ID CATEGORY SEVERITY   the summary holds that finding
 #   twin_clean FILE ERR                    no error or warning, in JSON and on stderr
 #   wait_file FILE                         waits (bounded) until FILE exists
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/assert.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib/assert.sh"
 
-JOB=$(dirname "${BASH_SOURCE[0]}")/jobs/job.py
+JOB=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/jobs/job.py
 PY=/usr/bin/python3
 ROOT=${ND_FIXTURES:?}/roots/ascend-910b-cann80
 # Small windows: the jobs run seconds, not minutes (assert categories, never timings).
