@@ -37,7 +37,8 @@ static void nd_usage(FILE *fp)
     fprintf(fp,
             "\n'npu-doctor <command> --help' shows a command's options.\n"
             "exit codes: 0 ok, 1 warnings, 2 errors, 64 usage, 66 input missing, 70 internal error;\n"
-            "run/watch return the job's own status (3 when --fail-fast stopped it).\n");
+            "run/watch return the job's own status (3 when --fail-fast stopped it); watch returns\n"
+            "0/1/2 by the worst finding when --for ends first or the job's status cannot be read.\n");
 }
 
 int main(int argc, char **argv)

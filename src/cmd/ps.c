@@ -35,6 +35,9 @@
 #define ND_PS_CMD_MAX 4096
 /* Below this much address space no ML runtime can be mapped (see nd_ps_footprint). */
 #define ND_PS_MAPS_MIN_VSIZE (64ull << 20)
+/* Looks at the process states inside the window (see nd_ps_finish_window). */
+#define ND_PS_LOOK_S 0.1
+#define ND_PS_MIN_LOOKS 5
 
 static const char nd_ps_usage[] =
     "usage: npu-doctor ps [--pid N] [--user U] [--interval SECONDS] [--busy CORES] [--all] [--json]\n"
@@ -52,8 +55,11 @@ static const char nd_ps_usage[] =
     "  --interval S     CPU sampling window in seconds (default 1; 0 = average\n"
     "                   over each process's lifetime, like ps aux)\n"
     "  --busy CORES     a process using this many cores is busy (default 0.5);\n"
-    "                   an ML process using twice that without holding a\n"
-    "                   device while the devices idle is reported\n"
+    "                   an ML process that keeps that up without holding a\n"
+    "                   device while the devices idle is reported (a\n"
+    "                   single-threaded job at one core counts, and so does one\n"
+    "                   a crowded host starves but that is runnable at nearly\n"
+    "                   every look inside the window)\n"
     "  --all            list every process\n"
     "  --json           one JSON object (devices, processes, findings)\n"
     "  --root DIR       read device and install paths under DIR\n"
@@ -79,6 +85,7 @@ struct nd_ps_row {
     uint64_t starttime;
     uint64_t ticks0;
     uint64_t vsize;
+    unsigned looks, runnable_looks;
     bool maps_skipped;
     bool gone;
     uid_t uid;
@@ -488,20 +495,57 @@ static void nd_ps_cpu(struct nd_ps_row *rows, size_t n, double interval, double 
             r->facts.cpu_valid = true;
             r->facts.cpu_cores = (double)(t1 >= r->ticks0 ? t1 - r->ticks0 : 0) / (double)hz / window;
         }
+        /* Its lifetime average too: the longer view that lets a verdict hold
+         * through one short, noisy window (see nd_verdict_cpu_bound). */
+        double now_up = nd_uptime_s();
+        double age = now_up - (double)r->starttime / (double)hz;
+        if (now_up > 0 && age > 0) {
+            r->facts.life_valid = true;
+            r->facts.life_cores = (double)t1 / (double)hz / age;
+        }
     }
 }
 
-/* Sleeps out what is left of the window that began at t0; returns its length. */
-static double nd_ps_finish_window(double t0, double interval)
+static void nd_ps_sleep(double s)
+{
+    if (s <= 0)
+        return;
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* Sleeps out what is left of the window that began at t0, looking every
+ * ND_PS_LOOK_S at the state of the processes big enough to hold an ML
+ * runtime: one computing on a crowded host gets a fraction of a core but is
+ * runnable at nearly every look, so its verdict does not follow the host's
+ * load. Returns the window's length. */
+static double nd_ps_finish_window(double t0, double interval, struct nd_ps_row *rows, size_t n)
 {
     if (interval <= 0)
         return 0;
-    double left = t0 + interval - nd_monotonic_now();
-    if (left > 0) {
-        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-            ;
+    for (;;) {
+        double left = t0 + interval - nd_monotonic_now();
+        if (left <= 0)
+            break;
+        nd_ps_sleep(left < ND_PS_LOOK_S ? left : ND_PS_LOOK_S);
+        if (t0 + interval - nd_monotonic_now() <= 0)
+            break;
+        for (size_t i = 0; i < n; i++) {
+            struct nd_ps_row *r = &rows[i];
+            struct nd_proc_stat st;
+            if (r->gone || r->vsize < ND_PS_MAPS_MIN_VSIZE || nd_proc_read_stat(r->pid, &st) < 0 ||
+                st.starttime_ticks != r->starttime)
+                continue;
+            r->looks++;
+            r->runnable_looks += st.state == 'R';
+        }
     }
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].looks >= ND_PS_MIN_LOOKS) {
+            rows[i].facts.runnable_valid = true;
+            rows[i].facts.runnable_frac = (double)rows[i].runnable_looks / (double)rows[i].looks;
+        }
     return nd_monotonic_now() - t0;
 }
 
@@ -633,13 +677,14 @@ int cmd_ps(int argc, char **argv)
         return nd_cmd_fail("ps", ND_EXIT_INTERNAL, "cannot list /proc: %s", strerror(-rc));
     }
     bool every_maps = o.all || o.pid;
-    double window = nd_ps_finish_window(t0, o.interval);
+    double window = nd_ps_finish_window(t0, o.interval, rows, n);
     nd_ps_cpu(rows, n, o.interval, window);
     /* Second pass: the frameworks of holders and busy processes. */
     for (size_t i = 0; i < n && !every_maps; i++) {
         struct nd_ps_row *r = &rows[i];
         if (!r->gone && r->maps_skipped && nd_ps_maps_possible(r, &o) &&
-            (r->facts.fp.nheld > 0 || (r->facts.cpu_valid && r->facts.cpu_cores >= o.busy)))
+            (r->facts.fp.nheld > 0 || (r->facts.cpu_valid && r->facts.cpu_cores >= o.busy) ||
+             (r->facts.runnable_valid && r->facts.runnable_frac >= ND_VERDICT_RUNNABLE)))
             nd_ps_footprint(r, &o, cstates, nstates, true);
     }
 

@@ -1,7 +1,10 @@
 /* npu-doctor watch --pid N [--for S]: the run monitor attached to a process
  * tree that is already running (no output passthrough). Ends when the
- * process exits or after --for seconds. Exit status: 0/1/2 by the worst
- * finding, 3 when --fail-fast stopped the process. */
+ * process exits or after --for seconds. Exit status: the job's own when it
+ * ended and the kernel told it (its zombie's stat, read before its parent
+ * reaps it: watch cannot wait() for a process it did not start); 0/1/2 by
+ * the worst finding when --for ran out or the status stayed unknown; 3
+ * when --fail-fast stopped the process. */
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
@@ -10,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -28,6 +32,12 @@ static void nd_watch_usage(void)
            "options:\n"
            "  --pid N               the job's main process (required)\n"
            "  --for S               stop watching after S seconds\n%s"
+           "\nexit status:\n"
+           "  When the job ends, watch says so and returns the job's own status (128+N\n"
+           "  when signal N killed it), read from the kernel before the job's parent\n"
+           "  collects it. When that status cannot be read (the parent was faster),\n"
+           "  watch says it is unknown and returns 0, 1 or 2 by the worst finding, as\n"
+           "  it does when --for runs out first. 3: --fail-fast stopped the job.\n"
            "\nexample:\n  npu-doctor watch --pid 4242 --for 60\n",
            nd_run_common_help);
 }
@@ -136,13 +146,19 @@ int cmd_watch(int argc, char **argv)
     double start = nd_monotonic_now();
     int pidfd = nd_pidfd_open(pid);
     double next = nd_monitor_start(mon);
-    bool stopped = false;
+    bool stopped = false, ended = false;
+    int ws = 0;
+    bool ws_known = false;
     for (;;) {
         double now = nd_monotonic_now();
         if (o.for_s > 0 && (o.synthetic_clock ? nd_monitor_clock(mon) : now - start) >= o.for_s)
             break;
-        if (!nd_alive(pid))
+        if (!nd_alive(pid)) {
+            /* Read at once: the zombie's status lasts only until its parent reaps it. */
+            ended = true;
+            ws_known = nd_monitor_root_exit(mon, &ws);
             break;
+        }
         if (now >= next || o.synthetic_clock) {
             next = nd_monitor_tick(mon, now);
             if (nd_monitor_wants_stop(mon)) {
@@ -168,8 +184,24 @@ int cmd_watch(int argc, char **argv)
     if (pidfd >= 0)
         close(pidfd);
     double duration = o.synthetic_clock ? nd_monitor_clock(mon) : nd_monotonic_now() - start;
-    nd_monitor_finish(mon, NULL, -1, duration);
-    int code = stopped ? ND_EXIT_FAIL_FAST : nd_findings_exit_code(nd_monitor_findings(mon));
+    int status = -1;
+    struct nd_exit_info ex = {0};
+    if (ended && ws_known) {
+        ex.exited = WIFEXITED(ws);
+        ex.code = ex.exited ? WEXITSTATUS(ws) : 0;
+        ex.signaled = WIFSIGNALED(ws);
+        ex.signal = ex.signaled ? WTERMSIG(ws) : 0;
+        status = ex.exited ? ex.code : ex.signaled ? 128 + ex.signal : -1;
+    }
+    ex.stopped_by_us = stopped;
+    if (ended && status >= 0)
+        fprintf(stderr, "npu-doctor: the job (pid %d) ended: exit status %d\n", (int)pid, status);
+    else if (ended)
+        fprintf(stderr, "npu-doctor: the job (pid %d) ended; its exit status is unknown (its parent collected it "
+                        "first)\n", (int)pid);
+    nd_monitor_finish(mon, status >= 0 ? &ex : NULL, status, duration);
+    int code = stopped ? ND_EXIT_FAIL_FAST
+                       : status >= 0 ? status : nd_findings_exit_code(nd_monitor_findings(mon));
     nd_monitor_free(mon);
     if (summary)
         fclose(summary);

@@ -36,16 +36,52 @@ static void nd_prom_dev_labels(struct nd_strbuf *sb, const struct nd_prom_device
     nd_strbuf_adds(sb, "\"}");
 }
 
+/* The job's labels, "{command=\"...\",pid=\"...\"}", or nothing. */
+static void nd_prom_job_labels(struct nd_strbuf *sb, const struct nd_prom_snapshot *m)
+{
+    size_t shown = 0;
+    for (size_t i = 0; i < m->nlabels; i++) {
+        if (!m->label_names[i] || !m->label_values[i])
+            continue;
+        nd_strbuf_adds(sb, shown++ ? "," : "{");
+        nd_strbuf_adds(sb, m->label_names[i]);
+        nd_strbuf_adds(sb, "=\"");
+        nd_prom_label(sb, m->label_values[i]);
+        nd_strbuf_addc(sb, '"');
+    }
+    if (shown)
+        nd_strbuf_addc(sb, '}');
+}
+
 char *nd_prom_render(const struct nd_prom_snapshot *m, size_t *len)
 {
     struct nd_strbuf sb = ND_STRBUF_INIT;
     nd_strbuf_init(&sb);
+    if (m->job_known) {
+        nd_strbuf_adds(&sb, "# HELP npu_doctor_job_running 1 while the watched job runs, 0 once it ended.\n"
+                            "# TYPE npu_doctor_job_running gauge\n");
+        nd_strbuf_adds(&sb, "npu_doctor_job_running");
+        nd_prom_job_labels(&sb, m);
+        nd_strbuf_addf(&sb, " %d\n", m->running ? 1 : 0);
+        if (m->last_sample_unix_s > 0) {
+            nd_strbuf_adds(&sb, "# HELP npu_doctor_job_last_sample_timestamp_seconds When the job was last sampled "
+                                "(Unix time).\n"
+                                "# TYPE npu_doctor_job_last_sample_timestamp_seconds gauge\n");
+            nd_strbuf_adds(&sb, "npu_doctor_job_last_sample_timestamp_seconds");
+            nd_prom_job_labels(&sb, m);
+            nd_strbuf_addf(&sb, " %.0f\n", m->last_sample_unix_s);
+        }
+    }
     nd_strbuf_adds(&sb, "# HELP npu_doctor_job_cpu_cores CPU cores used by the watched job's process tree.\n"
                         "# TYPE npu_doctor_job_cpu_cores gauge\n");
-    nd_strbuf_addf(&sb, "npu_doctor_job_cpu_cores %.3f\n", m->cpu_cores);
+    nd_strbuf_adds(&sb, "npu_doctor_job_cpu_cores");
+    nd_prom_job_labels(&sb, m);
+    nd_strbuf_addf(&sb, " %.3f\n", m->job_known && !m->running ? 0.0 : m->cpu_cores);
     nd_strbuf_adds(&sb, "# HELP npu_doctor_job_on_device 1 when a process of the job holds a device.\n"
                         "# TYPE npu_doctor_job_on_device gauge\n");
-    nd_strbuf_addf(&sb, "npu_doctor_job_on_device %d\n", m->on_device ? 1 : 0);
+    nd_strbuf_adds(&sb, "npu_doctor_job_on_device");
+    nd_prom_job_labels(&sb, m);
+    nd_strbuf_addf(&sb, " %d\n", m->on_device && !(m->job_known && !m->running) ? 1 : 0);
     nd_strbuf_adds(&sb, "# HELP npu_doctor_device_utilization_ratio Device utilisation, 0-1.\n"
                         "# TYPE npu_doctor_device_utilization_ratio gauge\n");
     for (size_t i = 0; i < m->ndev; i++)

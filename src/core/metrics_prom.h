@@ -26,6 +26,15 @@ struct nd_prom_snapshot {
     const struct nd_prom_device *dev;
     size_t ndev;
     const struct nd_findings *findings;   /* npu_doctor_findings_total{category,severity}; may be NULL */
+    /* The job, when known: npu_doctor_job_running (1 while it runs, 0 after,
+     * with the other job gauges at their final values) and the time of the
+     * last sample; labels (name=value pairs) go on every job gauge. */
+    bool job_known;
+    bool running;
+    double last_sample_unix_s;    /* 0: none yet */
+    const char *const *label_names;
+    const char *const *label_values;
+    size_t nlabels;
 };
 
 /* The textfile body; malloc'd, NUL-terminated. */

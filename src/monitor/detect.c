@@ -61,8 +61,11 @@ void nd_detect_all(const struct nd_series *s, const struct nd_detect_config *cfg
                    const struct nd_detect_context *ctx, struct nd_findings *out)
 {
     nd_detect_fallback(s, cfg, ctx, out);
+    nd_detect_partial_fallback(s, cfg, ctx, out);
     nd_detect_input_bound(s, cfg, ctx, out);
+    nd_detect_storage_bound(s, cfg, ctx, out);
     nd_detect_hang(s, cfg, ctx, out);
+    nd_detect_stopped(s, cfg, ctx, out);
     nd_detect_memory(s, cfg, ctx, out);
 }
 

@@ -5,8 +5,12 @@
  * Every finding's at_s is the sampler clock of the last sample.
  *
  *   fallback.c  fallback.cpu-fallback   cpu-fallback  (error; staged, see below)
+ *   procverdict.c fallback.partial     cpu-fallback  (error: one process of the job on the
+ *               CPU while a sibling holds a device; per-process verdicts)
+ *   storage.c   idle.storage-bound      input-bound   (warning: the device waits on reads)
  *   idle.c      idle.input-bound        input-bound   (warning)
  *   hang.c      hang.no-progress        hang          (warning)
+ *               hang.stopped            hang          (warning: state T, SIGTTIN/SIGTSTP/SIGSTOP)
  *   memory.c    memory.device-full, memory.host-oom, memory.rss-near-limit
  *   exit.c      exit.oom-killed, exit.segfault, exit.bus-error-shm, exit.signal, ...
  *   loglines.c  output facts for the other detectors (no findings of its own)
@@ -26,6 +30,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "core/finding.h"
@@ -57,6 +62,28 @@ struct nd_detect_proc {
     double cores;            /* over the last interval */
     bool holds_device;
     unsigned frameworks;
+    /* Sustained use: the mean over the last --window (or since it was first
+     * seen, when younger), so a verdict does not follow one noisy tick. */
+    double win_cores;
+    double win_runnable;     /* share of the window's samples that found it runnable */
+    double tracked_s;        /* seconds since the sampler first saw it */
+    bool held_ever;          /* held a device at some tick */
+    uint32_t held_mask;      /* series device slots held now */
+    char state;              /* R, S, D, T, t, Z (from stat) */
+    char rank[12];           /* RANK from its environment ("" when none) */
+    char local_rank[12];     /* LOCAL_RANK */
+    bool distributed;        /* RANK, WORLD_SIZE or MASTER_ADDR set */
+    uint64_t read_bytes;     /* /proc/PID/io rchar: bytes read, cache or storage */
+    bool io_valid;
+    char wchan[32];          /* the kernel function it sleeps in ("" unknown or running) */
+};
+
+/* What one process of the job does, judged over the window. */
+enum nd_proc_verdict {
+    ND_PV_ON_DEVICE,         /* holds a device */
+    ND_PV_FRAMEWORK_NO_DEVICE,  /* computes with an ML framework loaded, holds none */
+    ND_PV_CPU_ONLY,          /* computes, no framework */
+    ND_PV_IDLE,
 };
 
 /* Facts beside the series, gathered by the sampler. */
@@ -70,6 +97,12 @@ struct nd_detect_context {
     const struct nd_detect_proc *procs;
     size_t nprocs;
     bool frameworks_known;           /* /proc/PID/maps was readable for a process */
+    long host_cpus;                  /* online CPUs (0 unknown) */
+    uint64_t rlimit_as;              /* the main process's ulimit -v in bytes (0 none) */
+    bool cgroup_v1;                  /* the memory limit is v1's memory.limit_in_bytes */
+    uint64_t peak_rss;               /* the job's largest RSS so far */
+    bool have_py_spy, have_gdb;      /* on PATH: the hang fix uses what is there */
+    double loadavg1;                 /* 1-minute load average (-1 unknown) */
     /* Job pids that vanished since the previous sample (OOM victims?). */
     const pid_t *vanished;
     size_t nvanished;
@@ -87,6 +120,11 @@ struct nd_exit_info {
     bool signaled;
     int signal;
     bool stopped_by_us;      /* --fail-fast or the escalation killed it */
+    /* The last line of the job's output that reads like an error or
+     * exception (run only; "" when none), and its line number. */
+    const char *last_error;
+    long last_error_line;
+    const char *last_line;   /* the very last line printed, "" when none */
 };
 
 void nd_detect_fallback(const struct nd_series *s, const struct nd_detect_config *cfg,
@@ -95,11 +133,39 @@ void nd_detect_input_bound(const struct nd_series *s, const struct nd_detect_con
                            const struct nd_detect_context *ctx, struct nd_findings *out);
 void nd_detect_hang(const struct nd_series *s, const struct nd_detect_config *cfg,
                     const struct nd_detect_context *ctx, struct nd_findings *out);
+void nd_detect_stopped(const struct nd_series *s, const struct nd_detect_config *cfg,
+                       const struct nd_detect_context *ctx, struct nd_findings *out);
 void nd_detect_memory(const struct nd_series *s, const struct nd_detect_config *cfg,
                       const struct nd_detect_context *ctx, struct nd_findings *out);
 /* At the end only. */
 void nd_detect_exit(const struct nd_series *s, const struct nd_detect_context *ctx,
                     const struct nd_exit_info *ex, struct nd_findings *out);
+/* One process of the job on the CPU while a sibling holds a device (procverdict.c). */
+void nd_detect_partial_fallback(const struct nd_series *s, const struct nd_detect_config *cfg,
+                                const struct nd_detect_context *ctx, struct nd_findings *out);
+/* The device waits on storage: low utilisation, the job asleep in reads (storage.c). */
+void nd_detect_storage_bound(const struct nd_series *s, const struct nd_detect_config *cfg,
+                             const struct nd_detect_context *ctx, struct nd_findings *out);
+/* "memory.max", or "memory.limit_in_bytes (v1)" on a cgroup-v1 host (memory.c). */
+const char *nd_cgroup_limit_file(const struct nd_detect_context *ctx);
+/* True when the job's last error line is a host allocation failure
+ * (MemoryError, bad_alloc...), not a device OOM (exit.c). */
+bool nd_exit_line_is_host_oom(const char *line);
+/* A kernel wait channel that means waiting for input: a read from a pipe,
+ * socket or network file system, a page being read in (storage.c). */
+bool nd_wchan_is_input_wait(const char *wchan);
+/* Free cores for more DataLoader workers: online CPUs less the load (at
+ * least the job's own use); 0 when none or unknown. */
+long nd_detect_free_cores(const struct nd_detect_context *ctx, double job_cores);
+/* A process's verdict over the window; "on-device", "framework-no-device", "cpu-only", "idle". */
+enum nd_proc_verdict nd_detect_proc_verdict(const struct nd_detect_proc *p);
+const char *nd_proc_verdict_name(enum nd_proc_verdict v);
+/* The processes of the job computing on the CPU with a framework loaded
+ * while a process that is not their ancestor holds a device (a DataLoader
+ * worker under a device holder is the holder's input pipeline, not a
+ * fallback). Fills up to max pointers; returns how many. */
+size_t nd_detect_partial_procs(const struct nd_detect_config *cfg, const struct nd_detect_context *ctx,
+                               const struct nd_detect_proc **out, size_t max);
 /* Every tick detector above, in order. */
 void nd_detect_all(const struct nd_series *s, const struct nd_detect_config *cfg,
                    const struct nd_detect_context *ctx, struct nd_findings *out);

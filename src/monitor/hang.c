@@ -1,5 +1,8 @@
 /* hang: no output, almost no CPU and an idle device for --hang-after
- * seconds. Usually a collective waiting for a rank that died. */
+ * seconds (usually a collective waiting for a rank that died), and the job
+ * stopped by a signal. Hints only for what the job is: distributed ones
+ * when it is, a vendor's when that vendor's devices are there, py-spy when
+ * it is installed. */
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +23,8 @@ void nd_detect_hang(const struct nd_series *s, const struct nd_detect_config *cf
     double cores = nd_series_avg_cores(a, b);
     if (cores >= ND_HANG_MAX_CORES)
         return;
+    if (nd_series_stopped_frac(a, b) >= 0.5)
+        return;   /* stopped by a signal: nd_detect_stopped says so */
     double util = 0;
     bool held = b->held_s - a->held_s > 0 || b->on_device;
     if (held && nd_series_avg_job_util(a, b, &util) && util >= 0.5)
@@ -41,17 +46,71 @@ void nd_detect_hang(const struct nd_series *s, const struct nd_detect_config *cf
         nd_finding_add_evidence(f, NULL, 0, "device: held by the job, %.0f%% utilisation", util);
     else
         nd_finding_add_evidence(f, NULL, 0, "device: the job holds none");
-    nd_finding_set_cause(f, "A process waiting on something that never comes: most often a collective "
-                            "(all-reduce, barrier) waiting for a rank that died or never joined, or a lock.");
-    bool nvidia = strcmp(ctx->device_vendor, "nvidia") == 0;
-    nd_finding_add_fix(f, "py-spy dump --pid %d   # where each Python thread is stuck", (int)ctx->root_pid);
-    if (nvidia) {
-        nd_finding_add_fix(f, "NCCL_DEBUG=INFO and TORCH_NCCL_BLOCKING_WAIT=1 / the init_process_group(timeout=...) "
-                              "decide how long a collective waits");
-        nd_finding_add_fix(f, "device logs: dmesg | grep -i xid; nvidia-smi -q");
-    } else {
-        nd_finding_add_fix(f, "HCCL_CONNECT_TIMEOUT and HCCL_EXEC_TIMEOUT decide how long a collective waits; check "
-                              "every rank is alive");
-        nd_finding_add_fix(f, "device logs: ~/ascend/log/debug/plog/, npu-smi info, dmesg");
+    bool distributed = false;
+    for (size_t i = 0; i < ctx->nprocs; i++)
+        distributed = distributed || ctx->procs[i].distributed;
+    if (distributed)
+        nd_finding_set_cause(f, "A process waiting on something that never comes: in a distributed job most often "
+                                "a collective (all-reduce, barrier) or the rendezvous waiting for a rank that died, "
+                                "hangs too, or never joined.");
+    else
+        nd_finding_set_cause(f, "A process waiting on something that never comes: a lock, a queue no worker "
+                                "fills, a thread join, a read that never returns.");
+    int pid = (int)ctx->root_pid;
+    if (ctx->have_py_spy)
+        nd_finding_add_fix(f, "py-spy dump --pid %d   # where each Python thread is stuck", pid);
+    else if (ctx->have_gdb)
+        nd_finding_add_fix(f, "gdb -p %d -batch -ex 'thread apply all py-bt'   # Python stacks (py-spy is not "
+                              "installed)",
+                           pid);
+    else
+        nd_finding_add_fix(f, "pip install py-spy && py-spy dump --pid %d   # where each Python thread is stuck", pid);
+    nd_finding_add_fix(f, "kill -USR1 %d   # prints every thread's stack if the job called "
+                          "faulthandler.register(signal.SIGUSR1)",
+                       pid);
+    if (distributed) {
+        nd_finding_add_fix(f, "TORCH_DISTRIBUTED_DEBUG=DETAIL, and init_process_group(timeout=...) decides how long "
+                              "a collective waits; check every rank is alive");
+        bool usable = ctx->device_usable;
+        if (usable && strcmp(ctx->device_vendor, "nvidia") == 0)
+            nd_finding_add_fix(f, "NCCL_DEBUG=INFO and TORCH_NCCL_BLOCKING_WAIT=1; device logs: dmesg | grep -i xid");
+        else if (usable && strcmp(ctx->device_vendor, "ascend") == 0)
+            nd_finding_add_fix(f, "HCCL_CONNECT_TIMEOUT and HCCL_EXEC_TIMEOUT decide how long a collective waits; "
+                                  "device logs: ~/ascend/log/debug/plog/, npu-smi info");
     }
+}
+
+/* Every process of the job stopped by a signal (state T) for the window:
+ * not a hang, and not the job's fault. */
+void nd_detect_stopped(const struct nd_series *s, const struct nd_detect_config *cfg,
+                       const struct nd_detect_context *ctx, struct nd_findings *out)
+{
+    const struct nd_sample *b = nd_series_last(s);
+    const struct nd_sample *first = nd_series_first(s);
+    double span = cfg->window_s < cfg->hang_after_s ? cfg->window_s : cfg->hang_after_s;
+    if (!b || !b->stopped || b->t - first->t + 1e-6 < span)
+        return;
+    const struct nd_sample *a = nd_series_at(s, b->t - span);
+    if (!a || nd_series_stopped_frac(a, b) < 0.9)
+        return;
+    struct nd_finding *f = nd_findings_add(out, "hang.stopped", ND_CAT_HANG, ND_SEV_WARNING,
+                                           "The job is stopped by a signal, not running");
+    f->at_s = b->t;
+    f->confidence = ND_CONF_HIGH;
+    size_t shown = 0;
+    for (size_t i = 0; i < ctx->nprocs && shown < 4; i++)
+        if (ctx->procs[i].state == 'T' || ctx->procs[i].state == 't') {
+            nd_finding_add_evidence(f, NULL, 0, "pid %d %s: state %c (%s)", (int)ctx->procs[i].pid,
+                                    ctx->procs[i].cmd[0] ? ctx->procs[i].cmd : ctx->procs[i].comm,
+                                    ctx->procs[i].state, ctx->procs[i].state == 't' ? "stopped by a tracer"
+                                                                                    : "stopped");
+            shown++;
+        }
+    nd_finding_add_evidence(f, NULL, 0, "every process of the job has been stopped for %.0f s", span);
+    nd_finding_set_cause(f, "A stopped process waits to be continued. SIGTTIN stops a job that reads from the "
+                            "terminal while it is not in the foreground (a background job, or one run in its own "
+                            "process group, as npu-doctor run does); SIGTTOU one that writes with `stty tostop`; "
+                            "SIGTSTP is Ctrl-Z; SIGSTOP comes from kill -STOP or a debugger.");
+    nd_finding_add_fix(f, "kill -CONT %d   # continue it", (int)ctx->root_pid);
+    nd_finding_add_fix(f, "give the job no terminal input: CMD </dev/null, or nohup");
 }

@@ -24,6 +24,9 @@ void nd_detect_input_bound(const struct nd_series *s, const struct nd_detect_con
     double runnable = nd_series_runnable_frac(a, b);
     if (cores < ND_BUSY_CORES && runnable < ND_BUSY_RUNNABLE)
         return;
+    /* Mostly asleep in reads: the storage form (storage.c) tells that story. */
+    if (nd_series_iowait_frac(a, b) >= 0.5)
+        return;
 
     struct nd_finding *f = nd_findings_add(out, "idle.input-bound", ND_CAT_INPUT_BOUND, ND_SEV_WARNING,
                                            "The device waits for data: %.0f%% utilisation while the CPU is busy",
@@ -61,7 +64,13 @@ void nd_detect_input_bound(const struct nd_series *s, const struct nd_detect_con
         nd_finding_set_cause(f, "The input pipeline (loading, decoding, augmenting on the CPU) does not feed the "
                                 "device fast enough.");
     }
-    nd_finding_add_fix(f, "DataLoader(..., num_workers=N, persistent_workers=True) with N up to the free cores");
+    long free = nd_detect_free_cores(ctx, cores);
+    if (free > 0)
+        nd_finding_add_fix(f, "DataLoader(..., num_workers=%zu, persistent_workers=True)   # %ld cores are free",
+                           workers + (size_t)free, free);
+    else
+        nd_finding_add_fix(f, "keep num_workers as it is: no core is free for more workers; make each sample "
+                              "cheaper (decode once, cache the decoded data)");
     nd_finding_add_fix(f, "DataLoader(..., pin_memory=True, prefetch_factor=4)");
     nd_finding_add_fix(f, "put the data set on faster local storage (NVMe, /dev/shm) or cache it decoded");
 }

@@ -5,6 +5,11 @@
 
 #include "monitor/detect.h"
 
+const char *nd_cgroup_limit_file(const struct nd_detect_context *ctx)
+{
+    return ctx->cgroup_v1 ? "memory.limit_in_bytes (v1)" : "memory.max";
+}
+
 static void nd_device_full(const struct nd_series *s, const struct nd_sample *b, struct nd_findings *out)
 {
     for (size_t d = 0; d < s->ndev && d < b->ndev; d++) {
@@ -61,8 +66,11 @@ void nd_detect_memory(const struct nd_series *s, const struct nd_detect_config *
                                                 "another process of the cgroup");
         }
         if (b->cg_mem_max)
-            nd_finding_add_evidence(f, NULL, 0, "cgroup memory.max: %.0f MiB; job RSS now %.0f MiB",
-                                    (double)b->cg_mem_max / 1048576.0, (double)b->rss_bytes / 1048576.0);
+            nd_finding_add_evidence(f, NULL, 0, "cgroup %s: %.0f MiB; job RSS now %.0f MiB, at most %.0f MiB",
+                                    nd_cgroup_limit_file(ctx), (double)b->cg_mem_max / 1048576.0,
+                                    (double)b->rss_bytes / 1048576.0, (double)ctx->peak_rss / 1048576.0);
+        else if (ctx->peak_rss)
+            nd_finding_add_evidence(f, NULL, 0, "job RSS at most %.0f MiB", (double)ctx->peak_rss / 1048576.0);
         nd_finding_set_cause(f, "Host memory in the cgroup ran out (limit of the container, pod or Slurm job).");
         nd_finding_add_fix(f, "raise the memory limit (docker --memory, Kubernetes resources.limits.memory, Slurm --mem)");
         nd_finding_add_fix(f, "lower DataLoader num_workers and prefetch_factor; each worker holds its own copy of "
@@ -74,8 +82,9 @@ void nd_detect_memory(const struct nd_series *s, const struct nd_detect_config *
                                                "The job's memory is close to the cgroup limit");
         f->at_s = b->t;
         f->confidence = ND_CONF_MEDIUM;
-        nd_finding_add_evidence(f, NULL, 0, "RSS of the job: %.0f MiB; cgroup memory.max: %.0f MiB (%.0f%%)",
-                                (double)b->rss_bytes / 1048576.0, (double)b->cg_mem_max / 1048576.0,
+        nd_finding_add_evidence(f, NULL, 0, "RSS of the job: %.0f MiB; cgroup %s: %.0f MiB (%.0f%%)",
+                                (double)b->rss_bytes / 1048576.0, nd_cgroup_limit_file(ctx),
+                                (double)b->cg_mem_max / 1048576.0,
                                 100.0 * (double)b->rss_bytes / (double)b->cg_mem_max);
         nd_finding_set_cause(f, "When the limit is reached the kernel OOM killer ends a process of the job.");
         nd_finding_add_fix(f, "raise the memory limit, or lower num_workers / batch size / cached data");

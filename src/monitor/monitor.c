@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/fileio.h"
@@ -24,13 +25,17 @@
 #include "kb/kb.h"
 #include "monitor/backlog.h"
 #include "monitor/kb_loader.h"
+#include "monitor/kmsg.h"
 #include "monitor/linecache.h"
+#include "monitor/procverdict.h"
 #include "monitor/sampler.h"
 #include "monitor/series.h"
+#include "monitor/threads.h"
 #include "monitor/timeline.h"
 #include "probe/checkup.h"
 #include "probe/environ.h"
 #include "proc/footprint.h"
+#include "proc/proc.h"
 
 #define ND_MONITOR_FAIL_STREAK 3
 /* Live matching may use this share of one core, banking at most BURST
@@ -64,7 +69,14 @@ struct nd_monitor {
     bool want_stop;
     bool metrics_warned;
     bool env_done;
+    pid_t env_pid;                  /* whose environment env_reasons describe */
     struct nd_findings env_reasons;
+    struct nd_proc_registry procs;  /* every process seen, with its verdict */
+    uint64_t peak_rss;
+    double last_sample_wall;        /* time(2) of the last sample, for the metrics */
+    bool ended;                     /* nd_monitor_finish: the metrics say running 0 */
+    char *label_names[8], *label_values[8];   /* the job's labels on the metrics */
+    size_t nlabels;
     char *argv_text;
     double max_cores;
     unsigned frameworks;
@@ -169,9 +181,18 @@ static pid_t nd_busiest_pid(const struct nd_monitor *m)
 /* The reason for a CPU fallback, from the job's own environment. */
 static void nd_enrich_fallback(struct nd_monitor *m, struct nd_finding *f)
 {
+    /* The partial form names one process: its own environment says why. */
+    pid_t pid = nd_busiest_pid(m);
+    const struct nd_detect_proc *part[1];
+    if (strcmp(f->id, "fallback.partial") == 0 && nd_detect_partial_procs(&m->opt.cfg, &m->ctx, part, 1) == 1)
+        pid = part[0]->pid;
+    if (m->env_done && m->env_pid != pid) {
+        nd_findings_free(&m->env_reasons);
+        m->env_done = false;
+    }
     if (!m->env_done) {
         m->env_done = true;
-        pid_t pid = nd_busiest_pid(m);
+        m->env_pid = pid;
         struct nd_environ env;   /* nd_environ_from_pid initialises it, even when it fails */
         struct nd_error err = {0};
         if (nd_environ_from_pid(pid, &env, &err) == 0) {
@@ -235,6 +256,9 @@ static bool nd_consider(struct nd_monitor *m, const struct nd_finding *f, bool f
         nd_finding_add_evidence(nf, NULL, 0, "first reported as a %s at %.1f s", first_sev, first_at);
     if (strcmp(nf->category, ND_CAT_CPU_FALLBACK) == 0 && from_detector)
         nd_enrich_fallback(m, nf);
+    /* Where the stuck job waits: each thread's state and wait channel. */
+    if (strcmp(nf->id, "hang.no-progress") == 0 && from_detector)
+        nd_threads_evidence(m->opt.root, nf, 6);
     if (!m->opt.quiet)
         nd_print_block(m, nf);
     if (from_detector && m->opt.fail_fast && nf->severity == ND_SEV_ERROR && !m->want_stop) {
@@ -256,7 +280,7 @@ int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, s
      * when the window ends: they decide the cpu-fallback stage. */
     double refresh = opt->cfg.window_s / 4;
     refresh = refresh < 1 ? 1 : refresh > 5 ? 5 : refresh;
-    struct nd_sampler_opts so = {opt->root, opt->pgid, 0, opt->no_devices, refresh};
+    struct nd_sampler_opts so = {opt->root, opt->pgid, 0, opt->no_devices, refresh, opt->cfg.window_s};
     int rc = nd_sampler_new(&so, &m->sampler, err);
     if (rc < 0) {
         free(m);
@@ -264,6 +288,11 @@ int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, s
     }
     nd_series_init(&m->series, opt->cfg.interval_s);
     m->ctx.root_pid = opt->root;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    m->ctx.host_cpus = ncpu > 0 ? ncpu : 0;
+    m->ctx.have_py_spy = nd_on_path("py-spy");
+    m->ctx.have_gdb = nd_on_path("gdb");
+    m->ctx.loadavg1 = -1;
     struct nd_strbuf sb = ND_STRBUF_INIT;
     nd_strbuf_init(&sb);
     for (size_t i = 0; opt->argv && opt->argv[i]; i++) {
@@ -303,6 +332,11 @@ void nd_monitor_free(struct nd_monitor *m)
     nd_series_free(&m->series);
     nd_findings_free(&m->findings);
     nd_findings_free(&m->env_reasons);
+    nd_proc_registry_free(&m->procs);
+    for (size_t i = 0; i < m->nlabels; i++) {
+        free(m->label_names[i]);
+        free(m->label_values[i]);
+    }
     free(m->argv_text);
     nd_kb_loader_free(m->loader);
     nd_backlog_free(m->backlog);
@@ -316,6 +350,45 @@ static void nd_update_ctx(struct nd_monitor *m)
     m->ctx.procs = nd_sampler_procs(m->sampler, &m->ctx.nprocs);
     m->ctx.vanished = nd_sampler_vanished(m->sampler, &m->ctx.nvanished);
     m->ctx.frameworks_known = nd_sampler_frameworks_known(m->sampler);
+    m->ctx.loadavg1 = nd_sampler_loadavg(m->sampler);
+    m->ctx.rlimit_as = nd_sampler_rlimit_as(m->sampler);
+    m->ctx.cgroup_v1 = nd_sampler_cgroup_v1(m->sampler);
+    m->ctx.peak_rss = m->peak_rss;
+    nd_proc_registry_update(&m->procs, &m->ctx);
+}
+
+static void nd_add_label(struct nd_monitor *m, const char *name, const char *value)
+{
+    if (!value || !value[0] || m->nlabels >= sizeof m->label_names / sizeof *m->label_names)
+        return;
+    char *red = nd_redact_text(value);
+    /* A label is for telling jobs apart on a dashboard, not for the whole command line. */
+    if (strlen(red) > 120)
+        red[120] = '\0';
+    m->label_names[m->nlabels] = nd_xstrdup(name);
+    m->label_values[m->nlabels++] = red;
+}
+
+/* The job's labels on the metrics: its command and pid, and where its
+ * environment says so its rank, Slurm job and Kubernetes pod. */
+static void nd_job_labels(struct nd_monitor *m)
+{
+    char pid[24];
+    snprintf(pid, sizeof pid, "%d", (int)m->opt.root);
+    nd_add_label(m, "command", m->argv_text);
+    nd_add_label(m, "pid", pid);
+    struct nd_environ env;
+    struct nd_error err = {0};
+    if (nd_environ_from_pid(m->opt.root, &env, &err) == 0) {
+        nd_add_label(m, "rank", nd_environ_get(&env, "RANK"));
+        nd_add_label(m, "slurm_job_id", nd_environ_get(&env, "SLURM_JOB_ID"));
+        const char *pod = nd_environ_get(&env, "POD_NAME");
+        if (!pod && nd_environ_get(&env, "KUBERNETES_SERVICE_HOST"))
+            pod = nd_environ_get(&env, "HOSTNAME");   /* a pod's hostname is its name */
+        nd_add_label(m, "pod", pod);
+        nd_add_label(m, "namespace", nd_environ_get(&env, "POD_NAMESPACE"));
+    }
+    nd_environ_free(&env);
 }
 
 static void nd_write_metrics(struct nd_monitor *m)
@@ -334,7 +407,17 @@ static void nd_write_metrics(struct nd_monitor *m)
         dev[nd].mem_valid = x->mem_mib[d] != ND_SERIES_MEM_UNKNOWN;
         dev[nd].mem_used_bytes = dev[nd].mem_valid ? (uint64_t)x->mem_mib[d] * 1024 * 1024 : 0;
     }
-    struct nd_prom_snapshot snap = {x ? x->cpu_cores : 0, x && x->on_device, dev, nd, &m->findings};
+    struct nd_prom_snapshot snap = {.cpu_cores = x ? x->cpu_cores : 0,
+                                    .on_device = x && x->on_device,
+                                    .dev = dev,
+                                    .ndev = nd,
+                                    .findings = &m->findings,
+                                    .job_known = true,
+                                    .running = !m->ended,
+                                    .last_sample_unix_s = m->last_sample_wall,
+                                    .label_names = (const char *const *)m->label_names,
+                                    .label_values = (const char *const *)m->label_values,
+                                    .nlabels = m->nlabels};
     struct nd_error err = {0};
     if (nd_prom_write(m->opt.metrics_path, &snap, &err) < 0 && !m->metrics_warned) {
         m->metrics_warned = true;
@@ -378,6 +461,9 @@ static void nd_take_sample(struct nd_monitor *m, double t)
     nd_series_push(&m->series, &x);
     if (x.cpu_cores > m->max_cores)
         m->max_cores = x.cpu_cores;
+    if (x.rss_bytes > m->peak_rss)
+        m->peak_rss = x.rss_bytes;
+    m->last_sample_wall = (double)time(NULL);
     m->frameworks |= x.frameworks;
     nd_update_ctx(m);
 }
@@ -397,6 +483,8 @@ double nd_monitor_start(struct nd_monitor *m)
     nd_findings_free(&notes);
     m->start_mono = nd_monotonic_now();
     m->last_tick_mono = m->start_mono;
+    if (m->opt.metrics_path)
+        nd_job_labels(m);
     nd_take_sample(m, 0);
     nd_write_metrics(m);
     m->next_deadline = m->opt.synthetic_clock ? m->start_mono : m->start_mono + m->opt.cfg.interval_s;
@@ -605,6 +693,11 @@ size_t nd_monitor_signal_all(struct nd_monitor *m, int sig)
     return nd_sampler_signal_all(m->sampler, sig);
 }
 
+bool nd_monitor_root_exit(struct nd_monitor *m, int *wait_status)
+{
+    return nd_sampler_root_exit(m->sampler, wait_status);
+}
+
 void nd_monitor_reap(struct nd_monitor *m)
 {
     nd_sampler_reap(m->sampler);
@@ -666,7 +759,9 @@ static json_t *nd_monitor_json(const struct nd_monitor *m, int exit_status, doub
         json_object_set_new(jf, "matching", lm);
     }
     json_object_set_new(jf, "samples", json_integer((json_int_t)nd_series_len(&m->series)));
+    json_object_set_new(jf, "peak_rss_bytes", json_integer((json_int_t)m->peak_rss));
     json_object_set_new(facts, "job", jf);
+    json_object_set_new(o, "processes", nd_proc_registry_json(&m->procs, &m->series));
     json_t *set = json_object();
     json_object_set_new(set, "interval_s", json_real(m->opt.cfg.interval_s));
     json_object_set_new(set, "window_s", json_real(m->opt.cfg.window_s));
@@ -772,6 +867,24 @@ static int nd_write_reports(const struct nd_monitor *m, int exit_status, double 
     return rc;
 }
 
+/* A SIGKILL: the kernel log, where readable, says whether the OOM killer
+ * sent it, to which of the job's processes. */
+static void nd_kmsg_enrich(const struct nd_monitor *m, struct nd_finding *f)
+{
+    if (strcmp(f->id, "exit.killed") != 0 && strcmp(f->id, "exit.oom-killed") != 0 &&
+        strcmp(f->id, "exit.child-signal") != 0)
+        return;
+    pid_t *pids = nd_xmalloc((m->procs.n ? m->procs.n : 1) * sizeof *pids);
+    for (size_t i = 0; i < m->procs.n; i++)
+        pids[i] = m->procs.v[i].pid;
+    char line[512];
+    if (nd_kmsg_find_oom(pids, m->procs.n, 100000, line, sizeof line)) {
+        nd_finding_add_evidence(f, "kernel log", 0, "%s", line);
+        f->confidence = ND_CONF_HIGH;
+    }
+    free(pids);
+}
+
 int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int exit_status, double duration_s)
 {
     double t0 = nd_monotonic_now();
@@ -785,11 +898,17 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
         m->opt.quiet = true;   /* said once, in the summary below */
         for (size_t i = 0; i < found.n; i++) {
             found.v[i]->at_s = duration_s;
+            nd_kmsg_enrich(m, found.v[i]);
             nd_consider(m, found.v[i], false);
         }
         m->opt.quiet = quiet;
         nd_findings_free(&found);
     }
+    /* watch --for may stop watching a job that goes on: it still runs, and
+     * the frozen last-sample time tells a dashboard nobody watches it. */
+    struct nd_proc_stat st;
+    m->ended = ex || exit_status >= 0 || nd_proc_read_stat(m->opt.root, &st) < 0 || st.state == 'Z' ||
+               st.state == 'X';
     nd_write_metrics(m);
     nd_print_summary(m, exit_status, duration_s);
     int rc = 0;
@@ -840,7 +959,7 @@ int nd_monitor_check_outputs(const char *report_dir, const char *metrics_path, s
             return nd_error_set(err, -errno, "--report %s: not writable: %s", report_dir, strerror(errno));
     }
     if (metrics_path) {
-        struct nd_prom_snapshot empty = {0, false, NULL, 0, NULL};
+        struct nd_prom_snapshot empty = {.cpu_cores = 0};
         struct nd_error e2 = {0};
         if (nd_prom_write(metrics_path, &empty, &e2) < 0)
             return nd_error_set(err, e2.code, "--metrics-file %s", e2.msg);

@@ -73,6 +73,9 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
 const struct nd_findings *nd_monitor_findings(const struct nd_monitor *m);
 /* Sends sig to every process of the job seen so far (for those outside the group). */
 size_t nd_monitor_signal_all(struct nd_monitor *m, int sig);
+/* The wait status of the job's main process, read from its zombie's stat
+ * before its parent reaps it (watch cannot wait() for it). */
+bool nd_monitor_root_exit(struct nd_monitor *m, int *wait_status);
 /* Reaps those that became our children. */
 void nd_monitor_reap(struct nd_monitor *m);
 

@@ -25,6 +25,7 @@
 #include "core/spawn.h"
 #include "core/strbuf.h"
 #include "device/device.h"
+#include "probe/environ.h"
 #include "proc/footprint.h"
 #include "proc/proc.h"
 
@@ -35,6 +36,16 @@
 /* Processes whose stat file stays open between ticks (an fd each). */
 #define ND_MAX_KEPT_STAT 512
 #define ND_MAX_VENDORS 2
+/* Checkpoints of a process's CPU time over the window: its sustained use is
+ * known to within an eighth of the window. */
+#define ND_CP_PER_WINDOW 8
+#define ND_CP_MAX (ND_CP_PER_WINDOW + 2)
+
+struct nd_cpu_cp {
+    double at;
+    uint64_t ticks;
+    uint64_t seen, runnable;    /* samples so far, and those that found it runnable */
+};
 
 struct nd_track {
     int statfd;             /* /proc/PID/stat kept open (-1 none): one pread per tick */
@@ -56,6 +67,24 @@ struct nd_track {
     uint64_t fp_ticks;      /* CPU ticks then */
     double fp_at;
     double born_at;         /* its start, on the monotonic clock */
+    double seen_at;         /* first seen, on the monotonic clock */
+    struct nd_cpu_cp cp[ND_CP_MAX];
+    size_t ncp;             /* oldest first */
+    double win_cores;
+    double win_runnable;
+    uint64_t nseen, nrunnable;
+    char state;
+    bool held_ever;
+    bool env_final;         /* its environment read after it settled */
+    char rank[12], local_rank[12];
+    bool distributed;
+    uint64_t rchar;         /* at the last read */
+    int iofd, wchanfd;      /* /proc/PID/io and wchan kept open while read (-1 none) */
+    uint64_t io_ticks;      /* CPU ticks at the last io/wchan look */
+    char io_state;          /* state then */
+    bool io_looked;
+    bool io_seen;
+    char wchan[32];
 };
 
 struct nd_cand {
@@ -101,9 +130,18 @@ struct nd_sampler {
     bool have_cgroup;
     bool cgroup_v1;
     char cgroup_dir[512];
+    bool job_held;          /* the job held a device at the last tick */
+    bool job_dev_low;       /* ... whose utilisation was low or unknown: only then can it starve */
+    uint64_t read_total;    /* bytes the job read so far (deltas summed) */
+    double loadavg1;
+    bool root_exit_seen;
+    int root_exit;
+    uint64_t rlimit_as;     /* the main process's ulimit -v in bytes, 0 none */
+    double limits_at;
 };
 
 static void nd_drop_stat(struct nd_sampler *s, struct nd_track *t);
+static ssize_t nd_read_kept(struct nd_sampler *s, pid_t pid, const char *name, int *fd, char *buf, size_t size);
 
 /* Bounded copy that always terminates (names from vendor structs can be longer than ours). */
 static void nd_copy(char *dst, size_t size, const char *src)
@@ -233,6 +271,7 @@ int nd_sampler_new(const struct nd_sampler_opts *opt, struct nd_sampler **out, s
         s->opt.device_timeout_s = ND_DEVICE_DEFAULT_TIMEOUT;
     s->loadavg_fd = -1;
     s->last_pid = -1;
+    s->loadavg1 = -1;
     s->clk = nd_proc_clock_ticks();
     s->page = nd_proc_page_size();
     s->idle_rescan_s = opt->maps_refresh_s > 0 ? opt->maps_refresh_s : ND_FP_REFRESH_S;
@@ -367,6 +406,34 @@ static bool nd_is_job_pid(const struct nd_sampler *s, pid_t pid)
     return false;
 }
 
+/* The sustained CPU use: from the checkpoint that opens the window (or the
+ * first one, for a process younger than the window) to now. */
+static void nd_track_window(struct nd_sampler *s, struct nd_track *t, uint64_t ticks)
+{
+    double now = s->last_now;   /* this tick's time: one clock read per tick, not per process */
+    t->nseen++;
+    t->nrunnable += t->runnable;
+    double win = s->opt.window_s > 0 ? s->opt.window_s : 20;
+    double step = win / ND_CP_PER_WINDOW;
+    if (t->ncp == 0 || now - t->cp[t->ncp - 1].at >= step) {
+        if (t->ncp == ND_CP_MAX) {
+            memmove(t->cp, t->cp + 1, (ND_CP_MAX - 1) * sizeof *t->cp);
+            t->ncp--;
+        }
+        t->cp[t->ncp++] = (struct nd_cpu_cp){now, ticks, t->nseen, t->nrunnable};
+    }
+    size_t k = 0;
+    while (k + 1 < t->ncp && now - t->cp[k + 1].at >= win)
+        k++;
+    double span = now - t->cp[k].at;
+    if (span > 0 && s->clk > 0 && ticks >= t->cp[k].ticks)
+        t->win_cores = (double)(ticks - t->cp[k].ticks) / (double)s->clk / span;
+    else
+        t->win_cores = t->cores;
+    uint64_t n = t->nseen - t->cp[k].seen;
+    t->win_runnable = n > 0 ? (double)(t->nrunnable - t->cp[k].runnable) / (double)n : 0;
+}
+
 static void nd_track_update(struct nd_sampler *s, struct nd_track *t, const struct nd_proc_stat *st, double dt,
                             bool fresh)
 {
@@ -377,6 +444,11 @@ static void nd_track_update(struct nd_sampler *s, struct nd_track *t, const stru
     t->ticks = ticks;
     t->ppid = st->ppid;
     t->runnable = st->state == 'R';
+    t->state = st->state;
+    if (t->pid == s->opt.root && st->state == 'Z' && st->exit_code_valid) {
+        s->root_exit_seen = true;
+        s->root_exit = st->exit_code;
+    }
     t->rss = st->rss_pages > 0 ? (uint64_t)st->rss_pages * (uint64_t)s->page : 0;
     t->threads = st->num_threads;
     t->gen = s->gen;
@@ -392,7 +464,9 @@ static void nd_track_update(struct nd_sampler *s, struct nd_track *t, const stru
             age = age < 0 ? 0 : age;
         }
         t->born_at = nd_monotonic_now() - age;
+        t->seen_at = nd_monotonic_now();
     }
+    nd_track_window(s, t, ticks);
 }
 
 static struct nd_track *nd_track_add(struct nd_sampler *s, pid_t pid)
@@ -403,16 +477,76 @@ static struct nd_track *nd_track_add(struct nd_sampler *s, pid_t pid)
     }
     struct nd_track *t = &s->tr[s->ntr++];
     memset(t, 0, sizeof *t);
-    t->statfd = -1;
+    t->statfd = t->iofd = t->wchanfd = -1;
     t->pid = pid;
     return t;
 }
 
-static void nd_read_cmd(struct nd_track *t)
+/* Its rank and whether it is part of a distributed job, from its
+ * environment. Read while it is young (a child forked but not yet exec'd
+ * still has its parent's environment), then kept. */
+static void nd_read_env(struct nd_track *t, bool young)
+{
+    if (t->env_final)
+        return;
+    t->env_final = !young;
+    struct nd_environ env;
+    struct nd_error err = {0};
+    if (nd_environ_from_pid(t->pid, &env, &err) == 0) {
+        const char *r = nd_environ_get(&env, "RANK");
+        const char *l = nd_environ_get(&env, "LOCAL_RANK");
+        nd_copy(t->rank, sizeof t->rank, r ? r : "");
+        nd_copy(t->local_rank, sizeof t->local_rank, l ? l : "");
+        t->distributed = r || nd_environ_has(&env, "WORLD_SIZE") || nd_environ_has(&env, "MASTER_ADDR");
+    }
+    nd_environ_free(&env);
+}
+
+/* Bytes read and what it sleeps on, only while the job holds a device: only
+ * then can a device starve for data, and the reads cost a tick otherwise. */
+static void nd_read_io(struct nd_sampler *s, struct nd_track *t, struct nd_sample *out)
+{
+    /* A process that did not run since the last look read nothing more and
+     * still sleeps where it slept: its last figures stand (most of a big
+     * job's processes, most ticks). */
+    if (t->io_looked && t->ticks == t->io_ticks && t->state == t->io_state) {
+        if (t->state == 'D' || nd_wchan_is_input_wait(t->wchan))
+            out->iowait = 1;
+        out->io_valid = 1;
+        return;
+    }
+    t->io_looked = true;
+    t->io_ticks = t->ticks;
+    t->io_state = t->state;
+    t->wchan[0] = '\0';
+    char buf[512];
+    {
+        ssize_t n = nd_read_kept(s, t->pid, "io", &t->iofd, buf, sizeof buf - 1);
+        struct nd_proc_io io;
+        if (n > 0 && nd_proc_parse_io(buf, (size_t)n, &io) == 0 && io.rchar_valid) {
+            if (t->io_seen && io.rchar >= t->rchar)
+                s->read_total += io.rchar - t->rchar;
+            t->rchar = io.rchar;
+            t->io_seen = true;
+        }
+    }
+    if (t->state == 'S' || t->state == 'D') {
+        ssize_t n = nd_read_kept(s, t->pid, "wchan", &t->wchanfd, buf, sizeof t->wchan - 1);
+        if (n > 0 && buf[0] != '0') {
+            buf[n] = '\0';
+            nd_copy(t->wchan, sizeof t->wchan, buf);
+        }
+    }
+    if (t->state == 'D' || nd_wchan_is_input_wait(t->wchan))
+        out->iowait = 1;
+    out->io_valid = 1;
+}
+
+static void nd_read_cmd(struct nd_track *t, bool young)
 {
     if (t->cmd_read)
         return;
-    t->cmd_read = true;
+    t->cmd_read = !young;
     char raw[512];
     if (nd_proc_read_cmdline(t->pid, raw, sizeof raw) < 0)
         return;
@@ -443,11 +577,46 @@ static void nd_keep_stat(struct nd_sampler *s, struct nd_track *t)
 
 static void nd_drop_stat(struct nd_sampler *s, struct nd_track *t)
 {
-    if (t->statfd < 0)
-        return;
-    close(t->statfd);
-    t->statfd = -1;
-    s->kept_stat--;
+    int *fds[] = {&t->statfd, &t->iofd, &t->wchanfd};
+    for (size_t i = 0; i < sizeof fds / sizeof *fds; i++) {
+        if (*fds[i] < 0)
+            continue;
+        close(*fds[i]);
+        *fds[i] = -1;
+        s->kept_stat--;
+    }
+}
+
+/* A /proc/PID file kept open for preads (-1 when the fd budget is spent or
+ * the process is gone); never fds 0-2. */
+static int nd_keep_fd(struct nd_sampler *s, pid_t pid, const char *name)
+{
+    if (s->kept_stat >= ND_MAX_KEPT_STAT)
+        return -1;
+    int fd = nd_proc_open(pid, name, O_RDONLY);
+    if (fd >= 0 && fd < 3) {
+        int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        close(fd);
+        fd = hi;
+    }
+    if (fd >= 0)
+        s->kept_stat++;
+    return fd;
+}
+
+/* One pread of a kept file, or open-read-close when none could be kept. */
+static ssize_t nd_read_kept(struct nd_sampler *s, pid_t pid, const char *name, int *fd, char *buf, size_t size)
+{
+    if (*fd < 0)
+        *fd = nd_keep_fd(s, pid, name);
+    if (*fd >= 0)
+        return pread(*fd, buf, size, 0);
+    int tmp = nd_proc_open(pid, name, O_RDONLY);
+    if (tmp < 0)
+        return -1;
+    ssize_t n = read(tmp, buf, size);
+    close(tmp);
+    return n;
 }
 
 /* 0, or < 0 when the kept file says the process is gone. */
@@ -581,6 +750,9 @@ static long long nd_last_pid(struct nd_sampler *s)
     if (n <= 0)
         return -1;
     buf[n] = '\0';
+    char *e1;
+    double l1 = strtod(buf, &e1);
+    s->loadavg1 = e1 != buf ? l1 : -1;
     const char *sp = strrchr(buf, ' ');
     if (!sp || !isdigit((unsigned char)sp[1]))
         return -1;
@@ -663,6 +835,7 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
         if (s->state_ok[v])
             states[nstates++] = s->state[v];
 
+    bool all_stopped = true;
     if (s->ntr > s->nprocs || !s->procs)
         s->procs = nd_xrealloc(s->procs, (s->ntr ? s->ntr : 1) * sizeof *s->procs);
     s->nprocs = 0;
@@ -696,7 +869,14 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
             }
         }
         out->held_mask |= t->held_mask;
-        nd_read_cmd(t);
+        nd_read_cmd(t, young);
+        nd_read_env(t, young);
+        if (t->holds)
+            t->held_ever = true;
+        if (s->job_held && s->job_dev_low)
+            nd_read_io(s, t, out);
+        if (t->state != 'T' && t->state != 't')
+            all_stopped = false;
         out->cpu_cores += (float)t->cores;
         out->runnable = t->runnable ? 1.0f : out->runnable;
         out->rss_bytes += t->rss;
@@ -712,8 +892,23 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
         p->cores = t->cores;
         p->holds_device = t->holds;
         p->frameworks = t->fw;
+        p->win_cores = t->win_cores;
+        p->win_runnable = t->win_runnable;
+        p->tracked_s = now - t->seen_at;
+        p->held_ever = t->held_ever;
+        p->held_mask = t->held_mask;
+        p->state = t->state;
+        nd_copy(p->rank, sizeof p->rank, t->rank);
+        nd_copy(p->local_rank, sizeof p->local_rank, t->local_rank);
+        p->distributed = t->distributed;
+        p->read_bytes = t->rchar;
+        p->io_valid = t->io_seen;
+        nd_copy(p->wchan, sizeof p->wchan, t->wchan);
     }
     out->nprocs = (uint32_t)s->ntr;
+    out->stopped = s->ntr > 0 && all_stopped ? 1.0f : 0.0f;
+    out->read_bytes = s->read_total;
+    s->job_held = out->on_device;
 
     out->ndev = (uint8_t)s->ndev;
     double held_sum = 0;
@@ -734,8 +929,32 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
     }
     if (held_n)
         out->job_util = (float)(held_sum / held_n);
+    s->job_dev_low = !held_n || out->job_util < ND_INPUT_BOUND_UTIL;
     nd_cgroup_read(s, out);
+    /* A launcher may set ulimit -v just before it execs the job: look again each second. */
+    if (now - s->limits_at >= 1.0) {
+        s->limits_at = now;
+        char buf[4096];
+        int fd = nd_proc_open(s->opt.root, "limits", O_RDONLY);
+        if (fd >= 0) {
+            ssize_t n = read(fd, buf, sizeof buf - 1);
+            close(fd);
+            uint64_t as;
+            if (n > 0 && nd_proc_parse_limit_as(buf, (size_t)n, &as) == 0)
+                s->rlimit_as = as;
+        }
+    }
     return 0;
+}
+
+uint64_t nd_sampler_rlimit_as(const struct nd_sampler *s)
+{
+    return s->rlimit_as;
+}
+
+bool nd_sampler_cgroup_v1(const struct nd_sampler *s)
+{
+    return s->have_cgroup && s->cgroup_v1;
 }
 
 const struct nd_detect_proc *nd_sampler_procs(const struct nd_sampler *s, size_t *n)
@@ -753,6 +972,25 @@ const pid_t *nd_sampler_vanished(const struct nd_sampler *s, size_t *n)
 bool nd_sampler_frameworks_known(const struct nd_sampler *s)
 {
     return s->fw_known;
+}
+
+double nd_sampler_loadavg(const struct nd_sampler *s)
+{
+    return s->loadavg1;
+}
+
+bool nd_sampler_root_exit(struct nd_sampler *s, int *wait_status)
+{
+    if (!s->root_exit_seen) {
+        struct nd_proc_stat st;
+        if (nd_proc_read_stat(s->opt.root, &st) == 0 && st.state == 'Z' && st.exit_code_valid) {
+            s->root_exit_seen = true;
+            s->root_exit = st.exit_code;
+        }
+    }
+    if (s->root_exit_seen)
+        *wait_status = s->root_exit;
+    return s->root_exit_seen;
 }
 
 size_t nd_sampler_signal_all(struct nd_sampler *s, int sig)

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "core/error.h"
@@ -22,6 +23,7 @@ struct nd_sampler_opts {
     double device_timeout_s;    /* per vendor call (default 5) */
     bool no_devices;            /* skip vendor libraries (tests, benches) */
     double maps_refresh_s;      /* how stale an idle process's footprint and mapped frameworks may be (default 5) */
+    double window_s;            /* --window: span of each process's sustained CPU average (default 20) */
 };
 
 struct nd_sampler;
@@ -47,6 +49,16 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
 const struct nd_detect_proc *nd_sampler_procs(const struct nd_sampler *s, size_t *n);
 const pid_t *nd_sampler_vanished(const struct nd_sampler *s, size_t *n);
 bool nd_sampler_frameworks_known(const struct nd_sampler *s);
+/* The main process's address-space limit (ulimit -v, RLIMIT_AS) in bytes; 0 none. */
+uint64_t nd_sampler_rlimit_as(const struct nd_sampler *s);
+/* True when the job's memory cgroup is a v1 one (memory.limit_in_bytes). */
+bool nd_sampler_cgroup_v1(const struct nd_sampler *s);
+/* The 1-minute load average at the last tick (-1 unknown). */
+double nd_sampler_loadavg(const struct nd_sampler *s);
+/* The wait status the kernel keeps for the job's main process while it is a
+ * zombie (its parent has not reaped it yet): true when seen. watch uses it,
+ * since it cannot wait() for a process it did not start. */
+bool nd_sampler_root_exit(struct nd_sampler *s, int *wait_status);
 /* Sends sig to every process of the job seen so far that still runs (same
  * start time), for those that left the process group. Returns how many. */
 size_t nd_sampler_signal_all(struct nd_sampler *s, int sig);

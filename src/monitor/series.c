@@ -44,6 +44,9 @@ void nd_sample_merge(struct nd_sample *a, const struct nd_sample *b)
     double wa = a->span, wb = b->span;
     a->cpu_cores = (float)nd_wmean(a->cpu_cores, wa, b->cpu_cores, wb);
     a->runnable = (float)nd_wmean(a->runnable, wa, b->runnable, wb);
+    a->iowait = (float)nd_wmean(a->iowait, wa, b->iowait, wb);
+    a->stopped = (float)nd_wmean(a->stopped, wa, b->stopped, wb);
+    a->io_valid = a->io_valid || b->io_valid;
     if (b->rss_bytes > a->rss_bytes)
         a->rss_bytes = b->rss_bytes;
     if (b->nprocs > a->nprocs)
@@ -78,6 +81,9 @@ void nd_sample_merge(struct nd_sample *a, const struct nd_sample *b)
     a->out_lines = b->out_lines;
     a->cpu_s = b->cpu_s;
     a->runnable_s = b->runnable_s;
+    a->iowait_s = b->iowait_s;
+    a->stopped_s = b->stopped_s;
+    a->read_bytes = b->read_bytes;
     a->held_s = b->held_s;
     a->job_util_s = b->job_util_s;
     a->job_util_valid_s = b->job_util_valid_s;
@@ -127,6 +133,8 @@ void nd_series_push(struct nd_series *s, const struct nd_sample *in)
     }
     x.cpu_s = (prev ? prev->cpu_s : 0) + x.cpu_cores * dt;
     x.runnable_s = (prev ? prev->runnable_s : 0) + x.runnable * dt;
+    x.iowait_s = (prev ? prev->iowait_s : 0) + x.iowait * dt;
+    x.stopped_s = (prev ? prev->stopped_s : 0) + x.stopped * dt;
     x.held_s = (prev ? prev->held_s : 0) + (x.on_device ? dt : 0);
     x.job_util_s = prev ? prev->job_util_s : 0;
     x.job_util_valid_s = prev ? prev->job_util_valid_s : 0;
@@ -239,6 +247,18 @@ double nd_series_held_frac(const struct nd_sample *a, const struct nd_sample *b)
 {
     double dt = nd_span(a, b);
     return dt > 0 ? (b->held_s - a->held_s) / dt : 0;
+}
+
+double nd_series_iowait_frac(const struct nd_sample *a, const struct nd_sample *b)
+{
+    double dt = nd_span(a, b);
+    return dt > 0 ? (b->iowait_s - a->iowait_s) / dt : 0;
+}
+
+double nd_series_stopped_frac(const struct nd_sample *a, const struct nd_sample *b)
+{
+    double dt = nd_span(a, b);
+    return dt > 0 ? (b->stopped_s - a->stopped_s) / dt : 0;
 }
 
 bool nd_series_avg_job_util(const struct nd_sample *a, const struct nd_sample *b, double *pct)

@@ -43,12 +43,18 @@ struct nd_sample {
     uint32_t held_mask;     /* bit d: the job holds device d */
     int64_t oom_kill;       /* cgroup memory.events oom_kill; -1 unknown */
     uint64_t cg_mem_max;    /* cgroup memory.max in bytes; 0 none or unknown */
+    float iowait;           /* 1 when a process of the job sleeps waiting on input (state D, a read) */
+    float stopped;          /* 1 when every process of the job is stopped (state T: SIGSTOP, SIGTSTP, SIGTTIN) */
+    uint64_t read_bytes;    /* cumulative bytes the job read so far (rchar; counted while it holds a device) */
+    uint8_t io_valid;       /* read_bytes and iowait were looked at for this tick */
     uint8_t out_valid;      /* 1 when the job's output is observed (run; watch on files) */
     uint64_t out_bytes, out_lines;   /* cumulative output so far */
 
     /* Running integrals since start, filled by nd_series_push. */
     double cpu_s;           /* CPU seconds */
     double runnable_s;      /* seconds with a runnable process */
+    double iowait_s;        /* seconds with a process waiting on input */
+    double stopped_s;       /* seconds with the whole job stopped */
     double held_s;          /* seconds holding a device */
     double job_util_s, job_util_valid_s;   /* sum(util% x dt) over known job_util */
     double dev_util_s, dev_util_valid_s;   /* same, mean over all devices */
@@ -92,6 +98,8 @@ const struct nd_sample *nd_series_recent(const struct nd_series *s, size_t i);
 double nd_series_avg_cores(const struct nd_sample *a, const struct nd_sample *b);
 double nd_series_runnable_frac(const struct nd_sample *a, const struct nd_sample *b);
 double nd_series_held_frac(const struct nd_sample *a, const struct nd_sample *b);
+double nd_series_iowait_frac(const struct nd_sample *a, const struct nd_sample *b);
+double nd_series_stopped_frac(const struct nd_sample *a, const struct nd_sample *b);
 /* Mean utilisation % over the span; returns false when never known. */
 bool nd_series_avg_job_util(const struct nd_sample *a, const struct nd_sample *b, double *pct);
 bool nd_series_avg_dev_util(const struct nd_sample *a, const struct nd_sample *b, double *pct);

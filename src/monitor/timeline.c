@@ -60,6 +60,11 @@ json_t *nd_timeline_json(const struct nd_series *s, size_t max_points)
             json_object_set_new(p, "out_lines", json_integer((json_int_t)x->out_lines));
         }
         json_object_set_new(p, "oom_kill", x->oom_kill >= 0 ? json_integer(x->oom_kill) : json_null());
+        if (x->io_valid) {
+            json_object_set_new(p, "io_wait_ratio", json_real(round(x->iowait * 1000) / 1000));
+            json_object_set_new(p, "read_bytes", json_integer((json_int_t)x->read_bytes));
+        }
+        json_object_set_new(p, "stopped_ratio", json_real(round(x->stopped * 1000) / 1000));
         json_array_append_new(arr, p);
     }
     json_object_set_new(o, "points", arr);
@@ -114,6 +119,8 @@ char *nd_timeline_svg(const struct nd_series *s, const struct nd_findings *findi
     size_t nlines = nd == 0 ? 0 : per_dev ? nd : 2;
     double *t = nd_xcalloc(n ? n : 1, sizeof *t);
     double *cpu = nd_xcalloc(n ? n : 1, sizeof *cpu);
+    double *rss = nd_xcalloc(n ? n : 1, sizeof *rss);
+    double *jutil = nd_xcalloc(n ? n : 1, sizeof *jutil);
     double *util = nd_xcalloc((n ? n : 1) * (nlines ? nlines : 1), sizeof *util);
     double *mem = nd_xcalloc((n ? n : 1) * (nlines ? nlines : 1), sizeof *mem);
     unsigned char *band = nd_xcalloc(n ? n : 1, 1);
@@ -127,6 +134,8 @@ char *nd_timeline_svg(const struct nd_series *s, const struct nd_findings *findi
         const struct nd_sample *x = &pts[i];
         t[i] = x->t;
         cpu[i] = x->cpu_cores;
+        rss[i] = (double)x->rss_bytes / (1024.0 * 1024 * 1024);
+        jutil[i] = x->job_util >= 0 ? x->job_util : NAN;
         band[i] = x->on_device;
         double usum = 0, umax = -1, msum = 0, mmax = -1;
         int uk = 0, mk = 0;
@@ -156,17 +165,21 @@ char *nd_timeline_svg(const struct nd_series *s, const struct nd_findings *findi
         }
     }
     char labels[ND_CHART_MAX_LINES][48];
-    struct nd_chart_panel panels[3];
+    struct nd_chart_panel panels[4];
     memset(panels, 0, sizeof panels);
     panels[0].title = "CPU used by the job (cores)";
     panels[0].nlines = 1;
     panels[0].lines[0] = (struct nd_chart_line){"cpu cores", cpu, 1};
-    size_t np = 1;
+    /* Host memory: an OOM kill or a ulimit -v failure reads off this panel. */
+    panels[1].title = "Host memory of the job, RSS (GiB)";
+    panels[1].nlines = 1;
+    panels[1].lines[0] = (struct nd_chart_line){"rss", rss, 1};
+    size_t np = 2;
     if (nd) {
-        panels[1].title = "Device utilisation (%)";
-        panels[1].ymax = 100;
-        panels[2].title = "Device memory used (GiB)";
-        panels[2].ymax = mem_total_gib > 0 ? mem_total_gib : 0;
+        panels[2].title = "Device utilisation (%)";
+        panels[2].ymax = 100;
+        panels[3].title = "Device memory used (GiB)";
+        panels[3].ymax = mem_total_gib > 0 ? mem_total_gib : 0;
         for (size_t l = 0; l < nlines; l++) {
             if (per_dev)
                 snprintf(labels[l], sizeof labels[l], "%s%d", nd_dev_word(s->dev[l].vendor), s->dev[l].index);
@@ -174,11 +187,16 @@ char *nd_timeline_svg(const struct nd_series *s, const struct nd_findings *findi
                 snprintf(labels[l], sizeof labels[l], "mean of %zu %ss", nd, nd_dev_word(s->dev[0].vendor));
             else
                 snprintf(labels[l], sizeof labels[l], "busiest %s", nd_dev_word(s->dev[0].vendor));
-            panels[1].lines[l] = (struct nd_chart_line){labels[l], &util[l * n], 0};
-            panels[2].lines[l] = (struct nd_chart_line){labels[l], &mem[l * n], 0};
+            panels[2].lines[l] = (struct nd_chart_line){labels[l], &util[l * n], 0};
+            panels[3].lines[l] = (struct nd_chart_line){labels[l], &mem[l * n], 0};
         }
-        panels[1].nlines = panels[2].nlines = nlines;
-        np = 3;
+        panels[2].nlines = panels[3].nlines = nlines;
+        /* The job's own devices, when the per-device lines do not show them. */
+        if (!per_dev && nlines < ND_CHART_MAX_LINES) {
+            panels[2].lines[nlines] = (struct nd_chart_line){"the job's devices", jutil, 1};
+            panels[2].nlines = nlines + 1;
+        }
+        np = 4;
     }
     struct nd_chart_marker *marks = nd_xcalloc(findings && findings->n ? findings->n : 1, sizeof *marks);
     size_t nm = 0;
@@ -195,6 +213,8 @@ char *nd_timeline_svg(const struct nd_series *s, const struct nd_findings *findi
     free(mem);
     free(util);
     free(cpu);
+    free(rss);
+    free(jutil);
     free(t);
     free(pts);
     return svg;

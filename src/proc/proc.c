@@ -98,9 +98,9 @@ int nd_proc_parse_stat(const char *buf, size_t len, struct nd_proc_stat *out)
     out->state = *p++;
 
     /* Fields after state, numbered as in proc(5): ppid is field 4. */
-    int64_t f[25] = {0};
+    int64_t f[53] = {0};
     int nf = 0;
-    for (int field = 4; field <= 24; field++) {
+    for (int field = 4; field <= 52; field++) {
         p = nd_skip_spaces(p, end);
         const char *q = nd_parse_i64(p, end, &v);
         if (!q)
@@ -120,6 +120,9 @@ int nd_proc_parse_stat(const char *buf, size_t len, struct nd_proc_stat *out)
     out->starttime_ticks = f[22] < 0 ? 0 : (uint64_t)f[22];
     out->vsize_bytes = nf >= 23 && f[23] > 0 ? (uint64_t)f[23] : 0;
     out->rss_pages = nf >= 24 ? f[24] : 0;
+    /* Field 52 (Linux 3.5+): the wait status a zombie leaves for its parent. */
+    out->exit_code_valid = nf >= 52 && f[52] >= 0 && f[52] <= 0xffff;
+    out->exit_code = out->exit_code_valid ? (int)f[52] : 0;
     return 0;
 }
 
@@ -179,6 +182,64 @@ int nd_proc_parse_status(const char *buf, size_t len, struct nd_proc_status *out
         p = eol + 1;
     }
     return have_uid ? 0 : -EINVAL;
+}
+
+/* ---- /proc/PID/limits ---- */
+
+int nd_proc_parse_limit_as(const char *buf, size_t len, uint64_t *bytes)
+{
+    *bytes = 0;
+    if (!buf)
+        return -EINVAL;
+    static const char key[] = "Max address space";
+    const char *p = buf, *end = buf + len;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol)
+            eol = end;
+        if ((size_t)(eol - p) > sizeof key - 1 && memcmp(p, key, sizeof key - 1) == 0) {
+            const char *v = nd_skip_spaces(p + sizeof key - 1, eol);
+            if ((size_t)(eol - v) >= 9 && memcmp(v, "unlimited", 9) == 0)
+                return 0;
+            int64_t n;
+            if (!nd_parse_i64(v, eol, &n) || n < 0)
+                return -EINVAL;
+            *bytes = (uint64_t)n;
+            return 0;
+        }
+        p = eol + 1;
+    }
+    return -EINVAL;
+}
+
+/* ---- /proc/PID/io ---- */
+
+int nd_proc_parse_io(const char *buf, size_t len, struct nd_proc_io *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!buf)
+        return -EINVAL;
+    const char *p = buf, *end = buf + len;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol)
+            eol = end;
+        const char *v;
+        int64_t n;
+        if (nd_key_is(p, eol, "rchar:", &v)) {
+            if (nd_parse_i64(nd_skip_spaces(v, eol), eol, &n) && n >= 0) {
+                out->rchar = (uint64_t)n;
+                out->rchar_valid = true;
+            }
+        } else if (nd_key_is(p, eol, "read_bytes:", &v)) {
+            if (nd_parse_i64(nd_skip_spaces(v, eol), eol, &n) && n >= 0) {
+                out->read_bytes = (uint64_t)n;
+                out->read_bytes_valid = true;
+            }
+        }
+        p = eol + 1;
+    }
+    return out->rchar_valid || out->read_bytes_valid ? 0 : -EINVAL;
 }
 
 /* ---- readers ---- */

@@ -20,6 +20,15 @@ struct nd_proc_stat {
     uint64_t starttime_ticks;   /* since boot; with pid, identifies a process */
     int64_t rss_pages;
     uint64_t vsize_bytes;       /* virtual memory size (field 23) */
+    bool exit_code_valid;       /* field 52 present */
+    int exit_code;              /* wait(2) status of a zombie (field 52) */
+};
+
+/* /proc/PID/io: what a process read, through the page cache (rchar) and
+ * from storage (read_bytes). */
+struct nd_proc_io {
+    bool rchar_valid, read_bytes_valid;
+    uint64_t rchar, read_bytes;
 };
 
 #define ND_PROC_MAX_NSPID 8
@@ -36,6 +45,10 @@ struct nd_proc_status {
 /* Parsers: return 0, or -EINVAL for malformed input. */
 int nd_proc_parse_stat(const char *buf, size_t len, struct nd_proc_stat *out);
 int nd_proc_parse_status(const char *buf, size_t len, struct nd_proc_status *out);
+int nd_proc_parse_io(const char *buf, size_t len, struct nd_proc_io *out);
+/* The soft "Max address space" of /proc/PID/limits (ulimit -v, RLIMIT_AS)
+ * in bytes: 0 when unlimited. -EINVAL when the line is missing or malformed. */
+int nd_proc_parse_limit_as(const char *buf, size_t len, uint64_t *bytes);
 
 /* Readers: 0, or -ESRCH when the process is gone, -EACCES, ... */
 /* The owner (effective uid) of a process, from its /proc folder: one stat

@@ -130,7 +130,7 @@ enum nd_verdict nd_verdict_judge(const struct nd_proc_facts *p, const struct nd_
     }
     bool ml = (p->fp.frameworks & ND_FW_ML_MASK) != 0;
     const char *held = p->fp.control_only ? "control node open, no device held" : "no device held";
-    if (p->cpu_valid && p->cpu_cores >= nd_busy(busy_cores)) {
+    if ((p->cpu_valid && p->cpu_cores >= nd_busy(busy_cores)) || nd_verdict_cpu_bound(p, busy_cores)) {
         char cores[32];
         nd_cores_text(p->cpu_cores, cores, sizeof cores);
         if (ml)
@@ -153,7 +153,7 @@ enum nd_verdict nd_verdict_judge(const struct nd_proc_facts *p, const struct nd_
 bool nd_verdict_interesting(const struct nd_proc_facts *p, double busy_cores)
 {
     return p->fp.holds_device || p->fp.control_only || (p->fp.frameworks & ND_FW_ML_MASK) ||
-           (p->cpu_valid && p->cpu_cores >= nd_busy(busy_cores));
+           (p->cpu_valid && p->cpu_cores >= nd_busy(busy_cores)) || nd_verdict_cpu_bound(p, busy_cores);
 }
 
 /* Every device of the state known to be idle (a device with unknown
@@ -166,6 +166,11 @@ static bool nd_state_idle(const struct nd_device_state *st, const struct nd_proc
     for (size_t i = 0; i < nd; i++)
         if (!st->devices[i].util_valid || st->devices[i].util_pct > ND_VERDICT_IDLE_UTIL_PCT)
             return false;
+    /* Anyone on the vendor's list uses a device, listed by us or not
+     * (ps --pid, --user); the memory in use alone says nothing: an idle
+     * device holds a baseline for firmware and reserves. */
+    if (st->procs_valid && st->nprocs > 0)
+        return false;
     for (size_t i = 0; i < nprocs; i++)
         for (size_t h = 0; h < procs[i].fp.nheld && h < ND_FOOTPRINT_MAX_HELD; h++)
             if (procs[i].fp.held[h].index >= 0 && strcmp(procs[i].fp.held[h].vendor, st->vendor) == 0)
@@ -173,10 +178,21 @@ static bool nd_state_idle(const struct nd_device_state *st, const struct nd_proc
     return true;
 }
 
+bool nd_verdict_cpu_bound(const struct nd_proc_facts *p, double busy_cores)
+{
+    if (p->fp.holds_device || !(p->fp.frameworks & ND_FW_ML_MASK) || !p->cpu_valid)
+        return false;
+    double busy = nd_busy(busy_cores);
+    if (p->cpu_cores >= busy)
+        return true;
+    if (p->runnable_valid && p->runnable_frac >= ND_VERDICT_RUNNABLE && p->cpu_cores > 0)
+        return true;
+    return p->cpu_cores >= busy / 2 && p->life_valid && p->life_cores >= busy;
+}
+
 static bool nd_cpu_bound_ml(const struct nd_proc_facts *p, double busy_cores)
 {
-    return !p->fp.holds_device && (p->fp.frameworks & ND_FW_ML_MASK) && p->cpu_valid &&
-           p->cpu_cores >= 2 * nd_busy(busy_cores);
+    return nd_verdict_cpu_bound(p, busy_cores);
 }
 
 void nd_verdict_findings(const struct nd_proc_facts *procs, size_t nprocs,
@@ -237,8 +253,9 @@ void nd_verdict_findings(const struct nd_proc_facts *procs, size_t nprocs,
             else
                 nd_finding_set_cause(f, "The job computes on the CPU: it never opened an NPU, so its model and "
                                         "tensors stay in host memory.");
+            nd_finding_add_fix(f, "npu-doctor check --env-from %d   # what the job's own environment lacks",
+                               (int)first->pid);
             nd_finding_add_fix(f, "import torch_npu in the job, then move the model and inputs: model.to('npu:0')");
-            nd_finding_add_fix(f, "npu-doctor check   # will the job's environment get the NPU?");
         } else {
             if (torch_without_backend)
                 nd_finding_set_cause(f, "The job computes on the CPU: a CPU-only torch build is loaded "
@@ -246,6 +263,8 @@ void nd_verdict_findings(const struct nd_proc_facts *procs, size_t nprocs,
             else
                 nd_finding_set_cause(f, "The job computes on the CPU: it never opened a GPU (CUDA_VISIBLE_DEVICES "
                                         "hides them, or the model and tensors are never moved).");
+            nd_finding_add_fix(f, "npu-doctor check --env-from %d   # what the job's own environment lacks",
+                               (int)first->pid);
             nd_finding_add_fix(f, "python -c 'import torch; print(torch.cuda.is_available())'   # in the job's "
                                   "environment");
             nd_finding_add_fix(f, "move the model and inputs: model.to('cuda:0')");

@@ -14,10 +14,19 @@
 #include "device/device.h"
 #include "proc/footprint.h"
 
-/* By default a process is "busy" from 0.5 cores on; an ML process is
- * "CPU-bound" (worth a finding when the devices idle) from twice the busy
- * threshold. Callers pass busy_cores (`ps --busy`); <= 0 means the default. */
+/* By default a process is "busy" from 0.5 cores on. An ML process is
+ * "CPU-bound" (worth a finding when the devices idle) when it keeps that up:
+ * busy over the window, or over half of it while its lifetime average is
+ * busy (hysteresis: one slow window on a loaded host does not clear a
+ * verdict, one fast window does not make one for a process idle all its
+ * life). A single-threaded job at 0.9-1.1 cores is far from either cut,
+ * and one that a crowded host starves to 0.2 cores still counts when it is
+ * runnable at nearly every look inside the window.
+ * Callers pass busy_cores (`ps --busy`); <= 0 means the default. */
 #define ND_VERDICT_BUSY_CORES 0.5
+/* Runnable at this share of the looks: computing, whatever CPU share a
+ * crowded host gives it. */
+#define ND_VERDICT_RUNNABLE 0.8
 /* A device at or below this utilisation counts as idle. */
 #define ND_VERDICT_IDLE_UTIL_PCT 5u
 
@@ -32,7 +41,11 @@ struct nd_proc_facts {
     pid_t pid;
     const char *command;        /* already redacted; may be NULL */
     bool cpu_valid;
-    double cpu_cores;
+    double cpu_cores;           /* over the window */
+    bool life_valid;
+    double life_cores;          /* over its lifetime */
+    bool runnable_valid;
+    double runnable_frac;       /* share of looks inside the window that found it runnable */
     struct nd_footprint fp;     /* fp.pid == 0 when the footprint is unknown */
 };
 
@@ -51,6 +64,8 @@ void nd_footprint_devices_text(const struct nd_footprint *fp, char *buf, size_t 
  * when an Ascend device exists. */
 enum nd_verdict nd_verdict_judge(const struct nd_proc_facts *p, const struct nd_device_state *const *states,
                                  size_t nstates, double busy_cores, char *buf, size_t size);
+/* An ML process computing on the CPU without a device, sustained (above). */
+bool nd_verdict_cpu_bound(const struct nd_proc_facts *p, double busy_cores);
 /* Worth a line in the default `ps` listing: holds a device or a control
  * node, has an ML framework loaded, or is busy. */
 bool nd_verdict_interesting(const struct nd_proc_facts *p, double busy_cores);

@@ -27,7 +27,15 @@ assert_json "$T/rep/report.json" "any(p['util_pct'][0] == 92 and p['mem_used_byt
 assert_contains "$T/job.prom" 'npu_doctor_device_utilization_ratio{device="0",vendor="ascend"} 0.920'
 assert_contains "$T/job.prom" 'npu_doctor_device_memory_used_bytes{device="0",vendor="ascend"} 31457280000'
 assert_contains "$T/job.prom" 'npu_doctor_findings_total{category="cpu-fallback",severity="error"} 0'
-assert_contains "$T/job.prom" "npu_doctor_job_cpu_cores "
+# The job ended: running 0 and its gauges at their final values, so alerts clear; its labels.
+assert_contains "$T/job.prom" 'npu_doctor_job_cpu_cores{command="'
+if grep -Eq '^npu_doctor_job_running\{command="[^"]*holds_device.sh[^"]*",pid="[0-9]+"\} 0$' "$T/job.prom"; then
+  pass "npu_doctor_job_running 0 after the end, with command and pid labels"
+else fail "npu_doctor_job_running 0 with labels:"; grep job_ "$T/job.prom" | sed 's/^/    | /'; fi
+if grep -Eq '^npu_doctor_job_cpu_cores\{.*\} 0.000$' "$T/job.prom" && grep -Eq '^npu_doctor_job_on_device\{.*\} 0$' "$T/job.prom"; then
+  pass "final values: no CPU, no device"; else fail "stale job gauges after the end"; fi
+if grep -Eq '^npu_doctor_job_last_sample_timestamp_seconds\{.*\} [0-9]{10}$' "$T/job.prom"; then
+  pass "the time of the last sample"; else fail "no last-sample timestamp"; fi
 if grep -v '^#' "$T/job.prom" | awk '{ sub(/[{].*[}]/, ""); if (NF != 2) bad = 1 } END { exit bad }'; then
   pass "no timestamps in the textfile"; else fail "a sample line has more than one value"; fi
 finish

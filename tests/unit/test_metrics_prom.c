@@ -24,7 +24,7 @@ static void test_prom_render(void **state)
     struct nd_findings fs = ND_FINDINGS_INIT;
     nd_findings_add(&fs, "fallback.cpu-fallback", ND_CAT_CPU_FALLBACK, ND_SEV_ERROR, "x");
     nd_findings_add(&fs, "log.op-fallback", ND_CAT_UNSUPPORTED_OP, ND_SEV_WARNING, "y");
-    struct nd_prom_snapshot m = {1.875, true, dev, 2, &fs};
+    struct nd_prom_snapshot m = {.cpu_cores = 1.875, .on_device = true, .dev = dev, .ndev = 2, .findings = &fs};
     size_t len;
     char *t = nd_prom_render(&m, &len);
     assert_int_equal(strlen(t), len);
@@ -60,7 +60,7 @@ static void test_prom_write_atomic(void **state)
     assert_non_null(mkdtemp(dir));
     char path[256];
     snprintf(path, sizeof path, "%s/npu_doctor.prom", dir);
-    struct nd_prom_snapshot m = {0.5, false, NULL, 0, NULL};
+    struct nd_prom_snapshot m = {.cpu_cores = 0.5};
     struct nd_error err = {0};
     assert_int_equal(nd_prom_write(path, &m, &err), 0);
     char *buf = NULL;
@@ -75,9 +75,41 @@ static void test_prom_write_atomic(void **state)
     assert_non_null(strstr(err.msg, "/nonexistent-dir/x.prom"));
 }
 
+static void test_prom_job_end(void **state)
+{
+    (void)state;
+    const char *names[] = {"command", "pid", "rank", "slurm_job_id"};
+    const char *values[] = {"python3 \"train.py\"", "4242", "1", "77"};
+    struct nd_prom_snapshot m = {.cpu_cores = 1.0, .on_device = true, .job_known = true, .running = true,
+                                 .last_sample_unix_s = 1764567890, .label_names = names, .label_values = values,
+                                 .nlabels = 4};
+    size_t len;
+    char *t = nd_prom_render(&m, &len);
+    const char *lab = "{command=\"python3 \\\"train.py\\\"\",pid=\"4242\",rank=\"1\",slurm_job_id=\"77\"}";
+    char want[512];
+    snprintf(want, sizeof want, "npu_doctor_job_running%s 1\n", lab);
+    assert_non_null(strstr(t, want));
+    snprintf(want, sizeof want, "npu_doctor_job_cpu_cores%s 1.000\n", lab);
+    assert_non_null(strstr(t, want));
+    snprintf(want, sizeof want, "npu_doctor_job_last_sample_timestamp_seconds%s 1764567890\n", lab);
+    assert_non_null(strstr(t, want));
+    free(t);
+    /* After the end: running 0 and the job gauges at their final values, so alerts clear. */
+    m.running = false;
+    t = nd_prom_render(&m, &len);
+    snprintf(want, sizeof want, "npu_doctor_job_running%s 0\n", lab);
+    assert_non_null(strstr(t, want));
+    snprintf(want, sizeof want, "npu_doctor_job_cpu_cores%s 0.000\n", lab);
+    assert_non_null(strstr(t, want));
+    snprintf(want, sizeof want, "npu_doctor_job_on_device%s 0\n", lab);
+    assert_non_null(strstr(t, want));
+    free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_prom_job_end),
         cmocka_unit_test(test_prom_render),
         cmocka_unit_test(test_prom_write_atomic),
     };

@@ -360,12 +360,50 @@ static void test_hang(void **state)
     assert_float_equal(synth_run(&x, &quiet, 2, "hang.no-progress", ND_SEV_WARNING), 30.0, 1e-9);
     const struct nd_finding *f = nd_findings_find(&x.out, "hang.no-progress");
     assert_string_equal(f->category, ND_CAT_HANG);
-    bool hccl = false, pyspy = false;
+    /* Not distributed, py-spy not installed: no HCCL hint, no py-spy line; faulthandler instead. */
+    bool hccl = false, pyspy = false, gdb = false, fh = false;
+    for (size_t i = 0; i < f->nfix; i++) {
+        hccl = hccl || strstr(f->fix[i], "HCCL_EXEC_TIMEOUT");
+        pyspy = pyspy || strncmp(f->fix[i], "py-spy dump", 11) == 0;   /* not "pip install py-spy && ..." */
+        gdb = gdb || strstr(f->fix[i], "gdb -p 100 -batch -ex 'thread apply all py-bt'");
+        fh = fh || strstr(f->fix[i], "kill -USR1 100");
+    }
+    assert_true(!hccl && !pyspy && !gdb && fh);
+    synth_free(&x);
+
+    /* Distributed on an Ascend host, py-spy installed: its line and the HCCL timeouts. */
+    synth_init(&x, 1.0);
+    x.cfg.hang_after_s = 30;
+    struct nd_detect_proc rank = {.pid = 100, .ppid = 1, .distributed = true};
+    x.ctx.procs = &rank;
+    x.ctx.nprocs = 1;
+    x.ctx.have_py_spy = true;
+    synth_run(&x, &quiet, 32, "hang.no-progress", ND_SEV_WARNING);
+    f = nd_findings_find(&x.out, "hang.no-progress");
+    hccl = pyspy = false;
     for (size_t i = 0; i < f->nfix; i++) {
         hccl = hccl || strstr(f->fix[i], "HCCL_EXEC_TIMEOUT");
         pyspy = pyspy || strstr(f->fix[i], "py-spy dump --pid 100");
     }
     assert_true(hccl && pyspy);
+    synth_free(&x);
+    /* Distributed (gloo) on a host with no device: no vendor hint. */
+    synth_init(&x, 1.0);
+    x.cfg.hang_after_s = 30;
+    x.ctx.procs = &rank;
+    x.ctx.nprocs = 1;
+    x.ctx.device_usable = false;
+    x.ctx.have_gdb = true;
+    synth_run(&x, &quiet, 32, "hang.no-progress", ND_SEV_WARNING);
+    f = nd_findings_find(&x.out, "hang.no-progress");
+    hccl = gdb = false;
+    bool dist = false;
+    for (size_t i = 0; i < f->nfix; i++) {
+        hccl = hccl || strstr(f->fix[i], "HCCL") || strstr(f->fix[i], "NCCL_DEBUG");
+        gdb = gdb || strstr(f->fix[i], "gdb -p 100");
+        dist = dist || strstr(f->fix[i], "TORCH_DISTRIBUTED_DEBUG");
+    }
+    assert_true(!hccl && gdb && dist);
     synth_free(&x);
 
     /* Output keeps coming, or CPU is used, or the held device works: no hang. */
@@ -455,8 +493,37 @@ static void test_exit(void **state)
     f = exit_finding(&x, (struct nd_exit_info){.signaled = true, .signal = SIGBUS});
     assert_string_equal(f->id, "exit.bus-error-shm");
     assert_null(exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 0}));
-    assert_null(exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 1}));
-    assert_null(exit_finding(&x, (struct nd_exit_info){.signaled = true, .signal = SIGINT}));
+    /* A failed job is never healthy: the last error line it printed is named. */
+    f = exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 1, .last_error = "ValueError: bad shape",
+                                               .last_error_line = 42, .last_line = "ValueError: bad shape"});
+    assert_non_null(f);
+    assert_string_equal(f->id, "exit.failed");
+    assert_int_equal(f->severity, ND_SEV_ERROR);
+    assert_int_equal(f->confidence, ND_CONF_MEDIUM);
+    assert_non_null(strstr(f->title, "ValueError: bad shape"));
+    assert_int_equal(f->evidence[0].line, 42);
+    f = exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 1});
+    assert_string_equal(f->id, "exit.failed");
+    assert_int_equal(f->confidence, ND_CONF_LOW);
+    assert_true(evidence_has(f, "printed nothing"));
+    f = exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 127, .last_line = "sh: 1: trainx: not found"});
+    assert_string_equal(f->id, "exit.not-found");
+    assert_true(evidence_has(f, "trainx: not found"));
+    f = exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 126});
+    assert_string_equal(f->id, "exit.not-executable");
+    f = exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 137});
+    assert_string_equal(f->id, "exit.child-signal");
+    assert_non_null(strstr(f->title, "SIGKILL"));
+    /* Secrets in the job's last line are redacted. */
+    f = exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 3,
+                                               .last_error = "error: https://bob:hunter2@example.com/x failed"});
+    assert_null(strstr(f->title, "hunter2"));
+    f = exit_finding(&x, (struct nd_exit_info){.signaled = true, .signal = SIGINT});
+    assert_string_equal(f->id, "exit.interrupted");
+    assert_int_equal(f->severity, ND_SEV_INFO);
+    f = exit_finding(&x, (struct nd_exit_info){.signaled = true, .signal = SIGTERM});
+    assert_string_equal(f->id, "exit.stopped");
+    assert_int_equal(f->severity, ND_SEV_WARNING);
     assert_null(exit_finding(&x, (struct nd_exit_info){.signaled = true, .signal = SIGKILL, .stopped_by_us = true}));
     synth_free(&x);
 
@@ -584,6 +651,8 @@ static void test_timeline_views(void **state)
     assert_non_null(strstr(svg, "a &lt; b &amp; c"));
     assert_non_null(strstr(svg, "cpu-fallback @ 0:20"));
     assert_non_null(strstr(svg, "mean of 8 npus"));
+    assert_non_null(strstr(svg, "Host memory of the job, RSS (GiB)"));
+    assert_non_null(strstr(svg, "the job&#39;s devices") || strstr(svg, "the job's devices"));
     assert_non_null(strstr(svg, "</svg>"));
     free(svg);
     nd_findings_free(&fs);

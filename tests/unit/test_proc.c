@@ -235,7 +235,7 @@ static void test_read_gone_and_zombie(void **state)
     pid_t z = fork();
     assert_true(z >= 0);
     if (z == 0)
-        _exit(0);
+        _exit(5);
     /* Wait until it is a zombie (not reaped): its argv is gone. */
     struct nd_proc_stat st;
     for (int i = 0; i < 5000; i++) {
@@ -244,6 +244,10 @@ static void test_read_gone_and_zombie(void **state)
         usleep(1000);
     }
     assert_int_equal(st.state, 'Z');
+    /* The zombie's stat carries the status its parent will get (watch reads it). */
+    assert_true(st.exit_code_valid);
+    assert_true(WIFEXITED(st.exit_code));
+    assert_int_equal(WEXITSTATUS(st.exit_code), 5);
     char cmd[256];
     assert_int_equal(nd_proc_read_cmdline(z, cmd, sizeof cmd), 0);
     assert_string_equal(cmd, "[test_proc]");
@@ -258,6 +262,38 @@ static void test_read_gone_and_zombie(void **state)
     uid_t owner;
     assert_int_equal(nd_proc_owner(z, &owner), -ESRCH);
     assert_int_equal(nd_proc_host_to_local(z, &z, 1), 0);
+}
+
+static void test_parse_io(void **state)
+{
+    (void)state;
+    static const char io[] = "rchar: 2012\nwchar: 0\nsyscr: 7\nsyscw: 0\nread_bytes: 4096\n"
+                             "write_bytes: 0\ncancelled_write_bytes: 0\n";
+    struct nd_proc_io out;
+    assert_int_equal(nd_proc_parse_io(io, sizeof io - 1, &out), 0);
+    assert_true(out.rchar_valid && out.read_bytes_valid);
+    assert_int_equal(out.rchar, 2012);
+    assert_int_equal(out.read_bytes, 4096);
+    /* Truncated after rchar: what is there counts. */
+    assert_int_equal(nd_proc_parse_io(io, 11, &out), 0);
+    assert_true(out.rchar_valid && !out.read_bytes_valid);
+    assert_int_equal(nd_proc_parse_io("wchar: 1\n", 9, &out), -EINVAL);
+    assert_int_equal(nd_proc_parse_io("rchar: -3\n", 10, &out), -EINVAL);
+    /* /proc/PID/limits: ulimit -v in bytes, 0 when unlimited. */
+    uint64_t as = 1;
+    static const char lim[] = "Limit                     Soft Limit           Hard Limit           Units\n"
+                              "Max address space         4294967296           unlimited            bytes\n";
+    assert_int_equal(nd_proc_parse_limit_as(lim, sizeof lim - 1, &as), 0);
+    assert_int_equal(as, 4294967296ull);
+    static const char unl[] = "Max address space         unlimited            unlimited            bytes\n";
+    assert_int_equal(nd_proc_parse_limit_as(unl, sizeof unl - 1, &as), 0);
+    assert_int_equal(as, 0);
+    assert_int_equal(nd_proc_parse_limit_as("Max open files 1024 1024 files\n", 31, &as), -EINVAL);
+    /* A stat line that ends before field 52 has no exit code. */
+    struct nd_proc_stat st;
+    static const char old[] = "7 (x) S 1 7 7 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 500 1000 10";
+    assert_int_equal(nd_proc_parse_stat(old, sizeof old - 1, &st), 0);
+    assert_false(st.exit_code_valid);
 }
 
 static bool contains(const pid_t *v, size_t n, pid_t p)
@@ -347,6 +383,7 @@ int main(void)
         cmocka_unit_test(test_parse_status_edge),
         cmocka_unit_test(test_read_self),
         cmocka_unit_test(test_read_gone_and_zombie),
+        cmocka_unit_test(test_parse_io),
         cmocka_unit_test(test_list_and_tree),
         cmocka_unit_test(test_user_name),
     };

@@ -175,13 +175,56 @@ static void test_finding_idle_devices_cpu_job(void **state)
     assert_int_equal(nd_findings_exit_code(&f), 1);
     nd_findings_free(&f);
 
-    /* Below twice the busy threshold: not CPU-bound; a lower threshold finds it. */
-    struct nd_proc_facts slow = proc_with(106, 0.9, ND_FW_TORCH);
+    /* A single-threaded job around one core: the same verdict at 0.9, 1.0 and 1.1
+     * cores, with the idle devices holding baseline memory (firmware, HBM reserve). */
+    for (int d = 0; d < 8; d++)
+        ascend8.devices[d].mem_used_bytes = 2900ull << 20;
+    const double around_one[] = {0.9, 0.99, 1.0, 1.1};
+    for (size_t i = 0; i < sizeof around_one / sizeof *around_one; i++) {
+        struct nd_proc_facts one = proc_with(106, around_one[i], ND_FW_TORCH | ND_FW_TORCH_CPU);
+        nd_verdict_findings(&one, 1, st, 1, 0, &f);
+        assert_int_equal(f.n, 1);
+        assert_string_equal(f.v[0]->id, "ps.devices-idle-cpu-job");
+        assert_non_null(strstr(f.v[0]->fix[0], "npu-doctor check --env-from 106"));
+        nd_findings_free(&f);
+    }
+    /* Hysteresis: a slow window (0.3 cores) keeps the verdict of a process busy all its
+     * life, and does not make one for a process idle all its life. */
+    struct nd_proc_facts slow = proc_with(107, 0.3, ND_FW_TORCH);
+    slow.life_valid = true;
+    slow.life_cores = 1.0;
+    assert_true(nd_verdict_cpu_bound(&slow, 0));
+    slow.life_cores = 0.1;
+    assert_false(nd_verdict_cpu_bound(&slow, 0));
+    slow.cpu_cores = 0.2;
+    slow.life_cores = 1.0;
+    assert_false(nd_verdict_cpu_bound(&slow, 0));
     nd_verdict_findings(&slow, 1, st, 1, 0, &f);
     assert_int_equal(f.n, 0);
-    nd_verdict_findings(&slow, 1, st, 1, 0.4, &f);
+    /* Starved by a crowded host (0.2 cores) but runnable at 9 looks in 10: computing. */
+    slow.life_cores = 0.2;
+    slow.runnable_valid = true;
+    slow.runnable_frac = 0.9;
+    assert_true(nd_verdict_cpu_bound(&slow, 0));
+    char vb[256];
+    assert_int_equal(nd_verdict_judge(&slow, st, 1, 0, vb, sizeof vb), ND_VERDICT_CPU_ONLY);
+    slow.runnable_frac = 0.5;
+    assert_false(nd_verdict_cpu_bound(&slow, 0));
+    slow.runnable_valid = false;
+    /* A lower threshold (ps --busy) finds a trickle. */
+    nd_verdict_findings(&slow, 1, st, 1, 0.1, &f);
     assert_int_equal(f.n, 1);
     nd_findings_free(&f);
+    /* A process on the vendor's list that ps did not list (--pid, --user): devices in use. */
+    struct nd_proc_facts one = proc_with(109, 1.0, ND_FW_TORCH);
+    ascend8.nprocs = 1;
+    ascend8.procs[0].pid = 4242;
+    nd_verdict_findings(&one, 1, st, 1, 0, &f);
+    assert_int_equal(f.n, 0);
+    ascend8.nprocs = 0;
+    /* Not ML, or holding a device: never CPU-bound. */
+    struct nd_proc_facts plain = proc_with(108, 3.0, ND_FW_PYTHON);
+    assert_false(nd_verdict_cpu_bound(&plain, 0));
 
     /* Busy devices: no finding. */
     make_ascend8(0);
