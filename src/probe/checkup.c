@@ -313,6 +313,7 @@ static void nd_do_smoke(struct nd_checkup *c)
 {
     struct nd_report *rep = c->rep;
     json_t *smoke = json_array();
+    size_t measured = 0;
     for (int k = 0; k < 2; k++) {
         struct nd_device_state *st = c->dev[k];
         if (!st || st->status < 0 || st->ndevices == 0)
@@ -339,7 +340,7 @@ static void nd_do_smoke(struct nd_checkup *c)
                            "runtime smoke test passed on %zu device%s (alloc, copy, compare)", r->ndevices,
                            r->ndevices == 1 ? "" : "s");
             for (size_t i = 0; c->opt->level >= 3 && i < r->ndevices; i++)
-                if (r->devices[i].bandwidth_valid)
+                if (r->devices[i].bandwidth_valid && ++measured)
                     nd_report_line(rep, area, r->devices[i].bandwidth_low ? ND_CHECK_WARN : ND_CHECK_OK,
                                    "device %d: host->device %.1f GB/s, device->host %.1f GB/s", r->devices[i].index,
                                    r->devices[i].h2d_gbps, r->devices[i].d2h_gbps);
@@ -352,6 +353,16 @@ static void nd_do_smoke(struct nd_checkup *c)
         free(r);
     }
     json_object_set_new(nd_report_facts(rep, "devices"), "smoke_tests", smoke);
+    /* Level 3 must not look like level 2 in silence: say what was skipped and why. */
+    if (c->opt->level >= 3 && measured == 0) {
+        bool any = false;
+        for (int k = 0; k < 2; k++)
+            any |= c->dev[k] && c->dev[k]->status == 0 && c->dev[k]->ndevices > 0;
+        const char *why = any ? "the runtime smoke test did not pass or measured nothing"
+                              : "no device answered (no Ascend NPU or NVIDIA GPU found)";
+        nd_report_line(rep, "Devices", ND_CHECK_INFO, "level 3: host<->device bandwidth test skipped: %s", why);
+        json_object_set_new(nd_report_facts(rep, "devices"), "bandwidth_skipped", json_string(why));
+    }
 }
 
 /* ---- environment, Python, compatibility, distributed ---- */
@@ -455,6 +466,11 @@ static void nd_do_env(struct nd_checkup *c)
     c->env = s;
     const char *area = "Environment";
     nd_report_line(rep, area, ND_CHECK_INFO, "the job's environment: %s", env->source);
+    if (env->job_python)
+        nd_report_line(rep, area, ND_CHECK_INFO, "the job runs %s%s%s", env->job_python, env->job_script ? " " : "",
+                       env->job_script ? env->job_script : "");
+    if (c->opt->job_note)
+        nd_report_line(rep, area, ND_CHECK_INFO, "%s", c->opt->job_note);
     if (c->asc->cann_home[0]) {
         const char *home = nd_environ_get(env, "ASCEND_HOME_PATH");
         if (s.cann_loaded)
@@ -600,7 +616,11 @@ int nd_checkup_run(const struct nd_check_options *opt, struct nd_report *rep, st
     json_object_update(g, df);
     json_decref(df);
     nd_report_facts(rep, "devices");
-    nd_report_facts(rep, "environment");
+    g = nd_report_facts(rep, "environment");
+    if (opt->env->job_python)
+        json_object_set_new(g, "job_python", nd_json_str(opt->env->job_python));
+    if (opt->env->job_script)
+        json_object_set_new(g, "job_script", nd_json_str(opt->env->job_script));
     json_object_set_new(nd_report_facts(rep, "check"), "level", json_integer(opt->level));
     json_object_set_new(nd_report_facts(rep, "check"), "root", nd_json_str(nd_rootfs_is_default() ? "/" : nd_rootfs_prefix()));
 
