@@ -36,6 +36,7 @@ static void check_usage(FILE *fp)
             "      --strict         with --quiet: warnings exit 1 as without it\n"
             "      --fail-on WHAT   error: exit 2 on errors only; warning: also exit 1 on\n"
             "                       warnings; never: exit 0 whatever was found\n"
+            "      --report-issue   print a redacted Markdown block to paste into an issue\n"
             "      --root DIR       inspect the install under DIR (a container's root)\n"
             "      --env-from PID   judge the environment of a running process\n"
             "      --env-file FILE  judge KEY=VALUE lines (env, docker inspect output)\n"
@@ -88,10 +89,11 @@ int cmd_check(int argc, char **argv)
         {"python", required_argument, NULL, 'y'}, {"timeout", required_argument, NULL, 't'},
         {"verbose", no_argument, NULL, 'v'},      {"help", no_argument, NULL, 'h'},
         {"redact", required_argument, NULL, 'x'}, {"strict", no_argument, NULL, 'S'},
-        {"fail-on", required_argument, NULL, 'F'}, {NULL, 0, NULL, 0},
+        {"fail-on", required_argument, NULL, 'F'}, {"report-issue", no_argument, NULL, 'I'},
+        {NULL, 0, NULL, 0},
     };
     int level = 1;
-    bool json = false, quiet = false, verbose = false, strict = false;
+    bool json = false, quiet = false, verbose = false, strict = false, issue = false;
     enum check_fail_on fail_on = CHECK_FAIL_DEFAULT;
     const char *root = NULL, *env_file = NULL, *python = NULL;
     long env_pid = -1;
@@ -110,6 +112,7 @@ int cmd_check(int argc, char **argv)
         case 'j': json = true; break;
         case 'q': quiet = true; break;
         case 'S': strict = true; break;
+        case 'I': issue = true; break;
         case 'F':
             if (strcmp(optarg, "error") == 0 || strcmp(optarg, "errors") == 0)
                 fail_on = CHECK_FAIL_ERROR;
@@ -150,6 +153,8 @@ int cmd_check(int argc, char **argv)
     }
     if (optind < argc)
         return nd_cmd_fail("check", ND_EXIT_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
+    if (issue && json)
+        return nd_cmd_fail("check", ND_EXIT_USAGE, "--report-issue and --json exclude each other");
     if (env_file && env_pid > 0)
         return nd_cmd_fail("check", ND_EXIT_USAGE, "--env-from and --env-file exclude each other");
 
@@ -217,7 +222,7 @@ int cmd_check(int argc, char **argv)
 
     struct nd_check_options opt = {
         .level = level, .python = python, .env = &env, .probe_timeout_s = timeout, .device_timeout_s = 5.0,
-        .job_note = job_note[0] ? job_note : NULL,
+        .job_note = job_note[0] ? job_note : NULL, .run_tools = issue,
     };
     struct nd_report rep;
     nd_report_init(&rep, "check");
@@ -231,6 +236,8 @@ int cmd_check(int argc, char **argv)
     if (json) {
         if (nd_report_print_json(&rep, stdout) < 0)
             code = ND_EXIT_INTERNAL;
+    } else if (issue) {
+        nd_report_print_issue(&rep, stdout, ND_VERSION);
     } else {
         struct nd_text_options to = {.color = nd_term_wants_color(stdout), .quiet = quiet, .verbose = verbose};
         nd_report_print_text(&rep, stdout, &to);
