@@ -17,6 +17,7 @@
 #include "probe/environ.h"
 #include "probe/jobcmd.h"
 #include "core/strbuf.h"
+#include "core/term.h"
 
 static void check_usage(FILE *fp)
 {
@@ -44,6 +45,7 @@ static void check_usage(FILE *fp)
             "      --timeout SEC    deadline of the level-2 Python probe (default 30)\n"
             "      --redact REGEX   also redact variables whose name matches REGEX\n"
             "  -v, --verbose        also show notes (info findings)\n"
+            "      --wide           do not wrap lines to the terminal width (80 in a pipe)\n"
             "  -h, --help           this help\n"
             "\n"
             "Exit status: 0 fine, 1 warnings, 2 errors (--quiet: 0 on warnings unless\n"
@@ -90,7 +92,7 @@ int cmd_check(int argc, char **argv)
         {"verbose", no_argument, NULL, 'v'},      {"help", no_argument, NULL, 'h'},
         {"redact", required_argument, NULL, 'x'}, {"strict", no_argument, NULL, 'S'},
         {"fail-on", required_argument, NULL, 'F'}, {"report-issue", no_argument, NULL, 'I'},
-        {NULL, 0, NULL, 0},
+        {"wide", no_argument, NULL, 'W'},         {NULL, 0, NULL, 0},
     };
     int level = 1;
     bool json = false, quiet = false, verbose = false, strict = false, issue = false;
@@ -113,6 +115,7 @@ int cmd_check(int argc, char **argv)
         case 'q': quiet = true; break;
         case 'S': strict = true; break;
         case 'I': issue = true; break;
+        case 'W': nd_term_set_wide(true); break;
         case 'F':
             if (strcmp(optarg, "error") == 0 || strcmp(optarg, "errors") == 0)
                 fail_on = CHECK_FAIL_ERROR;

@@ -11,6 +11,7 @@
 #include "core/json_util.h"
 #include "core/report.h"
 #include "core/rootfs.h"
+#include "core/term.h"
 #include "kb/kb.h"
 
 static void explain_usage(FILE *fp)
@@ -26,6 +27,7 @@ static void explain_usage(FILE *fp)
             "  --rules DIR     load more *.rules files from DIR (repeatable)\n"
             "  --root DIR      read /etc/npu-doctor/rules.d under DIR\n"
             "  --redact REGEX  also redact variables whose name matches REGEX (repeatable)\n"
+            "  --wide          do not wrap lines to the terminal width (80 in a pipe)\n"
             "  -h, --help      this text\n"
             "\n"
             "Exit: 0 nothing above info, 1 warnings, 2 errors, 64 usage or broken rules,\n"
@@ -46,7 +48,7 @@ int cmd_explain(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},  {"all", no_argument, NULL, 'a'},
         {"rules", required_argument, NULL, 'r'}, {"root", required_argument, NULL, 'R'},
         {"redact", required_argument, NULL, 'x'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"wide", no_argument, NULL, 'W'},  {NULL, 0, NULL, 0},
     };
     bool json = false, all = false;
     const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
@@ -57,6 +59,7 @@ int cmd_explain(int argc, char **argv)
         switch (c) {
         case 'j': json = true; break;
         case 'a': all = true; break;
+        case 'W': nd_term_set_wide(true); break;
         case 'r': dirs[ndirs++] = optarg; break;
         case 'R': {
             struct nd_error err = {0};

@@ -37,8 +37,8 @@
 #define ND_PS_MAPS_MIN_VSIZE (64ull << 20)
 
 static const char nd_ps_usage[] =
-    "usage: npu-doctor ps [--pid N] [--user U] [--interval SECONDS] [--busy CORES] [--all] [--json]\n"
-    "                     [--root DIR]\n"
+    "usage: npu-doctor ps [--pid N] [--user U] [--interval SECONDS] [--busy CORES]\n"
+    "                     [--all] [--json] [--root DIR]\n"
     "\n"
     "Every process next to every device: CPU cores used, RSS, devices held,\n"
     "device memory, frameworks loaded, and a verdict per process.\n"

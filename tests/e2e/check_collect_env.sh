@@ -18,7 +18,7 @@ assert_json "$T/j" 'd["facts"]["host"]["kernel"] and d["facts"]["host"]["machine
   "kernel from uname; no glibc claimed for another root"
 assert_json "$T/j" 'd["facts"]["toolkits"]["cuda_toolkit"]["version"] is None and d["facts"]["toolkits"]["rocm"] == []'
 
-run_nd "$T/o" "$T/e" check --root "$R/cuda-toolkit" --env-file "$E/cuda-plain.env"
+run_nd "$T/o" "$T/e" check --wide --root "$R/cuda-toolkit" --env-file "$E/cuda-plain.env"
 assert_contains "$T/o" "Ubuntu 22.04.4 LTS" "text: Ubuntu"
 assert_contains "$T/o" "CPU Intel(R) Xeon(R) Platinum 8480+"
 assert_contains "$T/o" "CUDA toolkit 12.4.1 in /usr/local/cuda, cuDNN 9.1.0, ROCm 6.1.2-119 in /opt/rocm-6.1.2" "text: toolkits"

@@ -14,7 +14,7 @@ JOB=$!
 ND_BG_PIDS="$JOB"
 for _ in $(seq 50); do [ "$(readlink /proc/$JOB/exe)" = "$REAL" ] && break; sleep 0.1; done
 
-run_nd "$T/o" "$T/e" check --env-from "$JOB"
+run_nd "$T/o" "$T/e" check --wide --env-from "$JOB"
 assert_contains "$T/o" "the job's environment: pid $JOB"
 assert_contains "$T/o" "the job runs $REAL $T/train.py" "names the job's interpreter and script"
 assert_not_contains "$T/o" "python3 is not on PATH" "the interpreter comes from /proc/PID/exe, not PATH"
