@@ -6,6 +6,7 @@
 #include "cmd/cmd.h"
 #include "core/exitcode.h"
 #include "core/redact.h"
+#include "core/suggest.h"
 
 struct nd_command {
     const char *name;
@@ -77,5 +78,11 @@ int main(int argc, char **argv)
         if (strcmp(cmd, nd_commands[i].name) == 0)
             return nd_commands[i].fn(argc - 1, argv + 1);
     fprintf(stderr, "npu-doctor: unknown command '%s' (see 'npu-doctor --help')\n", cmd);
+    const char *names[sizeof nd_commands / sizeof *nd_commands];
+    for (size_t i = 0; i < sizeof nd_commands / sizeof *nd_commands; i++)
+        names[i] = nd_commands[i].name;
+    const char *best = nd_suggest(cmd, names, sizeof names / sizeof *names);
+    if (best)
+        fprintf(stderr, "did you mean '%s'?\n", best);
     return ND_EXIT_USAGE;
 }

@@ -148,10 +148,10 @@ int cmd_check(int argc, char **argv)
             check_usage(stdout);
             return ND_EXIT_OK;
         default:
-            if (optopt)
+            if (optopt && optopt < 128 && strncmp(argv[optind - 1], "--", 2) != 0)
                 return nd_cmd_fail("check", ND_EXIT_USAGE, "option -%c needs a value or is unknown (see --help)",
                                    optopt);
-            return nd_cmd_fail("check", ND_EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
+            return nd_cmd_bad_option("check", opts, argv[optind - 1]);
         }
     }
     if (optind < argc)

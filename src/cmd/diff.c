@@ -69,7 +69,7 @@ int cmd_diff(int argc, char **argv)
             return nd_cmd_fail("diff", ND_EXIT_USAGE, "%s needs a value (see --help)", argv[optind - 1]);
         default:
             nd_redact_reset();
-            return nd_cmd_fail("diff", ND_EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
+            return nd_cmd_bad_option("diff", longopts, argv[optind - 1]);
         }
     }
     if (nd_redact_check_env(&err) < 0) {

@@ -55,6 +55,7 @@ int cmd_explain(int argc, char **argv)
     size_t ndirs = 0;
     int c, rc;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
@@ -76,7 +77,7 @@ int cmd_explain(int argc, char **argv)
             }
             break;
         case 'h': explain_usage(stdout); free(dirs); return ND_EXIT_OK;
-        default: explain_usage(stderr); free(dirs); return ND_EXIT_USAGE;
+        default: free(dirs); return nd_cmd_bad_option("explain", opts, argv[optind - 1]);
         }
     }
     if (optind >= argc) {

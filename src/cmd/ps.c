@@ -171,8 +171,7 @@ static int nd_ps_parse_args(int argc, char **argv, struct nd_ps_opts *o, bool *h
         case ':':
             return nd_cmd_fail("ps", ND_EXIT_USAGE, "%s needs a value (see npu-doctor ps --help)", argv[optind - 1]);
         default:
-            return nd_cmd_fail("ps", ND_EXIT_USAGE, "unknown option '%s' (see npu-doctor ps --help)",
-                               argv[optind - 1]);
+            return nd_cmd_bad_option("ps", longopts, argv[optind - 1]);
         }
     }
     if (optind < argc)

@@ -94,12 +94,13 @@ int cmd_rules(int argc, char **argv)
     size_t ndirs = 0;
     int c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
         case 'r': dirs[ndirs++] = optarg; break;
         case 'h': rules_usage(stdout); free(dirs); return ND_EXIT_OK;
-        default: rules_usage(stderr); free(dirs); return ND_EXIT_USAGE;
+        default: free(dirs); return nd_cmd_bad_option("rules", opts, argv[optind - 1]);
         }
     }
     if (optind >= argc) {

@@ -116,7 +116,7 @@ static int nd_snapshot_parse_args(int argc, char **argv, struct nd_snapshot_opts
         case ':':
             return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "%s needs a value (see --help)", argv[optind - 1]);
         default:
-            return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
+            return -nd_cmd_bad_option("snapshot", longopts, argv[optind - 1]);
         }
     }
     if (optind < argc)
