@@ -112,8 +112,10 @@ static void test_fix_names_job(void **state)
         const char *want = pass == 0 ? "&& exec python train.py'" : "&& exec /opt/venv/bin/python3.10 -m llama.train'";
         assert_non_null(strstr(x->fix[1], want));
         nd_findings_free(&f);
-        env.job_python = strdup("/opt/venv/bin/python3.10");
-        env.job_script = strdup("-m llama.train");
+        if (pass == 0) {
+            env.job_python = strdup("/opt/venv/bin/python3.10");
+            env.job_script = strdup("-m llama.train");
+        }
     }
     nd_environ_free(&env);
     free(a);
