@@ -49,7 +49,19 @@ int nd_cmd_bad_option(const char *cmd, const struct option *opts, const char *ar
                 return nd_cmd_fail(cmd, ND_EXIT_USAGE, "option '--%s' %s (see npu-doctor %s --help)", name,
                                    opts[i].has_arg == no_argument ? "takes no value" : "needs a value", cmd);
     }
-    nd_cmd_fail(cmd, ND_EXIT_USAGE, "unknown or incomplete option '%s' (see npu-doctor %s --help)", arg, cmd);
+    /* getopt_long takes unique prefixes: "--env" matching two options is ambiguous, not unknown. */
+    size_t nprefix = 0;
+    for (size_t i = 0; is_long && name[0] && i < count; i++)
+        nprefix += strncmp(opts[i].name, name, strlen(name)) == 0;
+    if (nprefix > 1) {
+        fprintf(stderr, "npu-doctor %s: ambiguous option '--%s':", cmd, name);
+        for (size_t i = 0; i < count; i++)
+            if (strncmp(opts[i].name, name, strlen(name)) == 0)
+                fprintf(stderr, " --%s", opts[i].name);
+        fputc('\n', stderr);
+        return ND_EXIT_USAGE;
+    }
+    nd_cmd_fail(cmd, ND_EXIT_USAGE, "unknown option '%s' (see npu-doctor %s --help)", arg, cmd);
     if (is_long && count) {
         const char **names = calloc(count, sizeof *names);
         if (names) {

@@ -20,7 +20,7 @@ while read -r cmd typo want rest; do
   # shellcheck disable=SC2086 # rest holds words on purpose
   run_nd "$T/o" "$T/e" $cmd "$typo" $rest
   expect_rc 64 "$cmd $typo"
-  assert_contains "$T/e" "unknown or incomplete option '$typo'" "$cmd: names the option"
+  assert_contains "$T/e" "npu-doctor $cmd: unknown option '$typo'" "$cmd: names the option"
   assert_contains "$T/e" "did you mean '$want'?" "$cmd $typo -> $want"
   n=$(wc -l <"$T/e")
   if [ "$n" -eq 2 ]; then pass "$cmd: one line plus the hint"; else fail "$cmd: $n lines on stderr"; cat "$T/e"; fi
@@ -42,6 +42,9 @@ assert_contains "$T/e" "option '--json' takes no value"
 run_nd "$T/o" "$T/e" check --fail-on
 expect_rc 64 "a missing value"
 assert_contains "$T/e" "option '--fail-on' needs a value"
+run_nd "$T/o" "$T/e" check --env 1
+expect_rc 64 "an ambiguous prefix"
+assert_contains "$T/e" "ambiguous option '--env': --env-from --env-file"
 run_nd "$T/o" "$T/e" check --zzzzzzzz
 expect_rc 64 "an option far from any"
 assert_not_contains "$T/e" "did you mean" "no hint when no option is close"
