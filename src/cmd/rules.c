@@ -11,6 +11,7 @@
 #include "core/json_util.h"
 #include "core/report.h"
 #include "core/report_table.h"
+#include "core/suggest.h"
 #include "kb/kb.h"
 
 static void rules_usage(FILE *fp)
@@ -149,6 +150,10 @@ int cmd_rules(int argc, char **argv)
         }
     } else {
         rc = nd_cmd_fail("rules", ND_EXIT_USAGE, "unknown subcommand '%s' (list, lint, test)", sub);
+        static const char *const subs[] = {"list", "lint", "test"};
+        const char *best = nd_suggest(sub, subs, 3);
+        if (best)
+            fprintf(stderr, "did you mean '%s'?\n", best);
     }
     nd_kb_free(kb);
     free(dirs);

@@ -36,6 +36,11 @@ diff --jsno --json a.json b.json
 rules --jsno --json list
 LIST
 
+run_nd "$T/o" "$T/e" rules lsit
+expect_rc 64 "a mistyped rules subcommand"
+assert_contains "$T/e" "unknown subcommand 'lsit'"
+assert_contains "$T/e" "did you mean 'list'?"
+
 run_nd "$T/o" "$T/e" check --json=yes
 expect_rc 64 "a value for a flag"
 assert_contains "$T/e" "option '--json' takes no value"
