@@ -7,6 +7,7 @@
 #include "core/build_info.h"
 #include "core/exitcode.h"
 #include "core/redact.h"
+#include "core/suggest.h"
 
 struct nd_command {
     const char *name;
@@ -15,8 +16,8 @@ struct nd_command {
 };
 
 static const struct nd_command nd_commands[] = {
-    {"check", cmd_check, "pre-flight check of driver, devices, CANN/CUDA, environment and Python stack"},
-    {"run", cmd_run, "run a job and watch it: catch a silent CPU fallback, idle devices, hangs, OOM"},
+    {"check", cmd_check, "pre-flight check: driver, devices, CANN/CUDA, environment, Python"},
+    {"run", cmd_run, "run a job and watch it: silent CPU fallback, idle device, hang, OOM"},
     {"watch", cmd_watch, "attach to a running job (--pid N) and watch it the same way"},
     {"ps", cmd_ps, "which processes hold a device, and which busy ML processes hold none"},
     {"explain", cmd_explain, "name the root cause of a failed job from its logs"},
@@ -30,15 +31,16 @@ static void nd_usage(FILE *fp)
     fprintf(fp,
             "usage: npu-doctor <command> [options]\n"
             "       npu-doctor --version | --help\n\n"
-            "Is your training job really running on the NPU/GPU? If not, why, and what to type.\n\n"
+            "Is your training job really running on the NPU/GPU? If not, why, and what to do.\n\n"
             "commands:\n");
     for (size_t i = 0; i < sizeof nd_commands / sizeof *nd_commands; i++)
         fprintf(fp, "  %-9s %s\n", nd_commands[i].name, nd_commands[i].summary);
     fprintf(fp,
             "\n'npu-doctor <command> --help' shows a command's options.\n"
-            "exit codes: 0 ok, 1 warnings, 2 errors, 64 usage, 66 input missing, 70 internal error;\n"
-            "run/watch return the job's own status (3 when --fail-fast stopped it); watch returns\n"
-            "0/1/2 by the worst finding when --for ends first or the job's status cannot be read.\n");
+            "exit codes: 0 ok, 1 warnings, 2 errors, 64 usage, 66 input missing, 70 internal\n"
+            "error; run/watch return the job's own status (3 when --fail-fast stopped it);\n"
+            "watch returns 0/1/2 by the worst finding when --for ends first or the job's\n"
+            "status cannot be read.\n");
 }
 
 int main(int argc, char **argv)
@@ -79,5 +81,11 @@ int main(int argc, char **argv)
         if (strcmp(cmd, nd_commands[i].name) == 0)
             return nd_commands[i].fn(argc - 1, argv + 1);
     fprintf(stderr, "npu-doctor: unknown command '%s' (see 'npu-doctor --help')\n", cmd);
+    const char *names[sizeof nd_commands / sizeof *nd_commands];
+    for (size_t i = 0; i < sizeof nd_commands / sizeof *nd_commands; i++)
+        names[i] = nd_commands[i].name;
+    const char *best = nd_suggest(cmd, names, sizeof names / sizeof *names);
+    if (best)
+        fprintf(stderr, "did you mean '%s'?\n", best);
     return ND_EXIT_USAGE;
 }

@@ -6,7 +6,8 @@
 #                PrologFlags=Alloc        (run it when the job is allocated)
 #
 # A Prolog that exits non-zero makes Slurm drain the node and requeue the job,
-# so only errors fail (exit 2 of npu-doctor check); warnings are logged.
+# so only errors fail (exit 2 of npu-doctor check); warnings (exit 1, asked for
+# with --fail-on warning) are logged.
 # Settings (environment, or edit here):
 #   NPU_DOCTOR          the binary (default: npu-doctor on PATH)
 #   NPU_DOCTOR_STRICT   1: warnings fail the node too
@@ -52,7 +53,7 @@ if command -v bash >/dev/null 2>&1; then
     runner="bash"
 fi
 # shellcheck disable=SC2016 # expanded by the child shell, on purpose
-script='if [ -n "$1" ]; then . "$1" >/dev/null 2>&1; fi; exec "$2" check --quiet'
+script='if [ -n "$1" ]; then . "$1" >/dev/null 2>&1; fi; exec "$2" check --quiet --fail-on warning'
 if command -v timeout >/dev/null 2>&1; then
     out=$(timeout "$limit" "$runner" -c "$script" npu-doctor-prolog "$set_env" "$nd" 2>&1)
 else

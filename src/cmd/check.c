@@ -15,29 +15,60 @@
 #include "core/rootfs.h"
 #include "probe/checkup.h"
 #include "probe/environ.h"
+#include "probe/jobcmd.h"
+#include "core/strbuf.h"
+#include "core/term.h"
 
 static void check_usage(FILE *fp)
 {
     fprintf(fp,
             "usage: npu-doctor check [options]\n"
             "\n"
-            "Checks that a job started here will really run on the NPU or GPU: driver, firmware,\n"
-            "CANN/CUDA install, the job's environment, the Python stack, versions, distributed settings.\n"
+            "Checks that a job started here will really run on the NPU or GPU: driver,\n"
+            "firmware, CANN/CUDA install, the job's environment, the Python stack,\n"
+            "versions, distributed settings.\n"
             "\n"
-            "  -l, --level N        1: files only, no imports (default); 2: also import torch/torch_npu,\n"
-            "                       query the devices and run a runtime smoke test; 3: also bandwidth\n"
-            "      --json           one JSON object (schema npu-doctor/1) with findings and facts\n"
-            "  -q, --quiet          print problems only (for entrypoints: npu-doctor check -q || exit 1)\n"
-            "      --root DIR       inspect the install under DIR (a container's root file system)\n"
+            "  -l, --level N        1: files only, no imports (default); 2: also import\n"
+            "                       torch/torch_npu, query the devices and run a runtime\n"
+            "                       smoke test; 3: also host<->device bandwidth\n"
+            "      --json           one JSON object (schema npu-doctor/1): findings, facts\n"
+            "  -q, --quiet          print problems only; warnings exit 0 (entrypoints:\n"
+            "                       npu-doctor check --quiet || exit 1)\n"
+            "      --strict         with --quiet: warnings exit 1 as without it\n"
+            "      --fail-on WHAT   error: exit 2 on errors only; warning: also exit 1 on\n"
+            "                       warnings; never: exit 0 whatever was found\n"
+            "      --report-issue   print a redacted Markdown block to paste into an issue\n"
+            "      --root DIR       inspect the install under DIR (a container's root)\n"
             "      --env-from PID   judge the environment of a running process\n"
             "      --env-file FILE  judge KEY=VALUE lines (env, docker inspect output)\n"
-            "      --python PATH    the job's interpreter (default: python3 on the job's PATH)\n"
+            "      --python PATH    the job's interpreter (default: python3 on its PATH)\n"
             "      --timeout SEC    deadline of the level-2 Python probe (default 30)\n"
-            "      --redact REGEX   also redact variables whose name matches REGEX (repeatable)\n"
+            "      --redact REGEX   also redact variables whose name matches REGEX\n"
             "  -v, --verbose        also show notes (info findings)\n"
+            "      --wide           do not wrap lines to the terminal width (80 in a pipe)\n"
             "  -h, --help           this help\n"
             "\n"
-            "Exit status: 0 fine, 1 warnings, 2 errors, 64 usage, 66 missing input, 70 internal error.\n");
+            "Exit status: 0 fine, 1 warnings, 2 errors (--quiet: 0 on warnings unless\n"
+            "--strict or --fail-on warning), 64 usage, 66 missing input, 70 internal.\n");
+}
+
+/* What counts as failure for the exit status (--fail-on, --quiet, --strict). */
+enum check_fail_on { CHECK_FAIL_DEFAULT, CHECK_FAIL_ERROR, CHECK_FAIL_WARNING, CHECK_FAIL_NEVER };
+
+/* The exit status for the worst finding under the chosen policy: --quiet is
+ * for entrypoints and prologs, where a warning (two python3 on PATH) must not
+ * stop a container, so it fails on errors only unless --strict. */
+static int check_exit_code(int worst, enum check_fail_on fail_on, bool quiet, bool strict)
+{
+    if (worst != ND_EXIT_WARNINGS && worst != ND_EXIT_ERRORS)
+        return worst;
+    if (fail_on == CHECK_FAIL_DEFAULT)
+        fail_on = quiet && !strict ? CHECK_FAIL_ERROR : CHECK_FAIL_WARNING;
+    if (fail_on == CHECK_FAIL_NEVER)
+        return ND_EXIT_OK;
+    if (fail_on == CHECK_FAIL_ERROR && worst == ND_EXIT_WARNINGS)
+        return ND_EXIT_OK;
+    return worst;
 }
 
 static int check_parse_num(const char *s, double lo, double hi, double *out)
@@ -59,10 +90,13 @@ int cmd_check(int argc, char **argv)
         {"env-from", required_argument, NULL, 'p'}, {"env-file", required_argument, NULL, 'f'},
         {"python", required_argument, NULL, 'y'}, {"timeout", required_argument, NULL, 't'},
         {"verbose", no_argument, NULL, 'v'},      {"help", no_argument, NULL, 'h'},
-        {"redact", required_argument, NULL, 'x'}, {NULL, 0, NULL, 0},
+        {"redact", required_argument, NULL, 'x'}, {"strict", no_argument, NULL, 'S'},
+        {"fail-on", required_argument, NULL, 'F'}, {"report-issue", no_argument, NULL, 'I'},
+        {"wide", no_argument, NULL, 'W'},         {NULL, 0, NULL, 0},
     };
     int level = 1;
-    bool json = false, quiet = false, verbose = false;
+    bool json = false, quiet = false, verbose = false, strict = false, issue = false;
+    enum check_fail_on fail_on = CHECK_FAIL_DEFAULT;
     const char *root = NULL, *env_file = NULL, *python = NULL;
     long env_pid = -1;
     double timeout = 30;
@@ -79,6 +113,20 @@ int cmd_check(int argc, char **argv)
             break;
         case 'j': json = true; break;
         case 'q': quiet = true; break;
+        case 'S': strict = true; break;
+        case 'I': issue = true; break;
+        case 'W': nd_term_set_wide(true); break;
+        case 'F':
+            if (strcmp(optarg, "error") == 0 || strcmp(optarg, "errors") == 0)
+                fail_on = CHECK_FAIL_ERROR;
+            else if (strcmp(optarg, "warning") == 0 || strcmp(optarg, "warnings") == 0)
+                fail_on = CHECK_FAIL_WARNING;
+            else if (strcmp(optarg, "never") == 0)
+                fail_on = CHECK_FAIL_NEVER;
+            else
+                return nd_cmd_fail("check", ND_EXIT_USAGE, "--fail-on must be error, warning or never, not '%s'",
+                                   optarg);
+            break;
         case 'v': verbose = true; break;
         case 'r': root = optarg; break;
         case 'f': env_file = optarg; break;
@@ -100,14 +148,16 @@ int cmd_check(int argc, char **argv)
             check_usage(stdout);
             return ND_EXIT_OK;
         default:
-            if (optopt)
+            if (optopt && optopt < 128 && strncmp(argv[optind - 1], "--", 2) != 0)
                 return nd_cmd_fail("check", ND_EXIT_USAGE, "option -%c needs a value or is unknown (see --help)",
                                    optopt);
-            return nd_cmd_fail("check", ND_EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
+            return nd_cmd_bad_option("check", opts, argv[optind - 1]);
         }
     }
     if (optind < argc)
         return nd_cmd_fail("check", ND_EXIT_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
+    if (issue && json)
+        return nd_cmd_fail("check", ND_EXIT_USAGE, "--report-issue and --json exclude each other");
     if (env_file && env_pid > 0)
         return nd_cmd_fail("check", ND_EXIT_USAGE, "--env-from and --env-file exclude each other");
 
@@ -140,8 +190,42 @@ int cmd_check(int argc, char **argv)
         return nd_cmd_fail("check", ND_EXIT_NOINPUT, "--python %s: no such file", python);
     }
 
+    /* --env-from PID: judge the interpreter the job really runs, not the
+     * first python3 on its PATH, and name its command in fix lines. */
+    char job_note[512] = "";
+    if (env_pid > 0) {
+        struct nd_job_cmd *jc = calloc(1, sizeof *jc);
+        if (!jc) {
+            nd_environ_free(&env);
+            return nd_cmd_fail("check", ND_EXIT_INTERNAL, "out of memory");
+        }
+        int jrc = nd_job_cmd_from_pid((pid_t)env_pid, jc);
+        if (jrc < 0)
+            snprintf(job_note, sizeof job_note, "cannot read /proc/%ld/exe (%s): judging python3 on the job's PATH",
+                     env_pid, strerror(-jrc));
+        else if (!jc->is_python)
+            snprintf(job_note, sizeof job_note, "pid %ld runs %.300s, not a Python: judging python3 on its PATH",
+                     env_pid, jc->exe);
+        else if (!python && !nd_rootfs_exists(jc->exe))
+            snprintf(job_note, sizeof job_note, "pid %ld runs %.300s, which is not under the root: judging python3 "
+                     "on its PATH", env_pid, jc->exe);
+        else {
+            if (!python) {
+                snprintf(python_abs, sizeof python_abs, "%s", jc->exe);
+                python = python_abs;
+            }
+            env.job_python = nd_xstrdup(jc->exe);
+            if (jc->script[0])
+                env.job_script = nd_xstrdup(jc->script);
+        }
+        free(jc);
+    }
+    if (python && !env.job_python)
+        env.job_python = nd_xstrdup(python);
+
     struct nd_check_options opt = {
         .level = level, .python = python, .env = &env, .probe_timeout_s = timeout, .device_timeout_s = 5.0,
+        .job_note = job_note[0] ? job_note : NULL, .run_tools = issue,
     };
     struct nd_report rep;
     nd_report_init(&rep, "check");
@@ -151,10 +235,12 @@ int cmd_check(int argc, char **argv)
         nd_environ_free(&env);
         return nd_cmd_fail("check", ND_EXIT_INTERNAL, "%s", err.msg);
     }
-    int code = nd_findings_exit_code(&rep.findings);
+    int code = check_exit_code(nd_findings_exit_code(&rep.findings), fail_on, quiet, strict);
     if (json) {
         if (nd_report_print_json(&rep, stdout) < 0)
             code = ND_EXIT_INTERNAL;
+    } else if (issue) {
+        nd_report_print_issue(&rep, stdout, ND_VERSION);
     } else {
         struct nd_text_options to = {.color = nd_term_wants_color(stdout), .quiet = quiet, .verbose = verbose};
         nd_report_print_text(&rep, stdout, &to);

@@ -19,4 +19,11 @@ int nd_cmd_fail(const char *cmd, int code, const char *fmt, ...) __attribute__((
  * regex error and returns ND_EXIT_USAGE. */
 int nd_cmd_add_redact(const char *cmd, const char *regex);
 
+/* An unknown, ambiguous or incomplete option: one line naming it (and the
+ * options an ambiguous prefix matches), then "did you mean '--level'?"
+ * when a long option in opts is close. arg is argv[optind - 1]
+ * after getopt_long returned '?' or ':'. Returns ND_EXIT_USAGE. */
+struct option;
+int nd_cmd_bad_option(const char *cmd, const struct option *opts, const char *arg);
+
 #endif

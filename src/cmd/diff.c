@@ -17,23 +17,30 @@
 static void nd_diff_usage(FILE *fp)
 {
     fprintf(fp,
-            "usage: npu-doctor diff [--all] [--json] [--redact REGEX]... A.json B.json [C.json...]\n"
+            "usage: npu-doctor diff [--all] [--json] [--redact REGEX]... A.json B.json\n"
+            "                       [C.json...]\n"
             "\n"
-            "Compares snapshots written by 'npu-doctor snapshot'. Two files: every difference that matters,\n"
-            "most relevant first (vendor stack and its environment variables, devices, Python stack, host\n"
-            "limits, the rest); PATH-like variables entry by entry (\"missing: /usr/local/...\").\n"
-            "Three or more files: for each fact the majority value and the nodes that differ\n"
-            "(\"node-17: CANN 8.0.0 (others: 8.1.RC1)\").\n"
-            "Every snapshot's versions are also judged against the compatibility tables: a node whose\n"
-            "CANN, driver, torch, torch_npu, CUDA or Python do not fit together is named as a finding.\n"
+            "Compares snapshots written by 'npu-doctor snapshot'. Two files: every\n"
+            "difference that matters, most relevant first (vendor stack and its\n"
+            "environment variables, devices, Python stack, host limits, the rest);\n"
+            "PATH-like variables entry by entry (\"missing: /usr/local/...\").\n"
+            "Three or more files: for each fact the majority value and the nodes that\n"
+            "differ (\"node-17: CANN 8.0.0 (others: 8.1.RC1)\").\n"
+            "Every snapshot's versions are also judged against the compatibility\n"
+            "tables: a node whose CANN, driver, torch, torch_npu, CUDA or Python do not\n"
+            "fit together is named as a finding.\n"
             "\n"
-            "      --all           also show noise: times, pids, hostnames, ranks, SHLVL, OLDPWD, SSH_*...\n"
-            "      --json          one JSON object: {\"differences\": [{\"key\", \"values\", \"majority\", \"outliers\"}]}\n"
-            "      --redact REGEX  also redact variables whose name matches REGEX (repeatable;\n"
-            "                      NPU_DOCTOR_REDACT=REGEX in the environment does the same)\n"
+            "      --all           also show noise: times, pids, hostnames, ranks, SHLVL,\n"
+            "                      OLDPWD, SSH_*...\n"
+            "      --json          one JSON object: {\"differences\": [{\"key\", \"values\",\n"
+            "                      \"majority\", \"outliers\"}]}\n"
+            "      --redact REGEX  also redact variables whose name matches REGEX\n"
+            "                      (repeatable; NPU_DOCTOR_REDACT=REGEX in the environment\n"
+            "                      does the same)\n"
             "\n"
-            "Exit status: 0 no differences, 1 differences found, 64 usage (fewer than two files),\n"
-            "66 a file missing, unreadable, a directory, not a snapshot, truncated, or of a newer schema.\n");
+            "Exit status: 0 no differences, 1 differences found, 64 usage (fewer than two\n"
+            "files), 66 a file missing, unreadable, a directory, not a snapshot,\n"
+            "truncated, or of a newer schema.\n");
 }
 
 int cmd_diff(int argc, char **argv)
@@ -67,7 +74,7 @@ int cmd_diff(int argc, char **argv)
             return nd_cmd_fail("diff", ND_EXIT_USAGE, "%s needs a value (see --help)", argv[optind - 1]);
         default:
             nd_redact_reset();
-            return nd_cmd_fail("diff", ND_EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
+            return nd_cmd_bad_option("diff", longopts, argv[optind - 1]);
         }
     }
     if (nd_redact_check_env(&err) < 0) {

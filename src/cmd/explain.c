@@ -12,6 +12,7 @@
 #include "core/json_util.h"
 #include "core/report.h"
 #include "core/rootfs.h"
+#include "core/term.h"
 #include "kb/kb.h"
 
 static void explain_usage(FILE *fp)
@@ -27,6 +28,7 @@ static void explain_usage(FILE *fp)
             "  --rules DIR     load more *.rules files from DIR (repeatable)\n"
             "  --root DIR      read /etc/npu-doctor/rules.d under DIR\n"
             "  --redact REGEX  also redact variables whose name matches REGEX (repeatable)\n"
+            "  --wide          do not wrap lines to the terminal width (80 in a pipe)\n"
             "  -h, --help      this text\n"
             "\n"
             "Exit: 0 nothing above info, 1 warnings, 2 errors, 64 usage or broken rules,\n"
@@ -47,17 +49,19 @@ int cmd_explain(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},  {"all", no_argument, NULL, 'a'},
         {"rules", required_argument, NULL, 'r'}, {"root", required_argument, NULL, 'R'},
         {"redact", required_argument, NULL, 'x'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"wide", no_argument, NULL, 'W'},  {NULL, 0, NULL, 0},
     };
     bool json = false, all = false;
     const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
     size_t ndirs = 0;
     int c, rc;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
         case 'a': all = true; break;
+        case 'W': nd_term_set_wide(true); break;
         case 'r': dirs[ndirs++] = optarg; break;
         case 'R': {
             struct nd_error err = {0};
@@ -74,7 +78,7 @@ int cmd_explain(int argc, char **argv)
             }
             break;
         case 'h': explain_usage(stdout); free(dirs); return ND_EXIT_OK;
-        default: explain_usage(stderr); free(dirs); return ND_EXIT_USAGE;
+        default: free(dirs); return nd_cmd_bad_option("explain", opts, argv[optind - 1]);
         }
     }
     if (optind >= argc) {

@@ -40,8 +40,8 @@
 #define ND_PS_MIN_LOOKS 5
 
 static const char nd_ps_usage[] =
-    "usage: npu-doctor ps [--pid N] [--user U] [--interval SECONDS] [--busy CORES] [--all] [--json]\n"
-    "                     [--root DIR]\n"
+    "usage: npu-doctor ps [--pid N] [--user U] [--interval SECONDS] [--busy CORES]\n"
+    "                     [--all] [--json] [--root DIR]\n"
     "\n"
     "Every process next to every device: CPU cores used, RSS, devices held,\n"
     "device memory, frameworks loaded, and a verdict per process.\n"
@@ -178,8 +178,7 @@ static int nd_ps_parse_args(int argc, char **argv, struct nd_ps_opts *o, bool *h
         case ':':
             return nd_cmd_fail("ps", ND_EXIT_USAGE, "%s needs a value (see npu-doctor ps --help)", argv[optind - 1]);
         default:
-            return nd_cmd_fail("ps", ND_EXIT_USAGE, "unknown option '%s' (see npu-doctor ps --help)",
-                               argv[optind - 1]);
+            return nd_cmd_bad_option("ps", longopts, argv[optind - 1]);
         }
     }
     if (optind < argc)

@@ -11,6 +11,7 @@
 #include "core/json_util.h"
 #include "core/report.h"
 #include "core/report_table.h"
+#include "core/suggest.h"
 #include "kb/kb.h"
 
 static void rules_usage(FILE *fp)
@@ -181,13 +182,14 @@ int cmd_rules(int argc, char **argv)
     size_t ndirs = 0;
     int c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
         case 's': summary = true; break;
         case 'r': dirs[ndirs++] = optarg; break;
         case 'h': rules_usage(stdout); free(dirs); return ND_EXIT_OK;
-        default: rules_usage(stderr); free(dirs); return ND_EXIT_USAGE;
+        default: free(dirs); return nd_cmd_bad_option("rules", opts, argv[optind - 1]);
         }
     }
     if (optind >= argc) {
@@ -236,6 +238,10 @@ int cmd_rules(int argc, char **argv)
         }
     } else {
         rc = nd_cmd_fail("rules", ND_EXIT_USAGE, "unknown subcommand '%s' (list, lint, test)", sub);
+        static const char *const subs[] = {"list", "lint", "test"};
+        const char *best = nd_suggest(sub, subs, 3);
+        if (best)
+            fprintf(stderr, "did you mean '%s'?\n", best);
     }
     nd_kb_free(kb);
     free(dirs);

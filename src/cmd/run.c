@@ -91,8 +91,7 @@ int cmd_run(int argc, char **argv)
             return ND_EXIT_OK;
         }
         if (c == '?' || c == ':')
-            return nd_cmd_fail("run", ND_EXIT_USAGE, "unknown or incomplete option '%s' (see --help)",
-                               argv[optind - 1]);
+            return nd_cmd_bad_option("run", longopts, argv[optind - 1]);
         int rc = nd_run_option("run", c, optarg, &o);
         if (rc == 1)
             return nd_cmd_fail("run", ND_EXIT_USAGE, "option '%s' is not for run", argv[optind - 1]);

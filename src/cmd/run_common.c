@@ -20,16 +20,17 @@ const char nd_run_common_help[] =
     "  --fallback-after S    a loaded device framework with no device held becomes\n"
     "                        an error after S seconds (default 120)\n"
     "  --warmup S            input-bound is judged only after S seconds (default 60)\n"
-    "  --hang-after S        no output, CPU or device work for S seconds (default 300)\n"
-    "  --grace S             SIGTERM to SIGKILL delay when stopping (0-3600, default 10)\n"
+    "  --hang-after S        no output, CPU or device work for S s (default 300)\n"
+    "  --grace S             SIGTERM to SIGKILL delay (0-3600, default 10)\n"
     "  --fail-fast           stop the job on the first error finding (exit 3)\n"
     "  --quiet               no live alerts, only the summary at the end\n"
     "  --json-summary[=FILE] the final findings as JSON on fd 3, or in FILE\n"
-    "  --report DIR          write report.json, timeline.csv and timeline.svg into DIR\n"
+    "  --report DIR          write report.json, timeline.csv, timeline.svg into DIR\n"
     "  --metrics-file PATH   keep a Prometheus textfile (node_exporter) current\n"
     "  --root DIR            look for installs and device nodes under DIR (default /)\n"
     "  --rules DIR           extra knowledge-base rules for matching the output (run)\n"
-    "  --redact REGEX        also redact variables whose name matches REGEX (repeatable)\n";
+    "  --redact REGEX        also redact variables whose name matches REGEX\n"
+    "                        (repeatable)\n";
 
 void nd_run_options_default(struct nd_run_options *o)
 {

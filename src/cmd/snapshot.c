@@ -26,29 +26,35 @@
 static void nd_snapshot_usage(FILE *fp)
 {
     fprintf(fp,
-            "usage: npu-doctor snapshot [--json | --text] [-o FILE] [--level 1|2] [--root DIR]\n"
-            "                           [--env-file FILE | --env-from PID] [--python PATH] [--redact REGEX]...\n"
+            "usage: npu-doctor snapshot [--json | --text] [-o FILE] [--level 1|2]\n"
+            "                           [--root DIR] [--env-file FILE | --env-from PID]\n"
+            "                           [--python PATH] [--redact REGEX]...\n"
             "\n"
-            "Records this node as one JSON document (schema npu-doctor/1, snapshot version %d): check's\n"
-            "facts and findings, the devices, Python package versions, host limits, the environment with\n"
-            "secrets redacted, and the rank identity (torchrun, Slurm, Open MPI/PMI, Kubernetes).\n"
+            "Records this node as one JSON document (schema npu-doctor/1, snapshot\n"
+            "version %d): check's facts and findings, the devices, Python package\n"
+            "versions, host limits, the environment with secrets redacted, and the rank\n"
+            "identity (torchrun, Slurm, Open MPI/PMI, Kubernetes).\n"
             "Compare snapshots with 'npu-doctor diff'.\n"
             "\n"
-            "  -o, --output FILE   write the JSON to FILE (atomically). In FILE, %%n is the node name,\n"
-            "                      %%h the hostname, %%r the rank, %%j the Slurm job id, %%p the pid, %%%% a '%%':\n"
-            "                      srun --ntasks-per-node=1 npu-doctor snapshot -o snap-%%n.json\n"
-            "      --json          print the JSON on stdout (the default when stdout is not a terminal)\n"
+            "  -o, --output FILE   write the JSON to FILE (atomically). In FILE, %%n is\n"
+            "                      the node name, %%h the hostname, %%r the rank, %%j the\n"
+            "                      Slurm job id, %%p the pid, %%%% a '%%':\n"
+            "        srun --ntasks-per-node=1 npu-doctor snapshot -o snap-%%n.json\n"
+            "      --json          print the JSON on stdout (default when not a terminal)\n"
             "      --text          print the short summary (the default on a terminal)\n"
-            "      --level N       1: files only (default); 2: also import torch/torch_npu (as check --level 2)\n"
-            "      --root DIR      read installation and device files under DIR (default /)\n"
-            "      --env-file FILE the job's environment from KEY=VALUE lines or docker inspect JSON\n"
+            "      --level N       1: files only (default); 2: also import torch/torch_npu\n"
+            "                      (as check --level 2)\n"
+            "      --root DIR      read installation and device files under DIR\n"
+            "      --env-file FILE the job's environment from KEY=VALUE lines or docker\n"
+            "                      inspect JSON\n"
             "      --env-from PID  the job's environment from /proc/PID/environ\n"
-            "      --python PATH   the job's interpreter (default: python3 on the job's PATH)\n"
-            "      --redact REGEX  also redact variables whose name matches REGEX (repeatable)\n"
+            "      --python PATH   the job's interpreter (default: python3 on its PATH)\n"
+            "      --redact REGEX  also redact variables whose name matches REGEX\n"
+            "                      (repeatable)\n"
             "  -q, --quiet         with -o: print nothing on success\n"
             "\n"
-            "Exit status: 0 written (problems found are findings inside the document), 64 usage,\n"
-            "66 unreadable input or unwritable output, 70 internal error.\n",
+            "Exit status: 0 written (problems found are findings inside the document),\n"
+            "64 usage, 66 unreadable input or unwritable output, 70 internal error.\n",
             ND_SNAPSHOT_VERSION);
 }
 
@@ -110,7 +116,7 @@ static int nd_snapshot_parse_args(int argc, char **argv, struct nd_snapshot_opts
         case ':':
             return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "%s needs a value (see --help)", argv[optind - 1]);
         default:
-            return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
+            return -nd_cmd_bad_option("snapshot", longopts, argv[optind - 1]);
         }
     }
     if (optind < argc)

@@ -91,8 +91,7 @@ int cmd_watch(int argc, char **argv)
             return ND_EXIT_OK;
         }
         if (c == '?' || c == ':')
-            return nd_cmd_fail("watch", ND_EXIT_USAGE, "unknown or incomplete option '%s' (see --help)",
-                               argv[optind - 1]);
+            return nd_cmd_bad_option("watch", longopts, argv[optind - 1]);
         int rc = nd_run_option("watch", c, optarg, &o);
         if (rc == 1)
             return nd_cmd_fail("watch", ND_EXIT_USAGE, "option '%s' is not for watch", argv[optind - 1]);

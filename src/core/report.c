@@ -68,5 +68,9 @@ bool nd_term_wants_color(FILE *fp)
     const char *no = getenv("NO_COLOR");
     if (no && *no)
         return false;
+    /* A dumb terminal (Emacs shell, some CI logs) shows escapes as text. */
+    const char *term = getenv("TERM");
+    if (term && strcmp(term, "dumb") == 0)
+        return false;
     return isatty(fileno(fp)) == 1;
 }

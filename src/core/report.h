@@ -61,6 +61,10 @@ void nd_findings_print_ranked(const struct nd_findings *fs, bool all, const char
 /* "2 errors, 1 warning" style summary line, no newline. */
 void nd_findings_summary(const struct nd_findings *list, char *buf, size_t size);
 
+/* check --report-issue (report_issue.c): one fenced, redacted Markdown block
+ * of the report's facts and findings, ready to paste into an issue. */
+void nd_report_print_issue(const struct nd_report *rep, FILE *fp, const char *version);
+
 json_t *nd_finding_to_json(const struct nd_finding *f);
 json_t *nd_findings_to_json(const struct nd_findings *list);
 /* {"schema": "npu-doctor/1", "command": ..., "findings": [...], "facts": {...}, extra...} */

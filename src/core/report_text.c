@@ -8,6 +8,7 @@
 #include "core/redact.h"
 #include "core/report.h"
 #include "core/strbuf.h"
+#include "core/term.h"
 
 #define C_RED "\033[31m"
 #define C_YEL "\033[33m"
@@ -18,15 +19,80 @@
 
 /* Text reaches people who paste it into public issues: every string that a
  * probe or a log line filled in is redacted on the way out. */
+static char *nd_out_text(const char *s);
+
 static void nd_put(FILE *fp, const char *s)
 {
-    char *r = nd_redact_text(s);
+    char *r = nd_out_text(s);
     fputs(r, fp);
     free(r);
 }
 
+/* Prose (check lines, causes) wraps to the terminal; titles, evidence and
+ * fix lines do not: a title is one line, the others are quoted data and
+ * commands to copy whole. */
+static size_t nd_put_wrap(FILE *fp, const char *s, size_t col, const char *lead, size_t indent)
+{
+    char *r = nd_out_text(s);
+    size_t end = nd_term_wrap(fp, r, col, lead, indent, nd_term_width(fp));
+    free(r);
+    return end;
+}
+
+/* A non-UTF-8 locale (LANG=C) would show the glyphs as mojibake: ASCII stand-ins. */
+static const struct {
+    const char *glyph, *ascii;
+} nd_ascii_glyphs[] = {
+    {"\xe2\x80\xa6", "..."}, {"\xe2\x86\x94", "<->"}, {"\xe2\x86\x92", "->"}, {"\xc2\xb7", "-"},
+    {"\xe2\x9c\x93", "ok"}, {"\xe2\x9c\x97", "!!"}, {"\xe2\x80\x94", "--"}, {"\xe2\x80\x93", "-"},
+    {"\xe2\x89\xa5", ">="}, {"\xe2\x89\xa4", "<="}, {"\xc3\x97", "x"},
+};
+
+/* Redacted (secrets never reach the terminal), and in ASCII where the
+ * locale is not UTF-8: known glyphs get stand-ins, other bytes above 0x7f '?'. */
+static char *nd_out_text(const char *s)
+{
+    char *r = nd_redact_text(s);
+    if (nd_term_utf8())
+        return r;
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_init(&sb);
+    for (const char *p = r; *p;) {
+        if ((unsigned char)*p < 0x80) {
+            nd_strbuf_addf(&sb, "%c", *p++);
+            continue;
+        }
+        bool done = false;
+        for (size_t i = 0; i < sizeof nd_ascii_glyphs / sizeof *nd_ascii_glyphs && !done; i++) {
+            size_t gl = strlen(nd_ascii_glyphs[i].glyph);
+            if (strncmp(p, nd_ascii_glyphs[i].glyph, gl) == 0) {
+                nd_strbuf_adds(&sb, nd_ascii_glyphs[i].ascii);
+                p += gl;
+                done = true;
+            }
+        }
+        if (!done) {
+            nd_strbuf_adds(&sb, "?");
+            p++;
+            while (((unsigned char)*p & 0xc0) == 0x80)
+                p++;
+        }
+    }
+    free(r);
+    size_t len;
+    return nd_strbuf_detach(&sb, &len);
+}
+
 static const char *nd_status_mark(enum nd_check_status s)
 {
+    if (!nd_term_utf8()) {
+        switch (s) {
+        case ND_CHECK_OK: return "ok";
+        case ND_CHECK_WARN: return "! ";
+        case ND_CHECK_FAIL: return "!!";
+        default: return "--";
+        }
+    }
     switch (s) {
     case ND_CHECK_OK: return "\xe2\x9c\x93";      /* ✓ */
     case ND_CHECK_WARN: return "!";
@@ -85,7 +151,7 @@ void nd_finding_print_text(const struct nd_finding *f, FILE *fp, bool color, con
     const char *bold = color ? C_BLD : "";
     const char *dim = color ? C_DIM : "";
     fprintf(fp, "%s%s%s%s%s: %s", p, sc, bold, nd_severity_name(f->severity), off, bold);
-    nd_put(fp, f->title);
+    nd_put(fp, f->title);   /* a title is one line (design.md 5): people and scripts grep for it */
     fprintf(fp, "%s  %s[%s]%s\n", off, dim, f->id, off);
     for (size_t i = 0; i < f->nevidence; i++) {
         const struct nd_evidence *e = &f->evidence[i];
@@ -102,7 +168,7 @@ void nd_finding_print_text(const struct nd_finding *f, FILE *fp, bool color, con
         fprintf(fp, "%s    (seen %ld times)\n", p, f->count);
     if (f->cause) {
         fprintf(fp, "%s  %swhy:%s ", p, bold, off);
-        nd_put(fp, f->cause);
+        nd_put_wrap(fp, f->cause, nd_term_columns(p) + 7, p, 7);
         fputc('\n', fp);
     }
     for (size_t i = 0; i < f->nfix; i++) {
@@ -134,9 +200,9 @@ void nd_report_print_text(const struct nd_report *rep, FILE *fp, const struct nd
                 const struct nd_check_line *l = &rep->lines[j];
                 if (strcmp(l->area, rep->lines[i].area) != 0)
                     continue;
-                fprintf(fp, "  %s%s%s ", color ? nd_status_color(l->status) : "",
-                        nd_status_mark(l->status), off);
-                nd_put(fp, l->text);
+                const char *mark = nd_status_mark(l->status);
+                fprintf(fp, "  %s%s%s ", color ? nd_status_color(l->status) : "", mark, off);
+                nd_put_wrap(fp, l->text, 3 + nd_term_columns(mark), NULL, 3 + nd_term_columns(mark));
                 fputc('\n', fp);
             }
         }
@@ -188,7 +254,7 @@ void nd_findings_print_ranked(const struct nd_findings *fs, bool all, const char
                 continue;
             }
             fprintf(fp, "  %-7s  %-16s  ", nd_severity_name(f->severity), f->category);
-            nd_put(fp, f->title);
+            nd_put(fp, f->title);   /* a table row: one line per finding, never wrapped */
             if (f->count > 1)
                 fprintf(fp, " (x%ld)", f->count);
             if (f->first_file)

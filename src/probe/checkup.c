@@ -29,6 +29,8 @@
 #include "probe/pathfmt.h"
 #include "probe/pyimport.h"
 #include "probe/python.h"
+#include "probe/sysinfo.h"
+#include "probe/toolkits.h"
 
 struct nd_checkup {
     const struct nd_check_options *opt;
@@ -42,6 +44,9 @@ struct nd_checkup {
     int ascend_devices, cuda_devices; /* best known counts, -1 unknown */
     struct nd_envcheck_summary env;   /* what the environment leaves visible */
     bool has_ascend, has_nvidia;      /* the host has that accelerator (files or device layer) */
+    struct nd_sysinfo sys;            /* OS, kernel, glibc, CPU model */
+    struct nd_toolkits *tk;           /* CUDA toolkit, cuDNN, ROCm */
+    char py_full[32];                 /* "3.11.7", "" unknown */
 };
 
 /* The status of a line from the findings with this id prefix added since mark. */
@@ -315,6 +320,7 @@ static void nd_do_smoke(struct nd_checkup *c)
 {
     struct nd_report *rep = c->rep;
     json_t *smoke = json_array();
+    size_t measured = 0;
     for (int k = 0; k < 2; k++) {
         struct nd_device_state *st = c->dev[k];
         if (!st || st->status < 0 || st->ndevices == 0)
@@ -341,7 +347,7 @@ static void nd_do_smoke(struct nd_checkup *c)
                            "runtime smoke test passed on %zu device%s (alloc, copy, compare)", r->ndevices,
                            r->ndevices == 1 ? "" : "s");
             for (size_t i = 0; c->opt->level >= 3 && i < r->ndevices; i++)
-                if (r->devices[i].bandwidth_valid)
+                if (r->devices[i].bandwidth_valid && ++measured)
                     nd_report_line(rep, area, r->devices[i].bandwidth_low ? ND_CHECK_WARN : ND_CHECK_OK,
                                    "device %d: host->device %.1f GB/s, device->host %.1f GB/s", r->devices[i].index,
                                    r->devices[i].h2d_gbps, r->devices[i].d2h_gbps);
@@ -354,6 +360,61 @@ static void nd_do_smoke(struct nd_checkup *c)
         free(r);
     }
     json_object_set_new(nd_report_facts(rep, "devices"), "smoke_tests", smoke);
+    /* Level 3 must not look like level 2 in silence: say what was skipped and why. */
+    if (c->opt->level >= 3 && measured == 0) {
+        bool any = false;
+        for (int k = 0; k < 2; k++)
+            any |= c->dev[k] && c->dev[k]->status == 0 && c->dev[k]->ndevices > 0;
+        const char *why = any ? "the runtime smoke test did not pass or measured nothing"
+                              : "no device answered (no Ascend NPU or NVIDIA GPU found)";
+        nd_report_line(rep, "Devices", ND_CHECK_INFO, "level 3: host<->device bandwidth test skipped: %s", why);
+        json_object_set_new(nd_report_facts(rep, "devices"), "bandwidth_skipped", json_string(why));
+    }
+}
+
+/* ---- what collect_env shows: OS, kernel, glibc, CPU, toolkits ---- */
+
+static void nd_do_system(struct nd_checkup *c)
+{
+    struct nd_report *rep = c->rep;
+    struct nd_sysinfo *s = &c->sys;
+    nd_sysinfo_probe(s);
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_init(&sb);
+    nd_strbuf_addf(&sb, "%s", s->os_name[0] ? s->os_name : "OS unknown (no os-release)");
+    if (s->kernel[0])
+        nd_strbuf_addf(&sb, ", kernel %s %s", s->kernel, s->machine);
+    if (s->glibc[0])
+        nd_strbuf_addf(&sb, ", glibc %s", s->glibc);
+    nd_report_line(rep, "Host", ND_CHECK_INFO, "%s", sb.buf);
+    if (s->cpu_model[0])
+        nd_report_line(rep, "Host", ND_CHECK_INFO, "CPU %s%s%s%s", s->cpu_model, s->cpu_id[0] ? " (" : "",
+                       s->cpu_id, s->cpu_id[0] ? ")" : "");
+    nd_strbuf_free(&sb);
+
+    /* nvcc is a program: level 1 promises files only unless asked (--report-issue). */
+    const struct nd_python *py = c->py;
+    const char *sp[ND_PY_MAX_PATH];
+    for (size_t i = 0; i < py->npath && i < ND_PY_MAX_PATH; i++)
+        sp[i] = py->sys_path[i];
+    double nvcc_t = c->opt->level >= 2 || c->opt->run_tools ? 5.0 : 0;
+    c->tk = nd_xcalloc(1, sizeof *c->tk);
+    nd_toolkits_probe(c->opt->env, sp, py->npath, nvcc_t, c->tk);
+    const struct nd_toolkits *t = c->tk;
+    nd_strbuf_init(&sb);
+    if (t->cuda_version[0])
+        nd_strbuf_addf(&sb, "CUDA toolkit %s in %s", t->cuda_version, t->cuda_home);
+    if (t->nvcc_version[0])
+        nd_strbuf_addf(&sb, "%snvcc %s", sb.len ? ", " : "", t->nvcc_version);
+    if (t->cudnn_version[0])
+        nd_strbuf_addf(&sb, "%scuDNN %s", sb.len ? ", " : "", t->cudnn_version);
+    for (size_t i = 0; i < t->nrocm; i++)
+        nd_strbuf_addf(&sb, "%sROCm %s in %s", sb.len ? ", " : "", t->rocm[i].version, t->rocm[i].path);
+    if (sb.len)
+        nd_report_line(rep, "Toolkits", ND_CHECK_INFO, "%s", sb.buf);
+    nd_strbuf_free(&sb);
+    if (nd_sysinfo_python_version(py, c->py_full, sizeof c->py_full) < 0)
+        c->py_full[0] = '\0';
 }
 
 /* ---- environment, Python, compatibility, distributed ---- */
@@ -522,6 +583,11 @@ static void nd_do_env(struct nd_checkup *c)
     c->env = s;
     const char *area = "Environment";
     nd_report_line(rep, area, ND_CHECK_INFO, "the job's environment: %s", env->source);
+    if (env->job_python)
+        nd_report_line(rep, area, ND_CHECK_INFO, "the job runs %s%s%s", env->job_python, env->job_script ? " " : "",
+                       env->job_script ? env->job_script : "");
+    if (c->opt->job_note)
+        nd_report_line(rep, area, ND_CHECK_INFO, "%s", c->opt->job_note);
     if (c->asc->cann_home[0]) {
         const char *home = nd_environ_get(env, "ASCEND_HOME_PATH");
         if (s.cann_loaded)
@@ -607,6 +673,9 @@ static void nd_do_imports(struct nd_checkup *c)
     json_object_set_new(imp, "elapsed_s", json_real(p.elapsed_s));
     json_object_set_new(imp, "result", p.result ? json_incref(p.result) : json_null());
     json_object_set_new(facts, "imports", imp);
+    const char *full = p.result ? nd_json_get_str(p.result, "python") : NULL;
+    if (full && *full)
+        nd_pfmt(c->py_full, sizeof c->py_full, "%s", full);   /* the interpreter's own word wins */
     nd_pyimport_free(&p);
 }
 
@@ -637,6 +706,7 @@ int nd_checkup_run(const struct nd_check_options *opt, struct nd_report *rep, st
         c.has_nvidia |= c.dev[1] && c.dev[1]->status == 0 && c.dev[1]->ndevices > 0;
     }
     nd_do_python(&c);
+    nd_do_system(&c);
     nd_do_env(&c);
     nd_do_compat(&c);
     nd_do_distributed(&c);
@@ -662,12 +732,29 @@ int nd_checkup_run(const struct nd_check_options *opt, struct nd_report *rep, st
     json_t *pf = nd_python_facts_json(c.py);
     json_object_update(g, pf);
     json_decref(pf);
+    json_object_set_new(g, "version_full", c.py_full[0] ? nd_json_str(c.py_full) : json_null());
+    g = nd_report_facts(rep, "host");
+    json_t *sf = nd_sysinfo_facts_json(&c.sys);
+    json_object_update(g, sf);
+    json_decref(sf);
+    g = nd_report_facts(rep, "toolkits");
+    json_t *tf = nd_toolkits_facts_json(c.tk);
+    json_object_update(g, tf);
+    json_decref(tf);
+    json_t *cann = json_object();
+    json_object_set_new(cann, "version", c.asc->cann_version[0] ? nd_json_str(c.asc->cann_version) : json_null());
+    json_object_set_new(cann, "home", c.asc->cann_home[0] ? nd_json_str(c.asc->cann_home) : json_null());
+    json_object_set_new(g, "cann", cann);
     g = nd_report_facts(rep, "distributed");
     json_t *df = nd_distributed_facts_json(&c.dist);
     json_object_update(g, df);
     json_decref(df);
     nd_report_facts(rep, "devices");
-    nd_report_facts(rep, "environment");
+    g = nd_report_facts(rep, "environment");
+    if (opt->env->job_python)
+        json_object_set_new(g, "job_python", nd_json_str(opt->env->job_python));
+    if (opt->env->job_script)
+        json_object_set_new(g, "job_script", nd_json_str(opt->env->job_script));
     json_object_set_new(nd_report_facts(rep, "check"), "level", json_integer(opt->level));
     json_object_set_new(nd_report_facts(rep, "check"), "root", nd_json_str(nd_rootfs_is_default() ? "/" : nd_rootfs_prefix()));
 
@@ -676,6 +763,7 @@ int nd_checkup_run(const struct nd_check_options *opt, struct nd_report *rep, st
     free(c.asc);
     free(c.cuda);
     free(c.py);
+    free(c.tk);
     return 0;
 }
 

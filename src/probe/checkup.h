@@ -17,6 +17,8 @@ struct nd_check_options {
     const struct nd_environ *env;   /* the job's environment (required) */
     double probe_timeout_s;         /* Python probe deadline (default 30) */
     double device_timeout_s;        /* vendor library deadline (default 5) */
+    bool run_tools;                 /* run nvcc --version at level 1 too (--report-issue) */
+    const char *job_note;           /* why the job's own interpreter is not judged, or NULL */
 };
 
 /* Runs every probe and fills rep (lines, findings, facts grouped as host,

@@ -308,8 +308,11 @@ void nd_envcheck_judge(const struct nd_environ *env, const struct nd_ascend_inst
                                     "tbe, finds no NPU, and the job silently runs on the CPU.");
             if (src) {
                 nd_finding_add_fix(f, "source %s", src);
+                /* The job's own command where it is known, so the line can be pasted as is. */
                 nd_finding_add_fix(f, "in a container, source it in the entrypoint before the job: "
-                                      "bash -c 'source %s && exec python train.py'", src);
+                                      "bash -c 'source %s && exec %s %s'", src,
+                                   env->job_python ? env->job_python : "python",
+                                   env->job_script ? env->job_script : "train.py");
             } else {
                 nd_finding_add_fix(f, "export ASCEND_HOME_PATH=%s ASCEND_OPP_PATH=%s/opp", a->cann_home, a->cann_home);
             }

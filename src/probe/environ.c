@@ -29,6 +29,8 @@ void nd_environ_free(struct nd_environ *env)
     free(env->names);
     free(env->values);
     free(env->source);
+    free(env->job_python);
+    free(env->job_script);
     memset(env, 0, sizeof *env);
 }
 

@@ -15,6 +15,8 @@ struct nd_environ {
     char **values;
     size_t n;
     char *source;       /* "current process", "pid 1234", "file env.txt" */
+    char *job_python;   /* the job's interpreter when known (--env-from, --python), else NULL */
+    char *job_script;   /* the script it runs ("train.py", "-m mod") when known, else NULL */
 };
 
 #define ND_ENV_MAX_FILE (16u * 1024 * 1024)

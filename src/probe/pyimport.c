@@ -119,6 +119,7 @@ int nd_pyimport_run(const char *python, const struct nd_environ *env, bool try_n
                     struct nd_pyimport *out)
 {
     memset(out, 0, sizeof *out);
+    nd_pfmt(out->python, sizeof out->python, "%s", python);
     char *argv[8];
     int k = 0;
     argv[k++] = (char *)python;
@@ -171,7 +172,8 @@ static void nd_merge_finding(struct nd_report *rep, const struct nd_finding *f)
 
 /* Explains an import error: knowledge base first, built-in table second,
  * else a generic finding that carries the traceback tail. */
-static void nd_explain_import(struct nd_report *rep, const char *what, json_t *imp, const char *set_env)
+static void nd_explain_import(struct nd_report *rep, const char *what, json_t *imp, const char *set_env,
+                              const char *python)
 {
     const char *error = nd_json_get_str(imp, "error");
     const char *tb = nd_json_get_str(imp, "traceback");
@@ -215,7 +217,7 @@ static void nd_explain_import(struct nd_report *rep, const char *what, json_t *i
                 nd_finding_add_evidence(f, NULL, 0, "%s", l);
             free(copy);
         }
-        nd_finding_add_fix(f, "run it by hand for the whole traceback: python -c 'import %s'", what);
+        nd_finding_add_fix(f, "run it by hand for the whole traceback: %s -c 'import %s'", python, what);
     }
     nd_strbuf_free(&text);
 }
@@ -265,7 +267,7 @@ void nd_pyimport_judge(const struct nd_pyimport *p, double timeout_s, bool ascen
         } else {
             nd_finding_set_cause(f, "The interpreter died while importing: often a native library that does not "
                                     "belong to the installed framework.");
-            nd_finding_add_fix(f, "run python -c 'import torch' by hand to see the full error");
+            nd_finding_add_fix(f, "run %s -c 'import torch' by hand to see the full error", p->python);
             if (p->stderr_tail)
                 nd_import_error_explain(p->stderr_tail, set_env, &rep->findings);
         }
@@ -275,7 +277,7 @@ void nd_pyimport_judge(const struct nd_pyimport *p, double timeout_s, bool ascen
     json_t *torch = json_object_get(r, "torch");
     if (!nd_obj_ok(torch)) {
         nd_report_line(rep, area, ND_CHECK_FAIL, "import torch fails: %s", nd_jstr(torch, "error", "?"));
-        nd_explain_import(rep, "torch", torch, set_env);
+        nd_explain_import(rep, "torch", torch, set_env, p->python);
         return;
     }
     json_t *cuda = json_object_get(r, "cuda");
@@ -290,7 +292,7 @@ void nd_pyimport_judge(const struct nd_pyimport *p, double timeout_s, bool ascen
         if (!nd_obj_ok(tnpu)) {
             nd_report_line(rep, area, ND_CHECK_FAIL, "import torch_npu fails: %s",
                            nd_jstr(tnpu, "error", "?"));
-            nd_explain_import(rep, "torch_npu", tnpu, set_env);
+            nd_explain_import(rep, "torch_npu", tnpu, set_env, p->python);
         } else {
             json_t *npu = json_object_get(r, "npu");
             npu_av = json_is_true(json_object_get(npu, "available"));
@@ -361,7 +363,7 @@ void nd_pyimport_judge(const struct nd_pyimport *p, double timeout_s, bool ascen
             nd_report_line(rep, area, ND_CHECK_OK, "import tbe works");
         } else {
             nd_report_line(rep, area, ND_CHECK_FAIL, "import tbe fails: %s", nd_jstr(tbe, "error", "?"));
-            nd_explain_import(rep, "tbe", tbe, set_env);
+            nd_explain_import(rep, "tbe", tbe, set_env, p->python);
         }
     }
 }

@@ -22,6 +22,7 @@ struct nd_pyimport {
     double elapsed_s;
     json_t *result;          /* the probe's JSON, NULL when it printed none */
     char *stderr_tail;       /* the last lines of its stderr */
+    char python[4096];       /* the interpreter it ran, named in fix lines */
 };
 
 /* Runs the probe with the job's env. try_npu: import torch_npu; try_tbe: import tbe. */

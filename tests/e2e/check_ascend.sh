@@ -64,7 +64,7 @@ assert_json "$T/j" 'd["facts"]["environment"]["variables"]["TORCH_HUB_TOKEN"].st
 
 # The CANN 8.5+ layout: latest -> ../cann -> cann-9.0.0.
 C85=$R/ascend-cann85
-run_nd "$T/out" "$T/err" check --root "$C85" --env-file "$E/plain.env"
+run_nd "$T/out" "$T/err" check --wide --root "$C85" --env-file "$E/plain.env"
 expect_rc 2 "CANN 8.5 layout, env not loaded"
 assert_contains "$T/out" "CANN 9.0.0 at /usr/local/Ascend/cann (8.5+ layout -> /usr/local/Ascend/cann-9.0.0)"
 assert_contains "$T/out" "fix: source /usr/local/Ascend/cann/set_env.sh"

@@ -175,7 +175,7 @@ prolog env FAKE_RC=1; expect_rc 0 "prolog: warnings pass"
 prolog env FAKE_RC=1 NPU_DOCTOR_STRICT=1; expect_rc 1 "prolog: warnings fail when strict"
 prolog env FAKE_RC=2; expect_rc 1 "prolog: errors refuse the node"
 prolog env FAKE_RC=124; expect_rc 1 "prolog: a hung check refuses the node"
-assert_contains "$T/fake-nd.args" "check --quiet ASCEND_HOME_PATH=/opt/fake-cann" "prolog runs check --quiet with the CANN env loaded"
+assert_contains "$T/fake-nd.args" "check --quiet --fail-on warning ASCEND_HOME_PATH=/opt/fake-cann" "prolog runs check --quiet --fail-on warning with the CANN env loaded"
 # A set_env.sh with bash-isms (as CANN's are) must not end the prolog.
 printf 'if [[ -n "x" ]]; then arr=(a b); export ASCEND_HOME_PATH=/opt/bashism-cann; fi\n' >"$T/set_env.sh"
 prolog env FAKE_RC=0; expect_rc 0 "prolog: a bash-only set_env.sh is fine"
