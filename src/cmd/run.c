@@ -113,7 +113,7 @@ int cmd_run(int argc, char **argv)
         const char *dirs[1] = {o.rules_dir};
         if (nd_kb_load(&kb, dirs, 1, &err) < 0) {
             if (summary)
-                fclose(summary);
+                nd_run_summary_close(summary);
             return nd_cmd_fail("run", ND_EXIT_USAGE, "--rules: %s", err.msg);
         }
     }
@@ -127,7 +127,7 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "npu-doctor run: %s\n", err.msg);
         nd_kb_free(kb);
         if (summary)
-            fclose(summary);
+            nd_run_summary_close(summary);
         if (rc == -ENOENT)
             return 127;   /* as a shell says: command not found */
         if (rc == -EACCES || rc == -ENOEXEC || rc == -EISDIR || rc == -ENOTDIR || rc == -ELOOP || rc == -E2BIG)
@@ -162,7 +162,7 @@ int cmd_run(int argc, char **argv)
         nd_supervisor_free(sv);
         nd_kb_free(kb);
         if (summary)
-            fclose(summary);
+            nd_run_summary_close(summary);
         return code;
     }
     double first = nd_monitor_start(ctx.mon);
@@ -199,6 +199,6 @@ int cmd_run(int argc, char **argv)
     nd_supervisor_free(sv);
     nd_kb_free(kb);
     if (summary)
-        fclose(summary);
+        nd_run_summary_close(summary);
     return stopped ? ND_EXIT_FAIL_FAST : code;
 }

@@ -34,7 +34,8 @@ static void nd_snapshot_usage(FILE *fp)
             "secrets redacted, and the rank identity (torchrun, Slurm, Open MPI/PMI, Kubernetes).\n"
             "Compare snapshots with 'npu-doctor diff'.\n"
             "\n"
-            "  -o, --output FILE   write the JSON to FILE (atomically). In FILE, %%n is the node name,\n"
+            "  -o, --output FILE   write the JSON to FILE (atomically; '-' is stdout; a symlink, device or\n"
+            "                      other non-regular file there is refused). In FILE, %%n is the node name,\n"
             "                      %%h the hostname, %%r the rank, %%j the Slurm job id, %%p the pid, %%%% a '%%':\n"
             "                      srun --ntasks-per-node=1 npu-doctor snapshot -o snap-%%n.json\n"
             "      --json          print the JSON on stdout (the default when stdout is not a terminal)\n"
@@ -48,7 +49,7 @@ static void nd_snapshot_usage(FILE *fp)
             "  -q, --quiet         with -o: print nothing on success\n"
             "\n"
             "Exit status: 0 written (problems found are findings inside the document), 64 usage,\n"
-            "66 unreadable input or unwritable output, 70 internal error.\n",
+            "66 unreadable input, 70 internal error, 73 unwritable output.\n",
             ND_SNAPSHOT_VERSION);
 }
 
@@ -230,7 +231,9 @@ int cmd_snapshot(int argc, char **argv)
         rc = nd_cmd_fail("snapshot", ND_EXIT_INTERNAL, "cannot serialise the snapshot");
     } else if (path) {
         if (nd_write_file_atomic(path, text, strlen(text), &err) < 0)
-            rc = nd_cmd_fail("snapshot", ND_EXIT_NOINPUT, "%s", err.msg);
+            rc = nd_cmd_fail("snapshot", ND_EXIT_CANTCREAT, "%s", err.msg);
+        else if (strcmp(path, ND_OUTPUT_STDOUT) == 0)
+            ;   /* -o -: the document itself went to stdout */
         else if (o.json)
             fputs(text, stdout);
         else if (!o.quiet)

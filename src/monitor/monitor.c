@@ -694,6 +694,14 @@ int nd_monitor_check_outputs(const char *report_dir, const char *metrics_path, s
             return nd_error_set(err, rc, "--report %s: cannot create the directory: %s", report_dir, strerror(-rc));
         if (access(report_dir, W_OK | X_OK) < 0)
             return nd_error_set(err, -errno, "--report %s: not writable: %s", report_dir, strerror(errno));
+        static const char *const names[] = {"report.json", "timeline.csv", "timeline.svg"};
+        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+            char path[PATH_MAX];
+            struct nd_error e2 = {0};
+            snprintf(path, sizeof path, "%s/%s", report_dir, names[i]);
+            if (nd_output_check(path, &e2) < 0)
+                return nd_error_set(err, e2.code, "--report %s", e2.msg);
+        }
     }
     if (metrics_path) {
         struct nd_prom_snapshot empty = {0, false, NULL, 0, NULL};

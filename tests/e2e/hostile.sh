@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Hostile use of a tool that runs as root on shared hosts: output paths that
+# are symlinks, devices or FIFOs; closed standard descriptors; jobs that
+# ignore SIGTERM or outlive a SIGKILLed supervisor; planted secrets; escape
+# sequences and invalid UTF-8 in what other users control; odd input files.
+# One section per class of the hardening issue. Every wait here is bounded
+# (a hang is a failure, never a pass) and nothing asserts on elapsed time.
+. "$(dirname "$0")/lib/assert.sh"
+
+HELPERS=${ND_HELPERS:?}
+export NO_COLOR=1
+# A fresh empty environment file keeps snapshot/check fast and deterministic.
+printf 'PATH=/usr/bin:/bin\n' >"$T/job.env"
+
+# wait_gone PID: polls (bounded, 60 s) until PID no longer exists; 0 if gone.
+wait_gone() {
+  local i=0
+  while kill -0 "$1" 2>/dev/null; do
+    i=$((i + 1))
+    [ "$i" -gt 600 ] && return 1
+    sleep 0.1
+  done
+  return 0
+}
+# wait_file FILE: polls (bounded, 60 s) until FILE is non-empty.
+wait_file() {
+  local i=0
+  while [ ! -s "$1" ]; do
+    i=$((i + 1))
+    [ "$i" -gt 600 ] && return 1
+    sleep 0.1
+  done
+  return 0
+}
+
+valid_json() { python3 -c 'import json,sys; json.load(open(sys.argv[1], "rb"))' "$1" 2>/dev/null; }
+
+# ---------------------------------------------------------------- 1. output paths
+# A device node stands in for /dev/null: as root the old rename replaced it.
+if [ "$(id -u)" = 0 ] && mknod "$T/null" c 1 3 2>/dev/null; then DEV=$T/null; else DEV=/dev/null; fi
+run_nd "$T/o" "$T/e" snapshot --env-file "$T/job.env" -o "$DEV"
+expect_rc 73 "snapshot -o a device node is refused"
+if [ -c "$DEV" ]; then pass "the device node is still a device"; else fail "the device node was replaced"; fi
+assert_contains "$T/e" "refusing to replace"
+if [ "$(wc -l <"$T/e")" -eq 1 ]; then pass "one line on stderr"; else fail "stderr: $(cat "$T/e")"; fi
+
+mkfifo "$T/fifo"
+run_nd "$T/o" "$T/e" snapshot --env-file "$T/job.env" -o "$T/fifo"
+expect_rc 73 "snapshot -o a FIFO is refused (and does not block)"
+if [ -p "$T/fifo" ]; then pass "the FIFO is untouched"; else fail "the FIFO was replaced"; fi
+
+echo precious >"$T/target"
+ln -s "$T/target" "$T/link"
+run_nd "$T/o" "$T/e" snapshot --env-file "$T/job.env" -o "$T/link"
+expect_rc 73 "snapshot -o a symlink is refused"
+if [ -L "$T/link" ] && [ "$(cat "$T/target")" = precious ]; then pass "symlink and target untouched"; else fail "symlink or target changed"; fi
+
+mkdir "$T/adir"
+run_nd "$T/o" "$T/e" snapshot --env-file "$T/job.env" -o "$T/adir"
+expect_rc 73 "snapshot -o a directory is refused"
+
+(cd "$T" && "$ND" snapshot --env-file "$T/job.env" -o - >"$T/stdout.json" 2>"$T/e")
+rc=$?
+expect_rc 0 "snapshot -o - writes stdout"
+if [ -e "$T/-" ]; then fail "a file named '-' was created"; else pass "no file named '-'"; fi
+if valid_json "$T/stdout.json"; then pass "-o - printed the JSON document"; else fail "-o - output is not JSON"; fi
+
+echo old >"$T/regular.json"
+chmod 0600 "$T/regular.json"
+run_nd "$T/o" "$T/e" snapshot --env-file "$T/job.env" -o "$T/regular.json"
+expect_rc 0 "snapshot -o an existing regular file replaces it"
+if valid_json "$T/regular.json"; then pass "the regular file holds the new snapshot"; else fail "regular file not replaced"; fi
+if [ "$(stat -c %a "$T/regular.json")" = 600 ]; then pass "its permissions are kept"; else fail "mode now $(stat -c %a "$T/regular.json")"; fi
+if ls -a "$T" | grep -q '\.tmp-'; then fail "a temp file was left behind"; else pass "no temp file left"; fi
+
+# --json-summary=FILE used fopen: it followed the link and truncated the target.
+echo precious >"$T/target2"
+ln -s "$T/target2" "$T/sumlink"
+run_nd "$T/o" "$T/e" run --no-devices --json-summary="$T/sumlink" -- true
+expect_rc 73 "--json-summary=symlink is refused before the job starts"
+if [ "$(cat "$T/target2")" = precious ]; then pass "the symlink's target is intact"; else fail "target truncated"; fi
+run_nd "$T/o" "$T/e" run --no-devices --json-summary="$DEV" -- true
+expect_rc 73 "--json-summary=device is refused"
+
+ln -s "$T/target" "$T/metrics.prom"
+run_nd "$T/o" "$T/e" run --no-devices --metrics-file "$T/metrics.prom" -- true
+expect_rc 73 "--metrics-file symlink is refused"
+if [ -L "$T/metrics.prom" ] && [ "$(cat "$T/target")" = precious ]; then pass "metrics symlink untouched"; else fail "metrics symlink replaced"; fi
+
+mkdir -p "$T/rep"
+ln -s "$T/target" "$T/rep/timeline.svg"
+run_nd "$T/o" "$T/e" run --no-devices --report "$T/rep" -- true
+expect_rc 73 "--report with a symlink for timeline.svg is refused"
+if [ -L "$T/rep/timeline.svg" ]; then pass "report symlink untouched"; else fail "report symlink replaced"; fi
+
+# A temp name planted in advance cannot redirect the write.
+run_nd "$T/o" "$T/e" snapshot --env-file "$T/job.env" -o "$T/fresh.json"
+expect_rc 0 "snapshot -o a new file"
+if valid_json "$T/fresh.json"; then pass "new file written"; else fail "new file missing"; fi
+
+# ---------------------------------------------------------------- 2. closed fds 0-2
+"$ND" run --no-devices --json-summary="$T/closed1.json" -- sh -c 'printf "%s-%s\n" JOBOUT LINE; printf "%s-%s\n" JOBERR LINE >&2' >&- 2>"$T/e"
+rc=$?
+expect_rc 0 "run with stdout closed"
+if valid_json "$T/closed1.json"; then pass "summary is JSON with fd 1 closed"; else fail "summary corrupt with fd 1 closed"; fi
+assert_not_contains "$T/closed1.json" "JOBOUT-LINE" "the job's output is not in the summary (fd 1 closed)"
+"$ND" run --no-devices --json-summary="$T/closed2.json" -- sh -c 'printf "%s-%s\n" JOBOUT LINE; printf "%s-%s\n" JOBERR LINE >&2' >"$T/o" 2>&-
+rc=$?
+expect_rc 0 "run with stderr closed"
+if valid_json "$T/closed2.json"; then pass "summary is JSON with fd 2 closed"; else fail "summary corrupt with fd 2 closed"; fi
+assert_not_contains "$T/closed2.json" "JOBERR-LINE" "the job's stderr is not in the summary (fd 2 closed)"
+"$ND" snapshot --env-file "$T/job.env" -o "$T/closed3.json" <&- >&- 2>&-
+rc=$?
+expect_rc 0 "snapshot with fds 0-2 closed"
+if valid_json "$T/closed3.json"; then pass "snapshot written with fds 0-2 closed"; else fail "snapshot corrupt with fds 0-2 closed"; fi
+
+finish
