@@ -28,6 +28,12 @@ static void nd_run_usage(void)
            "fallback within the window, an input-bound or hung job, memory trouble and\n"
            "what the exit status means. Output passes through unchanged; signals go to\n"
            "the job; a second Ctrl-C within 3 s stops it. Exit status: the job's own.\n\n"
+           "The job's life: a SIGTERM to npu-doctor goes to the job's process group and\n"
+           "becomes SIGKILL after --grace. When the job's main process exits, processes it\n"
+           "left behind (in its group, or moved out with setsid) get SIGTERM, then SIGKILL\n"
+           "after --grace; their output passes through until then. If npu-doctor itself is\n"
+           "killed (SIGKILL, OOM killer), the kernel kills the job's main process at once\n"
+           "(parent-death signal); children of the job that outlive it are not watched.\n\n"
            "options:\n%s"
            "\nexample:\n  npu-doctor run --report out/ -- python3 train.py\n",
            nd_run_common_help);

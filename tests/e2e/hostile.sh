@@ -114,4 +114,53 @@ rc=$?
 expect_rc 0 "snapshot with fds 0-2 closed"
 if valid_json "$T/closed3.json"; then pass "snapshot written with fds 0-2 closed"; else fail "snapshot corrupt with fds 0-2 closed"; fi
 
+# ---------------------------------------------------------------- 3. signals and the job's life
+# SIGKILL to run: the job must not be orphaned (parent-death signal).
+"$ND" run --no-devices -- sh -c 'echo $$ >"$0"; exec sleep 300' "$T/job1.pid" >"$T/o" 2>"$T/e" &
+ndpid=$!
+ND_BG_PIDS="$ndpid"
+if wait_file "$T/job1.pid"; then
+  jobpid=$(cat "$T/job1.pid")
+  kill -KILL "$ndpid"
+  wait "$ndpid" 2>/dev/null
+  if wait_gone "$jobpid"; then pass "SIGKILL to run: the job is killed too"
+  else fail "SIGKILL to run: the job $jobpid was orphaned"; kill -KILL "$jobpid" 2>/dev/null; fi
+else
+  fail "the job never started"
+fi
+
+# SIGTERM to run, with a job that ignores it: escalates to SIGKILL after --grace.
+"$ND" run --no-devices --grace 1 -- sh -c 'trap "" TERM; echo $$ >"$0"; while :; do sleep 0.2; done' "$T/job2.pid" \
+  >"$T/o" 2>"$T/e" &
+ndpid=$!
+ND_BG_PIDS="$ndpid"
+if wait_file "$T/job2.pid"; then
+  jobpid=$(cat "$T/job2.pid")
+  kill -TERM "$ndpid"
+  if wait_gone "$ndpid"; then
+    wait "$ndpid"
+    rc=$?
+    expect_rc 137 "SIGTERM ignored by the job: run ends with the job's SIGKILL status"
+    if kill -0 "$jobpid" 2>/dev/null; then fail "the job survived"; kill -KILL "$jobpid"; else pass "the job is gone"; fi
+    assert_contains "$T/e" "SIGKILL after 1 s"
+  else
+    fail "run kept running after SIGTERM with a job that ignores it"
+    kill -KILL "$ndpid" 2>/dev/null
+    kill -KILL "$jobpid" 2>/dev/null
+  fi
+else
+  fail "the TERM-ignoring job never started"
+fi
+
+# Stray children left in the group when the main process exits: said, and
+# their output up to their end is passed through.
+run_nd "$T/o" "$T/e" run --no-devices --grace 5 -- sh -c '(trap "echo STRAY-GOT-TERM; exit 0" TERM; echo STRAY-STARTED; while :; do sleep 0.1; done) & sleep 0.5; exit 4'
+expect_rc 4 "run with a stray child keeps the main process's status"
+assert_contains "$T/e" "processes it left in its group get SIGTERM" "the stray children's fate is said"
+assert_contains "$T/o" "STRAY-STARTED" "stray output before the exit passes through"
+assert_contains "$T/o" "STRAY-GOT-TERM" "stray output after the exit passes through"
+"$ND" run --help >"$T/o" 2>&1
+assert_contains "$T/o" "parent-death signal" "run --help documents SIGKILL"
+assert_contains "$T/o" "left behind" "run --help documents stray children"
+
 finish
