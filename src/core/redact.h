@@ -1,7 +1,8 @@
 /* Secret redaction (design.md §6): every output that may be pasted into a
  * public issue passes env values and free text through here. A redacted
- * value becomes "<redacted:XXXXXXXX>" (a SHA-256 prefix), so two snapshots
- * can still be compared for equality. */
+ * value becomes "<redacted:XXXXXXXX>", a keyed hash (HMAC-SHA-256, see
+ * redact_key.c), so two snapshots made under one key can still be compared
+ * for equality while a marker cannot be checked against a dictionary. */
 #ifndef ND_CORE_REDACT_H
 #define ND_CORE_REDACT_H
 
@@ -34,6 +35,18 @@ char *nd_redact_value(const char *name, const char *value);
  * "NAME=value" pairs of secret names and well-known token shapes (hf_...,
  * ghp_..., AKIA...) replaced. nd_redact_value scrubs token shapes too. */
 char *nd_redact_text(const char *text);
+/* The key: NPU_DOCTOR_REDACT_KEY when set (the same value on every node of
+ * a cluster run), else a random key per host and user kept in the cache
+ * folder, else one for this run only. */
+#define ND_REDACT_KEY_ENV "NPU_DOCTOR_REDACT_KEY"
+/* "env", "host" or "run": where the key came from. */
+const char *nd_redact_key_source(void);
+/* 16 hex digits that name the key without revealing it: markers of two
+ * documents compare only when their fingerprints are equal. */
+const char *nd_redact_key_fingerprint(void);
+/* Forgets the key, so the next marker reads the environment again (tests). */
+void nd_redact_key_reset(void);
+
 /* The marker for a value: "<redacted:" + 8 hex digits + ">". Redaction is
  * idempotent: a marker passed through any function here stays as it is. */
 #define ND_REDACT_MARKER_LEN 19

@@ -194,8 +194,15 @@ int nd_environ_parse_docker_json(const char *buf, size_t len, struct nd_environ 
 {
     json_error_t jerr;
     json_t *doc = json_loadb(buf, len, 0, &jerr);
-    if (!doc)
-        return nd_error_set(err, -EINVAL, "not valid JSON: %s (line %d)", jerr.text, jerr.line);
+    if (!doc) {
+        /* jansson quotes the bytes near the error ("near 'hunter2'"): in an
+         * environment that may be a short secret no pattern would catch. */
+        char *near = strstr(jerr.text, " near ");
+        if (near)
+            *near = '\0';
+        return nd_error_set(err, -EINVAL, "not valid JSON: %s (line %d, column %d)", jerr.text, jerr.line,
+                            jerr.column);
+    }
     json_t *obj = json_is_array(doc) ? json_array_get(doc, 0) : doc;
     json_t *cfg = json_object_get(obj, "Config");
     json_t *arr = json_object_get(cfg ? cfg : obj, "Env");
