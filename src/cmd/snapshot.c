@@ -170,6 +170,9 @@ static json_t *nd_snapshot_build(const struct nd_snapshot_opts *o, const struct 
     nd_report_set_extra(&rep, "python", nd_python_packages_json(o->python, env, 30));
     nd_report_set_extra(&rep, "limits", nd_snapshot_limits_json());
     nd_report_set_extra(&rep, "env", nd_snapshot_env_json(env, NULL));
+    /* Which key made the markers: diff compares markers only under one key. */
+    nd_report_set_extra(&rep, "redaction", json_pack("{s:s,s:s}", "key_source", nd_redact_key_source(),
+                                                     "key_fingerprint", nd_redact_key_fingerprint()));
     json_t *doc = nd_report_to_json(&rep);
     nd_report_free(&rep);
     /* Facts and findings come from other probes: the last word is ours. */

@@ -318,6 +318,11 @@ void nd_diff_print_text(const struct nd_diff *d, const struct nd_diff_result *r,
         fprintf(fp, "; %zu noise difference%s hidden (times, pids, hostnames, ranks...; --all shows them)",
                 r->noise_hidden, r->noise_hidden == 1 ? "" : "s");
     fputc('\n', fp);
+    if (r->incomparable)
+        fprintf(fp,
+                "%zu redacted value%s not comparable: the snapshots were redacted under different keys "
+                "(set NPU_DOCTOR_REDACT_KEY to one value on every node, e.g. the job id)\n",
+                r->incomparable, r->incomparable == 1 ? " is" : "s are");
 }
 
 static json_t *nd_value_json(const char *v)
@@ -341,6 +346,7 @@ json_t *nd_diff_to_json(const struct nd_diff *d, const struct nd_diff_result *r)
     json_object_set_new(o, "files", files);
     json_object_set_new(o, "labels", labels);
     json_object_set_new(o, "noise_hidden", json_integer((json_int_t)r->noise_hidden));
+    json_object_set_new(o, "redacted_not_comparable", json_integer((json_int_t)r->incomparable));
     json_t *diffs = json_array();
     for (size_t i = 0; i < r->n; i++) {
         const struct nd_difference *df = &r->v[i];

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/fileio.h"
+#include "core/termsafe.h"
 #include "core/json_util.h"
 #include "core/metrics_prom.h"
 #include "core/redact.h"
@@ -248,7 +249,11 @@ int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, s
             nd_strbuf_addc(&sb, ' ');
         nd_strbuf_adds(&sb, opt->argv[i]);
     }
-    m->argv_text = nd_redact_text(sb.buf);
+    /* Printed on root's terminal and in the SVG: redacted, then made
+     * printable (a watched process's argv is another user's bytes). */
+    char *redacted = nd_redact_text(sb.buf);
+    m->argv_text = nd_term_printable(redacted);
+    free(redacted);
     nd_strbuf_free(&sb);
     m->kb = opt->kb;
     *out = m;

@@ -163,4 +163,95 @@ assert_contains "$T/o" "STRAY-GOT-TERM" "stray output after the exit passes thro
 assert_contains "$T/o" "parent-death signal" "run --help documents SIGKILL"
 assert_contains "$T/o" "left behind" "run --help documents stray children"
 
+# ---------------------------------------------------------------- 4. redaction
+# Planted in env, argv (separate words), log text (many forms) and file names;
+# searched for in every output the tool writes itself.
+PLANTED=(EnvPlantedTok01 ArgvPlantedPw02 ArgvPlantedKey03 ArgvPlantedTok04 LogDictPw05 LogJsonKey06
+  LogLowerPw07 LogSpacedPw08 LogAwsKey09 LogDbPass10 LogMysqlPwd11 LogOpenAiKey12abcdefghij
+  LogJwtSignature13 LogPemBody14 FileNameTok15)
+leaks() { # leaks DESCRIPTION FILE...: fails for each planted value found
+  local what=$1 found=""
+  shift
+  for s in "${PLANTED[@]}"; do grep -qF -- "$s" "$@" 2>/dev/null && found="$found $s"; done
+  if [ -z "$found" ]; then pass "$what: no planted secret"; else fail "$what: leaked$found"; grep -nF -e Planted -e Log "$@" | head -5 | sed 's/^/    | /'; fi
+}
+cat >"$T/secret-job.sh" <<'SH'
+#!/bin/sh
+echo "{'password': 'LogDictPw05', 'user': 'bob'}"
+echo '{"api_key": "LogJsonKey06"}'
+echo "password: LogLowerPw07"
+echo "password = LogSpacedPw08"
+echo "aws_secret_access_key: LogAwsKey09"
+echo "DB_PASS=LogDbPass10 MYSQL_PWD=LogMysqlPwd11"
+echo "client sk-proj-LogOpenAiKey12abcdefghij"
+echo "jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.LogJwtSignature13"
+echo "-----BEGIN PRIVATE KEY-----LogPemBody14-----END PRIVATE KEY-----"
+exit 0
+SH
+chmod +x "$T/secret-job.sh"
+mkdir -p "$T/srep"
+HF_TOKEN=EnvPlantedTok01 "$ND" run --no-devices --report "$T/srep" --json-summary="$T/ssum.json" -- \
+  "$T/secret-job.sh" --password ArgvPlantedPw02 --api-key ArgvPlantedKey03 --token ArgvPlantedTok04 \
+  >"$T/sout" 2>"$T/serr"
+rc=$?
+expect_rc 0 "run with planted secrets"
+leaks "run stderr" "$T/serr"
+leaks "run --json-summary" "$T/ssum.json"
+leaks "report.json" "$T/srep/report.json"
+leaks "timeline.svg" "$T/srep/timeline.svg"
+assert_json "$T/ssum.json" '"--password" in d["job"]["argv"]' "the summary keeps the option names"
+
+# Log text and a file name through explain: each line also says CUDA OOM, so
+# it becomes evidence.
+LOGN="$T/train-token=FileNameTok15.log"
+while IFS= read -r l; do printf 'torch.cuda.OutOfMemoryError: CUDA out of memory. %s\n' "$l"; done <<'LOG' >"$LOGN"
+{'password': 'LogDictPw05'}
+{"api_key": "LogJsonKey06"}
+password: LogLowerPw07
+password = LogSpacedPw08
+aws_secret_access_key: LogAwsKey09
+DB_PASS=LogDbPass10 MYSQL_PWD=LogMysqlPwd11
+sk-proj-LogOpenAiKey12abcdefghij
+jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.LogJwtSignature13
+-----BEGIN PRIVATE KEY-----LogPemBody14
+LOG
+run_nd "$T/eo" "$T/ee" explain --all "$LOGN"
+leaks "explain text (exit $rc)" "$T/eo" "$T/ee"
+run_nd "$T/ej" "$T/ee" explain --json "$LOGN"
+leaks "explain --json (exit $rc)" "$T/ej" "$T/ee"
+
+# ps --json sees the job's command line while it runs.
+sh -c 'exec sleep 30' --password ArgvPlantedPw02 &
+sleeper=$!
+ND_BG_PIDS="$sleeper"
+"$ND" ps --all --json --interval 0 >"$T/ps.json" 2>"$T/pse"
+leaks "ps --all --json" "$T/ps.json" "$T/pse"
+"$ND" ps --all --interval 0 >"$T/ps.txt" 2>"$T/pse"
+leaks "ps --all" "$T/ps.txt" "$T/pse"
+kill "$sleeper" 2>/dev/null
+
+# A short secret in a broken docker-inspect file is not echoed back.
+printf '[{"Config": {"Env": ["A=1" hunter2x]}}]' >"$T/bad-inspect.json"
+run_nd "$T/o" "$T/e" snapshot --env-file "$T/bad-inspect.json"
+assert_not_contains "$T/e" "hunter2x" "a docker-inspect parse error does not echo the bytes"
+
+# Look-alikes people need stay readable.
+printf 'PATH=/usr/bin:/bin\nTOKENIZERS_PARALLELISM=false\nMAX_TOKENS=8192\nKEYBOARD=us\nAUTH_MODE=kerberos\n' >"$T/keep.env"
+run_nd "$T/keep.json" "$T/e" snapshot --json --env-file "$T/keep.env"
+assert_json "$T/keep.json" 'd["env"]["TOKENIZERS_PARALLELISM"] == "false" and d["env"]["MAX_TOKENS"] == "8192" and d["env"]["KEYBOARD"] == "us" and d["env"]["AUTH_MODE"] == "kerberos"' "look-alike names are not redacted"
+
+# Keyed markers: one key (a cluster run) compares; different keys say so.
+printf 'PATH=/usr/bin:/bin\nHF_TOKEN=same-secret-value\n' >"$T/k.env"
+NPU_DOCTOR_REDACT_KEY=job-1 "$ND" snapshot --env-file "$T/k.env" -o "$T/ka.json" >/dev/null 2>&1
+NPU_DOCTOR_REDACT_KEY=job-1 "$ND" snapshot --env-file "$T/k.env" -o "$T/kb.json" >/dev/null 2>&1
+NPU_DOCTOR_REDACT_KEY=job-2 "$ND" snapshot --env-file "$T/k.env" -o "$T/kc.json" >/dev/null 2>&1
+assert_json "$T/ka.json" 'd["redaction"]["key_source"] == "env" and len(d["redaction"]["key_fingerprint"]) == 16' "the snapshot records the key's fingerprint"
+if python3 -c 'import hashlib,json,sys; d=json.load(open(sys.argv[1])); sys.exit(hashlib.sha256(b"same-secret-value").hexdigest()[:8] in d["env"]["HF_TOKEN"])' "$T/ka.json"
+then pass "the marker is not the bare SHA-256 of the secret"; else fail "the marker is the bare SHA-256 (dictionary-checkable)"; fi
+run_nd "$T/o" "$T/e" diff "$T/ka.json" "$T/kb.json"
+assert_not_contains "$T/o" "HF_TOKEN" "same key: equal secrets compare equal"
+run_nd "$T/o" "$T/e" diff "$T/ka.json" "$T/kc.json"
+assert_not_contains "$T/o" "HF_TOKEN" "different keys: not reported as a difference"
+assert_contains "$T/o" "not comparable" "different keys: said to be not comparable"
+
 finish
