@@ -254,4 +254,29 @@ run_nd "$T/o" "$T/e" diff "$T/ka.json" "$T/kc.json"
 assert_not_contains "$T/o" "HF_TOKEN" "different keys: not reported as a difference"
 assert_contains "$T/o" "not comparable" "different keys: said to be not comparable"
 
+# ---------------------------------------------------------------- 5. terminal injection
+ESC=$(printf '\033')
+BEL=$(printf '\007')
+has_ctl() { LC_ALL=C grep -q "[$ESC$BEL]" "$@"; }
+run_nd "$T/o" "$T/e" run --no-devices -- sh -c 'exit 0' "$(printf '\033]0;pwned\007')" "$(printf 'a\nFAKE: line\033[2J')"
+expect_rc 0 "run with escape sequences in argv"
+if has_ctl "$T/e"; then fail "run printed ESC/BEL from argv"; LC_ALL=C cat -v "$T/e" | head -5; else pass "run's summary shows argv escaped"; fi
+assert_contains "$T/e" '\x1b]0;pwned' "the escape is shown visibly"
+if grep -q '^FAKE: line' "$T/e"; then fail "a newline in argv started a line of its own"; else pass "a newline in argv does not start a line"; fi
+
+sh -c 'exec sleep 30' "$(printf '\033[31mRED\033]8;;http://x\007')" &
+victim=$!
+ND_BG_PIDS="$victim"
+run_nd "$T/o" "$T/e" watch --no-devices --pid "$victim" --for 1 --interval 0.5 --window 1 --hang-after 1
+if has_ctl "$T/e" "$T/o"; then fail "watch printed ESC/BEL from a watched argv"; LC_ALL=C cat -v "$T/e" | head -5; else pass "watch shows a watched argv escaped"; fi
+"$ND" ps --all --interval 0 >"$T/o" 2>"$T/e"
+if has_ctl "$T/o" "$T/e"; then fail "ps printed ESC from argv"; else pass "ps shows argv escaped"; fi
+kill "$victim" 2>/dev/null
+
+# Log text and a file name with escapes, through explain's text output.
+EVIL="$T/evil$(printf '\033[2J')name.log"
+printf 'torch.cuda.OutOfMemoryError: CUDA out of memory. \033]52;c;cm0gLXJmIH4=\007 tail\n' >"$EVIL"
+run_nd "$T/o" "$T/e" explain --all "$EVIL"
+if has_ctl "$T/o" "$T/e"; then fail "explain printed ESC/BEL from a log or a file name"; LC_ALL=C cat -v "$T/o" | head -5; else pass "explain shows log text and file names escaped"; fi
+
 finish
