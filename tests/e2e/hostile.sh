@@ -279,4 +279,19 @@ printf 'torch.cuda.OutOfMemoryError: CUDA out of memory. \033]52;c;cm0gLXJmIH4=\
 run_nd "$T/o" "$T/e" explain --all "$EVIL"
 if has_ctl "$T/o" "$T/e"; then fail "explain printed ESC/BEL from a log or a file name"; LC_ALL=C cat -v "$T/o" | head -5; else pass "explain shows log text and file names escaped"; fi
 
+# ---------------------------------------------------------------- 6. well-formed outputs
+mkdir -p "$T/wrep"
+run_nd "$T/o" "$T/e" run --no-devices --report "$T/wrep" --json-summary="$T/wsum.json" --metrics-file "$T/w.prom" -- \
+  sh -c 'exit 0' "$(printf 'bad\377\376utf8 \303\050 <tag> & "q" \033[1m')" "$(printf '%0300d' 0)$(printf '\342\202\254')"
+expect_rc 0 "run with invalid UTF-8 and markup in argv"
+if python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$T/wrep/timeline.svg" 2>"$T/xe"
+then pass "timeline.svg is XML"; else fail "timeline.svg is not XML: $(cat "$T/xe" | tail -1)"; fi
+for f in "$T/wrep/report.json" "$T/wsum.json"; do
+  if valid_json "$f"; then pass "$(basename "$f") is JSON"; else fail "$(basename "$f") is not JSON"; fi
+done
+if python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$T/w.prom" 2>/dev/null \
+   && grep -q '^npu_doctor_job_cpu_cores ' "$T/w.prom"; then pass "metrics file is UTF-8 Prometheus text"; else fail "metrics file broken"; fi
+if python3 -c 'import sys,csv; rows=list(csv.reader(open(sys.argv[1], encoding="utf-8"))); sys.exit(0 if rows and all(len(r)==len(rows[0]) for r in rows) else 1)' "$T/wrep/timeline.csv" 2>/dev/null
+then pass "timeline.csv is rectangular UTF-8 CSV"; else fail "timeline.csv broken"; fi
+
 finish
