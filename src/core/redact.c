@@ -455,7 +455,7 @@ static char *nd_scrub_colon_pairs(char *s)
             }
         char vq = (*v == '"' || *v == '\'') ? *v : 0;
         const char *vstart = vq ? v + 1 : v;
-        size_t vlen = vq ? strcspn(vstart, vq == '"' ? "\"" : "'") : strcspn(vstart, " \t\n,;}");
+        size_t vlen = vq ? strcspn(vstart, vq == '"' ? "\"\n" : "'\n") : strcspn(vstart, " \t\n,;}");
         if (vlen == 0)
             continue;
         nd_strbuf_add(&out, p, (size_t)(vstart - p));
@@ -537,7 +537,7 @@ static char *nd_scrub_assignments(char *s)
             v++;
         char quote = (*v == '"' || *v == '\'') ? *v : 0;
         const char *vstart = quote ? v + 1 : v;
-        size_t vlen = quote ? strcspn(vstart, quote == '"' ? "\"" : "'") : strcspn(vstart, " \t\n,;&");
+        size_t vlen = quote ? strcspn(vstart, quote == '"' ? "\"\n" : "'\n") : strcspn(vstart, " \t\n,;&");
         if (vlen == 0)
             continue;
         nd_strbuf_add(&out, p, (size_t)(vstart - p));
@@ -558,7 +558,8 @@ static char *nd_scrub_option_words(char *s)
     nd_strbuf_grow(&out, strlen(s));
     const char *p = s;
     while (*p) {
-        bool word_start = p == s || p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\'' || p[-1] == '"';
+        bool word_start = p == s || isspace((unsigned char)p[-1]) || p[-1] == '\'' || p[-1] == '"' || p[-1] == '[' ||
+                          p[-1] == ',';
         if (*p != '-' || !word_start) {
             nd_strbuf_addc(&out, *p++);
             continue;
@@ -588,7 +589,7 @@ static char *nd_scrub_option_words(char *s)
         }
         char quote = (*v == '"' || *v == '\'') ? *v : 0;
         const char *vstart = quote ? v + 1 : v;
-        size_t vlen = quote ? strcspn(vstart, quote == '"' ? "\"" : "'") : strcspn(vstart, " \t\n");
+        size_t vlen = quote ? strcspn(vstart, quote == '"' ? "\"\n" : "'\n") : strcspn(vstart, " \t\n");
         nd_strbuf_add(&out, p, (size_t)(vstart - p));
         if (vlen)
             nd_add_marker(&out, vstart, vlen);
