@@ -120,7 +120,8 @@ int cmd_run(int argc, char **argv)
         if (nd_kb_load(&kb, dirs, 1, &err) < 0) {
             if (summary)
                 nd_run_summary_close(summary);
-            return nd_cmd_fail("run", ND_EXIT_USAGE, "--rules: %s", err.msg);
+            /* Too large to read is unreadable input (66), as in explain and rules. */
+            return nd_cmd_fail("run", err.code == -EFBIG ? ND_EXIT_NOINPUT : ND_EXIT_USAGE, "--rules: %s", err.msg);
         }
     }
 

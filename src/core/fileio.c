@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,22 +16,55 @@
 
 #include "core/strbuf.h"
 
+int nd_open_input(const char *path, int *fdp, struct nd_error *err)
+{
+    *fdp = -1;
+    /* O_NONBLOCK: opening a FIFO with no writer must not hang either. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return nd_error_set(err, -errno, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return nd_error_set(err, -e, "%s: %s", path, strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return nd_error_set(err, -EISDIR, "%s: is a directory", path);
+    }
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+        close(fd);
+        return nd_error_set(err, -ENODEV, "%s: is a device, not a file; not read", path);
+    }
+    if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+        struct pollfd pf = {fd, POLLIN, 0};
+        int r;
+        do
+            r = poll(&pf, 1, ND_INPUT_WAIT_MS);
+        while (r < 0 && errno == EINTR);
+        if (r == 0) {
+            close(fd);
+            return nd_error_set(err, -ETIMEDOUT, "%s: a FIFO that delivered nothing within %d s; not read", path,
+                                ND_INPUT_WAIT_MS / 1000);
+        }
+        /* It delivers: blocking reads from here on, as from a pipe. */
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    }
+    *fdp = fd;
+    return 0;
+}
+
 static int nd_read_impl(const char *path, size_t max, bool truncate, char **buf, size_t *len,
                         struct nd_error *err)
 {
     *buf = NULL;
     if (len)
         *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0)
-        return nd_error_set(err, -errno, "%s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        close(fd);
-        return nd_error_set(err, -EISDIR, "%s: is a directory", path);
-    }
-    /* Blocking reads from here on (O_NONBLOCK only guarded the open of a FIFO). */
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    int fd;
+    int rc = nd_open_input(path, &fd, err);
+    if (rc < 0)
+        return rc;
     struct nd_strbuf sb = ND_STRBUF_INIT;
     nd_strbuf_grow(&sb, 4096);
     for (;;) {
@@ -50,6 +84,14 @@ static int nd_read_impl(const char *path, size_t max, bool truncate, char **buf,
         if (n < 0) {
             if (errno == EINTR)
                 continue;
+            if (errno == EAGAIN && sb.len > 0)
+                break;   /* a kernel stream: what was there is the content */
+            if (errno == EAGAIN) {
+                nd_strbuf_free(&sb);
+                close(fd);
+                return nd_error_set(err, -EAGAIN, "%s: would wait for data (a kernel or device stream?); not read",
+                                    path);
+            }
             int e = errno;
             nd_strbuf_free(&sb);
             close(fd);

@@ -10,6 +10,16 @@
 
 #include "core/error.h"
 
+/* Opens an input a user named (a log, a snapshot) so that nothing blocks:
+ * a directory is -EISDIR; a character or block device is refused (-ENODEV:
+ * /dev/zero never ends, a tty waits for a person); a FIFO or socket must
+ * deliver its first byte (or its end) within ND_INPUT_WAIT_MS, else
+ * -ETIMEDOUT, and is then read blocking; a regular file stays non-blocking,
+ * so a kernel stream that looks like one (/proc/kmsg) reads what is there
+ * and then returns EAGAIN instead of waiting. err: "<path>: <reason>". */
+#define ND_INPUT_WAIT_MS 5000
+int nd_open_input(const char *path, int *fd, struct nd_error *err);
+
 /* Reads up to max bytes of path into a NUL-terminated malloc'd buffer.
  * Returns 0, or -errno (-EISDIR for a directory, -EFBIG when the file is
  * larger than max and truncate is off) with err filled as "<path>: <reason>". */

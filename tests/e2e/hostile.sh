@@ -294,4 +294,67 @@ if python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$T/w
 if python3 -c 'import sys,csv; rows=list(csv.reader(open(sys.argv[1], encoding="utf-8"))); sys.exit(0 if rows and all(len(r)==len(rows[0]) for r in rows) else 1)' "$T/wrep/timeline.csv" 2>/dev/null
 then pass "timeline.csv is rectangular UTF-8 CSV"; else fail "timeline.csv broken"; fi
 
+# ---------------------------------------------------------------- 7. input edge cases
+OOM='torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB'
+# A log truncated under its writer starts with a run of NULs; one stray NUL
+# elsewhere: neither drops the log.
+{ head -c 70000 /dev/zero; printf 'step 1\n%s\n' "$OOM"; } >"$T/holes.log"
+run_nd "$T/o" "$T/e" explain "$T/holes.log"
+expect_rc 2 "a log that starts with 70000 NULs is still read"
+assert_contains "$T/o" "out of memory" "the text after the NUL run is matched"
+assert_contains "$T/e" "NUL bytes skipped" "the NULs are noted"
+{ printf 'start\n'; printf 'a\000b\n'; printf '%s\n' "$OOM"; } >"$T/onenul.log"
+run_nd "$T/o" "$T/e" explain "$T/onenul.log"
+expect_rc 2 "one NUL byte in the first 64 KiB does not drop the log"
+run_nd "$T/o" "$T/e" explain "$HELPERS/$(ls "$HELPERS" | head -1)"
+expect_rc 66 "an executable is still skipped as binary"
+
+# Directory symlinks out of the tree are not followed unless asked.
+mkdir -p "$T/tree/logs" "$T/outside"
+printf '%s\n' "$OOM" >"$T/outside/other.log"
+printf 'all fine\n' >"$T/tree/logs/rank0.log"
+ln -s "$T/outside" "$T/tree/data"
+ln -s "$T/outside/other.log" "$T/tree/linked.log"
+mkdir -p "$T/tree/inner"
+printf 'inner fine\n' >"$T/tree/inner/x.log"
+ln -s "$T/tree/inner" "$T/tree/inner-link"
+run_nd "$T/o" "$T/e" explain "$T/tree"
+expect_rc 0 "explain DIR does not follow links out of the tree"
+assert_not_contains "$T/o" "out of memory" "the outside log changed nothing"
+assert_contains "$T/e" "not followed (--follow reads it)" "the skipped link is noted"
+run_nd "$T/o" "$T/e" explain --follow "$T/tree"
+expect_rc 2 "explain --follow DIR reads links out of the tree"
+
+# Inputs that would block: a FIFO with no writer, a character device.
+mkfifo "$T/nowriter"
+timeout 60 "$ND" explain "$T/nowriter" >"$T/o" 2>"$T/e"
+rc=$?
+expect_rc 66 "explain on a FIFO with no writer ends"
+timeout 60 "$ND" explain /dev/zero >"$T/o" 2>"$T/e"
+rc=$?
+expect_rc 66 "explain on /dev/zero ends"
+assert_contains "$T/e" "is a device" "the device is named as the reason"
+printf '%s\n' "$OOM" | timeout 60 "$ND" explain /dev/stdin >"$T/o" 2>"$T/e"
+rc=$?
+expect_rc 2 "a pipe that delivers is still read"
+mkfifo "$T/snapfifo"
+timeout 60 "$ND" diff "$T/snapfifo" "$T/ka.json" >"$T/o" 2>"$T/e"
+rc=$?
+if [ "$rc" -ne 124 ] && [ "$rc" -ne 0 ]; then pass "diff on a FIFO with no writer ends (exit $rc)"; else fail "diff on a FIFO: exit $rc"; fi
+timeout 60 "$ND" diff /dev/zero "$T/ka.json" >"$T/o" 2>"$T/e"
+rc=$?
+if [ "$rc" -ne 124 ] && [ "$rc" -ne 0 ]; then pass "diff on /dev/zero ends (exit $rc)"; else fail "diff on /dev/zero: exit $rc"; fi
+
+# A rules file over 4 MiB: one exit code everywhere.
+mkdir -p "$T/bigrules"
+{ printf '[rule.big]\nid = big.rule\n'; head -c 5000000 /dev/zero | tr '\0' '#'; printf '\n'; } >"$T/bigrules/big.rules"
+run_nd "$T/o" "$T/e" explain --rules "$T/bigrules" "$T/onenul.log"
+rc_explain=$rc
+run_nd "$T/o" "$T/e" run --no-devices --rules "$T/bigrules" -- true
+rc_run=$rc
+run_nd "$T/o" "$T/e" rules lint "$T/bigrules"
+rc_lint=$rc
+if [ "$rc_explain" = 66 ] && [ "$rc_run" = 66 ] && [ "$rc_lint" = 66 ]; then pass "too-large rules file: 66 in explain, run and lint"
+else fail "too-large rules file: explain $rc_explain, run $rc_run, lint $rc_lint (wanted 66 each)"; fi
+
 finish
