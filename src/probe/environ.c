@@ -11,6 +11,7 @@
 
 #include "core/fileio.h"
 #include "core/strbuf.h"
+#include "core/strtab.h"
 
 extern char **environ;
 
@@ -29,15 +30,17 @@ void nd_environ_free(struct nd_environ *env)
     free(env->names);
     free(env->values);
     free(env->source);
+    nd_strtab_free(env->idx);
+    free(env->pos);
     memset(env, 0, sizeof *env);
 }
 
 static long nd_environ_index(const struct nd_environ *env, const char *name)
 {
-    for (size_t i = 0; i < env->n; i++)
-        if (strcmp(env->names[i], name) == 0)
-            return (long)i;
-    return -1;
+    size_t id;
+    if (!env->idx || !nd_strtab_find(env->idx, name, strlen(name), &id) || id >= env->npos)
+        return -1;
+    return env->pos[id];
 }
 
 void nd_environ_set(struct nd_environ *env, const char *name, const char *value)
@@ -48,8 +51,25 @@ void nd_environ_set(struct nd_environ *env, const char *name, const char *value)
         env->values[i] = nd_xstrdup(value);
         return;
     }
-    env->names = nd_xrealloc(env->names, (env->n + 1) * sizeof *env->names);
-    env->values = nd_xrealloc(env->values, (env->n + 1) * sizeof *env->values);
+    if (env->n == env->cap) {
+        env->cap = env->cap ? env->cap * 2 : 64;
+        env->names = nd_xrealloc(env->names, env->cap * sizeof *env->names);
+        env->values = nd_xrealloc(env->values, env->cap * sizeof *env->values);
+    }
+    if (!env->idx)
+        env->idx = nd_strtab_new();
+    size_t id;
+    nd_strtab_intern(env->idx, name, strlen(name), &id);
+    if (id >= env->npos) {
+        size_t np = env->npos ? env->npos * 2 : 64;
+        while (np <= id)
+            np *= 2;
+        env->pos = nd_xrealloc(env->pos, np * sizeof *env->pos);
+        for (size_t k = env->npos; k < np; k++)
+            env->pos[k] = -1;
+        env->npos = np;
+    }
+    env->pos[id] = (long)env->n;
     env->names[env->n] = nd_xstrdup(name);
     env->values[env->n] = nd_xstrdup(value);
     env->n++;
@@ -60,6 +80,13 @@ void nd_environ_unset(struct nd_environ *env, const char *name)
     long i = nd_environ_index(env, name);
     if (i < 0)
         return;
+    /* Rare: the positions after it move down by one. */
+    for (size_t k = 0; k < env->npos; k++)
+        if (env->pos[k] > i)
+            env->pos[k]--;
+    size_t id;
+    nd_strtab_find(env->idx, name, strlen(name), &id);
+    env->pos[id] = -1;
     free(env->names[i]);
     free(env->values[i]);
     memmove(&env->names[i], &env->names[i + 1], (env->n - (size_t)i - 1) * sizeof *env->names);

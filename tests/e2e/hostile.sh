@@ -357,4 +357,12 @@ rc_lint=$rc
 if [ "$rc_explain" = 66 ] && [ "$rc_run" = 66 ] && [ "$rc_lint" = 66 ]; then pass "too-large rules file: 66 in explain, run and lint"
 else fail "too-large rules file: explain $rc_explain, run $rc_run, lint $rc_lint (wanted 66 each)"; fi
 
+# ps --user: a uid with no account and no process is as unknown as an unknown name.
+run_nd "$T/o" "$T/e" ps --user 99999999 --interval 0
+expect_rc 66 "ps --user of a uid nobody has"
+run_nd "$T/o" "$T/e" ps --user nosuch-user-4711 --interval 0
+expect_rc 66 "ps --user of an unknown name"
+run_nd "$T/o" "$T/e" ps --user "$(id -u)" --interval 0
+if [ "$rc" -ne 66 ] && [ "$rc" -ne 64 ]; then pass "ps --user of our own uid works (exit $rc)"; else fail "ps --user $(id -u): exit $rc"; fi
+
 finish
