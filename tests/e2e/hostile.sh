@@ -365,4 +365,13 @@ expect_rc 66 "ps --user of an unknown name"
 run_nd "$T/o" "$T/e" ps --user "$(id -u)" --interval 0
 if [ "$rc" -ne 66 ] && [ "$rc" -ne 64 ]; then pass "ps --user of our own uid works (exit $rc)"; else fail "ps --user $(id -u): exit $rc"; fi
 
+# check: driver libraries and /dev/davinci* present, version.info missing.
+cp -a "${ND_FIXTURES:?}/roots/ascend-910b-cann80" "$T/noversion"
+rm -f "$T/noversion/usr/local/Ascend/driver/version.info"
+printf 'PATH=/usr/bin:/bin\n' >"$T/plain.env"
+run_nd "$T/o" "$T/e" check --root "$T/noversion" --env-file "$T/plain.env"
+if [ "$rc" -ne 0 ]; then pass "check with version.info missing is not 'ok' (exit $rc)"; else fail "check exits 0 with version.info missing"; fi
+assert_not_contains "$T/o" "no problems found" "check does not say 'no problems found' after a failed line"
+assert_contains "$T/o" "ascend.driver-version-missing" "the missing version.info is a finding"
+
 finish
