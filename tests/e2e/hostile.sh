@@ -374,4 +374,14 @@ if [ "$rc" -ne 0 ]; then pass "check with version.info missing is not 'ok' (exit
 assert_not_contains "$T/o" "no problems found" "check does not say 'no problems found' after a failed line"
 assert_contains "$T/o" "ascend.driver-version-missing" "the missing version.info is a finding"
 
+# Vendor values that cannot be: used > total memory, "negative" MB, utilisation
+# over 100 %: shown as unknown, never passed on.
+(
+  sim_910b_host "$(printf '[ascend.device.0]\nhbm_used_mb = 99999999\naicore_util = 250\n[ascend.device.1]\nhbm_used_mb = -5\n')"
+  "$ND" ps --json --interval 0 >"$T/vps.json" 2>"$T/vps.err"
+)
+assert_json "$T/vps.json" 'all(not (x.get("memory_used_bytes") is not None and x.get("memory_total_bytes") is not None and x["memory_used_bytes"] > x["memory_total_bytes"]) for x in d["devices"])' "no device shows used > total memory"
+assert_json "$T/vps.json" 'all(x.get("utilization") is None or 0 <= x["utilization"] <= 1 for x in d["devices"])' "no device shows utilisation over 100%"
+assert_json "$T/vps.json" 'all(x.get("memory_used_bytes") is None or x["memory_used_bytes"] >= 0 for x in d["devices"]) and len(d["devices"]) == 8' "the 8 devices are listed, none with an impossible count"
+
 finish
