@@ -9,11 +9,21 @@
 #include "core/report.h"
 #include "core/strbuf.h"
 #include "core/strtab.h"
+#include "core/termsafe.h"
 
 /* At most this many file names in one outlier line; then "and N more". */
 #define ND_DIFF_MAX_NAMES 10
 /* At most this many distinct values in a "no majority" line. */
 #define ND_DIFF_MAX_VALUES 6
+
+/* One indented line of values read from snapshot files: another host's
+ * environment can hold escape sequences, shown here, not obeyed. */
+static void nd_put_line(FILE *fp, const char *text)
+{
+    char *p = nd_term_printable(text);
+    fprintf(fp, "  %s\n", p);
+    free(p);
+}
 
 static const char *nd_absent_text(const struct nd_diff_key *k)
 {
@@ -101,7 +111,10 @@ static void nd_print_pairwise(const struct nd_diff *d, const struct nd_diff_resu
         /* Consecutive entries of one variable share its label. */
         bool same = last_label == k->label;
         last_label = k->label;
-        fprintf(fp, "  %-*s  %s\n", (int)width, same ? "" : k->label, sb.buf);
+        char *lab = nd_term_printable(same ? "" : k->label), *val = nd_term_printable(sb.buf);
+        fprintf(fp, "  %-*s  %s\n", (int)width, lab, val);   /* values from other hosts' files */
+        free(lab);
+        free(val);
     }
     nd_strbuf_free(&sb);
     nd_strtab_free(seen);
@@ -159,7 +172,7 @@ static void nd_print_outlier_lines(const struct nd_diff *d, const struct nd_diff
         size_t before_n = nd_strtab_count(seen);
         nd_strtab_intern(seen, sb.buf, sb.len, NULL);
         if (nd_strtab_count(seen) > before_n)
-            fprintf(fp, "  %s\n", sb.buf);
+            nd_put_line(fp, sb.buf);
     }
     nd_strbuf_free(&sb);
     free(group);
@@ -205,7 +218,7 @@ static void nd_print_split(const struct nd_diff *d, const struct nd_difference *
     }
     if (more)
         nd_strbuf_addf(&sb, "; and %zu more value%s (--json lists them)", more, more == 1 ? "" : "s");
-    fprintf(fp, "  %s\n", sb.buf);
+    nd_put_line(fp, sb.buf);
     nd_strbuf_free(&sb);
     free(group);
     free(done);
@@ -258,7 +271,7 @@ static void nd_print_entry_run(const struct nd_diff *d, const struct nd_differen
     for (size_t i = 0; i < run; i++)
         nd_strbuf_addf(&sb, "%s%s", i ? ", " : "", nd_diff_key_at(d, v[i].key)->entry);
     nd_strbuf_adds(&sb, v->majority ? " (others have them)" : " (others lack them)");
-    fprintf(fp, "  %s\n", sb.buf);
+    nd_put_line(fp, sb.buf);
     nd_strbuf_free(&sb);
 }
 
@@ -279,8 +292,10 @@ static void nd_print_outliers(const struct nd_diff *d, const struct nd_diff_resu
             idx[m++] = i;
     struct nd_strbuf sb = ND_STRBUF_INIT;
     nd_names(&sb, d, idx, nodd);
-    fprintf(fp, "%zu snapshots: %zu differ from the majority%s%s%s\n", n, nodd, nodd ? " (" : "", sb.buf,
+    char *names = nd_term_printable(sb.buf);
+    fprintf(fp, "%zu snapshots: %zu differ from the majority%s%s%s\n", n, nodd, nodd ? " (" : "", names,
             nodd ? ")" : "");
+    free(names);
     nd_strbuf_free(&sb);
     free(idx);
     free(odd);

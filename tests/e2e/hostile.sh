@@ -279,6 +279,15 @@ printf 'torch.cuda.OutOfMemoryError: CUDA out of memory. \033]52;c;cm0gLXJmIH4=\
 run_nd "$T/o" "$T/e" explain --all "$EVIL"
 if has_ctl "$T/o" "$T/e"; then fail "explain printed ESC/BEL from a log or a file name"; LC_ALL=C cat -v "$T/o" | head -5; else pass "explain shows log text and file names escaped"; fi
 
+# diff prints values from other hosts' snapshots: escapes there are shown, not obeyed.
+printf 'PATH=/usr/bin:/bin\nBANNER=ok\n' >"$T/d1.env"
+printf 'PATH=/usr/bin:/bin\nBANNER=\033]0;owned\007\033[2J\n' >"$T/d2.env"
+"$ND" snapshot --env-file "$T/d1.env" -o "$T/d1.json" >/dev/null 2>&1
+"$ND" snapshot --env-file "$T/d2.env" -o "$T/d2.json" >/dev/null 2>&1
+run_nd "$T/o" "$T/e" diff "$T/d1.json" "$T/d2.json"
+assert_contains "$T/o" "BANNER" "diff reports the changed variable"
+if has_ctl "$T/o" "$T/e"; then fail "diff printed ESC/BEL from a snapshot"; else pass "diff shows escapes from snapshots visibly"; fi
+
 # ---------------------------------------------------------------- 6. well-formed outputs
 mkdir -p "$T/wrep"
 run_nd "$T/o" "$T/e" run --no-devices --report "$T/wrep" --json-summary="$T/wsum.json" --metrics-file "$T/w.prom" -- \
