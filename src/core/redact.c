@@ -1,7 +1,9 @@
 /* Secret detection by variable name (built-in words and the operator's
  * patterns: --redact, NPU_DOCTOR_REDACT), and scrubbing of values and free
- * text: URL passwords, NAME=value and "NAME": value pairs, bearer tokens and
- * well-known token shapes. Every replacement is an idempotent marker. */
+ * text: URL passwords, NAME=value, "name: value" and dict/JSON pairs,
+ * "--password X" option words, bearer/basic credentials, PEM private key
+ * bodies, JWTs and well-known token shapes. Every replacement is an
+ * idempotent marker (redact_key.c makes them). */
 #include "core/redact.h"
 
 #include <ctype.h>
@@ -405,10 +407,11 @@ static bool nd_name_char(char c)
     return isalnum((unsigned char)c) || c == '_' || c == '-';
 }
 
-/* "HF_TOKEN: value", "'HF_TOKEN': 'value'" (a printed Python dict, e.g.
- * os.environ), "\"HF_TOKEN\": \"value\"" (JSON): the value of a secret name.
- * Only names written like variables (no lower-case letter) count, so a log's
- * "KeyError: 'x'" is left alone. Takes and returns a malloc'd string. */
+/* "HF_TOKEN: value", "'password': 'value'" (a printed Python dict, e.g.
+ * os.environ), "\"api_key\": \"value\"" (JSON), "Authorization: Basic x":
+ * the value of a secret name. Names are judged as prose names are, so a log's
+ * "KeyError: 'x'" and "key: layer.0" are left alone. Takes and returns a
+ * malloc'd string. */
 static char *nd_scrub_colon_pairs(char *s)
 {
     if (!strchr(s, ':'))

@@ -24,16 +24,23 @@ void nd_redact_reset(void);
  * regex (commands report it as a usage error); 0 otherwise. */
 int nd_redact_check_env(struct nd_error *err);
 
-/* True when a variable of this name holds a secret: TOKEN, SECRET, PASSWORD,
- * PASSWD, KEY, CREDENTIAL, AUTH (not path-like names such as *_PATH or
- * *_FILE), or an operator pattern (--redact, ND_REDACT_ENV). */
+/* True when a variable of this name holds a secret. The name is cut into
+ * words (_ - . and camelCase): one of TOKEN, SECRET, PASSWORD, PASSWD, KEY,
+ * APIKEY, CREDENTIAL(S), AUTH, AUTHORIZATION, PRIVATE, COOKIE, JWT,
+ * PASSPHRASE (or a word ending in TOKEN, SECRET, PASSWORD...), or PASS/PWD
+ * as the last word of a longer name (DB_PASS, MYSQL_PWD); not path-like
+ * names (*_PATH, *_FILE, SSH_AUTH_SOCK), not names whose last word
+ * describes (AUTH_MODE, TOKEN_COUNT), not tokenizer vocabulary (BOS_TOKEN);
+ * or an operator pattern (--redact, ND_REDACT_ENV). */
 bool nd_redact_name_is_secret(const char *name);
 /* A malloc'd printable value: the marker for secret names, otherwise the
  * value with any URL password ("scheme://user:pass@") replaced. */
 char *nd_redact_value(const char *name, const char *value);
 /* A malloc'd copy of free text (log lines, argv) with URL passwords,
- * "NAME=value" pairs of secret names and well-known token shapes (hf_...,
- * ghp_..., AKIA...) replaced. nd_redact_value scrubs token shapes too. */
+ * "NAME=value", "name = value", "name: value", dict and JSON pairs of secret
+ * names, the word after "--password"-like options, bearer/basic credentials,
+ * PEM private key bodies, JWTs and well-known token shapes (hf_..., ghp_...,
+ * AKIA..., sk-...) replaced. nd_redact_value scrubs token shapes too. */
 char *nd_redact_text(const char *text);
 /* The key: NPU_DOCTOR_REDACT_KEY when set (the same value on every node of
  * a cluster run), else a random key per host and user kept in the cache
