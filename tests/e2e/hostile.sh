@@ -98,6 +98,19 @@ run_nd "$T/o" "$T/e" snapshot --env-file "$T/job.env" -o "$T/fresh.json"
 expect_rc 0 "snapshot -o a new file"
 if valid_json "$T/fresh.json"; then pass "new file written"; else fail "new file missing"; fi
 
+# More output paths: every writer refuses the same way, before the job starts.
+mkfifo "$T/metrics.fifo"
+timeout 60 "$ND" run --no-devices --metrics-file "$T/metrics.fifo" -- touch "$T/started-fifo" >"$T/o" 2>"$T/e"
+rc=$?
+expect_rc 73 "--metrics-file a FIFO is refused without blocking"
+if [ -e "$T/started-fifo" ]; then fail "the job started anyway"; else pass "the job never started"; fi
+mkdir -p "$T/rep2/report.json"
+run_nd "$T/o" "$T/e" run --no-devices --report "$T/rep2" -- true
+expect_rc 73 "--report with a directory at report.json is refused"
+run_nd "$T/o" "$T/e" run --no-devices --json-summary="$T/no/such/dir/s.json" -- true
+expect_rc 73 "--json-summary in a missing folder"
+assert_contains "$T/e" "$T/no/such/dir/s.json" "the message names the path"
+
 # ---------------------------------------------------------------- 2. closed fds 0-2
 "$ND" run --no-devices --json-summary="$T/closed1.json" -- sh -c 'printf "%s-%s\n" JOBOUT LINE; printf "%s-%s\n" JOBERR LINE >&2' >&- 2>"$T/e"
 rc=$?
@@ -221,10 +234,14 @@ run_nd "$T/ej" "$T/ee" explain --json "$LOGN"
 leaks "explain --json (exit $rc)" "$T/ej" "$T/ee"
 
 # ps --json sees the job's command line while it runs.
-sh -c 'exec sleep 30' --password ArgvPlantedPw02 &
+printf '#!/bin/sh\nsleep 30\n' >"$T/sleeper.sh"
+chmod +x "$T/sleeper.sh"
+# A script keeps its arguments in its command line (exec would drop them).
+"$T/sleeper.sh" --password ArgvPlantedPw02 --api-key ArgvPlantedKey03 &
 sleeper=$!
 ND_BG_PIDS="$sleeper"
 "$ND" ps --all --json --interval 0 >"$T/ps.json" 2>"$T/pse"
+assert_contains "$T/ps.json" "sleeper.sh --password" "ps lists the script with its option names"
 leaks "ps --all --json" "$T/ps.json" "$T/pse"
 "$ND" ps --all --interval 0 >"$T/ps.txt" 2>"$T/pse"
 leaks "ps --all" "$T/ps.txt" "$T/pse"
@@ -253,6 +270,19 @@ assert_not_contains "$T/o" "HF_TOKEN" "same key: equal secrets compare equal"
 run_nd "$T/o" "$T/e" diff "$T/ka.json" "$T/kc.json"
 assert_not_contains "$T/o" "HF_TOKEN" "different keys: not reported as a difference"
 assert_contains "$T/o" "not comparable" "different keys: said to be not comparable"
+
+# Over-redaction in command lines: values people need stay readable.
+"$T/sleeper.sh" --max-tokens 4096 --tokenizer /models/tok.model &
+keep=$!
+ND_BG_PIDS="$keep"
+"$ND" ps --all --json --interval 0 >"$T/ps2.json" 2>/dev/null
+assert_contains "$T/ps2.json" "--max-tokens 4096 --tokenizer /models/tok.model" "ps keeps --max-tokens and --tokenizer values"
+kill "$keep" 2>/dev/null
+printf 'PATH=/usr/bin:/bin\nDB_PASS=dbPlantedPass\nMYSQL_PWD=mysqlPlantedPwd\nclient_secret=lowerPlantedSecret\n' >"$T/pw.env"
+run_nd "$T/o" "$T/e" check --json --env-file "$T/pw.env"
+assert_not_contains "$T/o" "Planted" "check --json redacts DB_PASS, MYSQL_PWD, client_secret"
+run_nd "$T/o" "$T/e" snapshot --json --env-file "$T/pw.env"
+assert_not_contains "$T/o" "Planted" "snapshot redacts DB_PASS, MYSQL_PWD, client_secret"
 
 # ---------------------------------------------------------------- 5. terminal injection
 ESC=$(printf '\033')
@@ -287,6 +317,15 @@ printf 'PATH=/usr/bin:/bin\nBANNER=\033]0;owned\007\033[2J\n' >"$T/d2.env"
 run_nd "$T/o" "$T/e" diff "$T/d1.json" "$T/d2.json"
 assert_contains "$T/o" "BANNER" "diff reports the changed variable"
 if has_ctl "$T/o" "$T/e"; then fail "diff printed ESC/BEL from a snapshot"; else pass "diff shows escapes from snapshots visibly"; fi
+
+# Live alerts quote log lines; check and snapshot quote the job's environment.
+run_nd "$T/o" "$T/e" run --no-devices -- sh -c 'printf "torch.cuda.OutOfMemoryError: CUDA out of memory. \033]0;pwn\007 x\n"; exit 1'
+if has_ctl "$T/e"; then fail "a live alert printed ESC/BEL from a log line"; else pass "live alerts show log escapes visibly"; fi
+printf 'PATH=/usr/bin:/bin\nASCEND_HOME_PATH=/opt/x\033]0;t\007\nLD_LIBRARY_PATH=/a\033[2J:/b\nMASTER_ADDR=h\033[31m\nRANK=0\n' >"$T/esc.env"
+run_nd "$T/o" "$T/e" check --env-file "$T/esc.env"
+if has_ctl "$T/o" "$T/e"; then fail "check printed ESC from the environment"; else pass "check shows environment escapes visibly"; fi
+run_nd "$T/o" "$T/e" snapshot --text --env-file "$T/esc.env"
+if has_ctl "$T/o" "$T/e"; then fail "snapshot --text printed ESC from the environment"; else pass "snapshot --text shows escapes visibly"; fi
 
 # ---------------------------------------------------------------- 6. well-formed outputs
 mkdir -p "$T/wrep"
