@@ -51,7 +51,8 @@ const char *nd_redact_key_source(void);
 /* 16 hex digits that name the key without revealing it: markers of two
  * documents compare only when their fingerprints are equal. */
 const char *nd_redact_key_fingerprint(void);
-/* Forgets the key, so the next marker reads the environment again (tests). */
+/* Forgets the key, so the next marker reads the environment again (tests;
+ * not while other threads make markers). */
 void nd_redact_key_reset(void);
 
 /* The marker for a value: "<redacted:" + 8 hex digits + ">". Redaction is

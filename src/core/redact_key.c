@@ -109,7 +109,7 @@ static bool nd_key_create(const char *dir, const char *path, uint8_t out[32])
 
 static void nd_key_load_locked(void)
 {
-    if (nd_key_ready)
+    if (__atomic_load_n(&nd_key_ready, __ATOMIC_ACQUIRE))
         return;
     const char *env = getenv(ND_REDACT_KEY_ENV);
     char *dir = NULL, *path = NULL;
@@ -130,39 +130,43 @@ static void nd_key_load_locked(void)
     nd_hmac_sha256(nd_key, sizeof nd_key, label, sizeof label - 1, d);
     for (int i = 0; i < 8; i++)
         snprintf(nd_key_fp + 2 * i, 3, "%02x", d[i]);
-    nd_key_ready = true;
+    __atomic_store_n(&nd_key_ready, true, __ATOMIC_RELEASE);
+}
+
+/* The lock guards only the first load; after it the key is read-only, so
+ * markers are made without it (threads of ps, a child forked meanwhile). */
+static void nd_key_load(void)
+{
+    if (__atomic_load_n(&nd_key_ready, __ATOMIC_ACQUIRE))
+        return;
+    pthread_mutex_lock(&nd_key_lock);
+    nd_key_load_locked();
+    pthread_mutex_unlock(&nd_key_lock);
 }
 
 char *nd_redact_marker(const char *value)
 {
     uint8_t d[32];
-    pthread_mutex_lock(&nd_key_lock);
-    nd_key_load_locked();
+    nd_key_load();
     nd_hmac_sha256(nd_key, sizeof nd_key, value, strlen(value), d);
-    pthread_mutex_unlock(&nd_key_lock);
     return nd_xasprintf("<redacted:%02x%02x%02x%02x>", d[0], d[1], d[2], d[3]);
 }
 
 const char *nd_redact_key_source(void)
 {
-    pthread_mutex_lock(&nd_key_lock);
-    nd_key_load_locked();
-    const char *s = nd_key_src;
-    pthread_mutex_unlock(&nd_key_lock);
-    return s;
+    nd_key_load();
+    return nd_key_src;
 }
 
 const char *nd_redact_key_fingerprint(void)
 {
-    pthread_mutex_lock(&nd_key_lock);
-    nd_key_load_locked();
-    pthread_mutex_unlock(&nd_key_lock);
+    nd_key_load();
     return nd_key_fp;
 }
 
 void nd_redact_key_reset(void)
 {
     pthread_mutex_lock(&nd_key_lock);
-    nd_key_ready = false;
+    __atomic_store_n(&nd_key_ready, false, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&nd_key_lock);
 }
