@@ -65,7 +65,10 @@ static void nd_print_pairwise(const struct nd_diff *d, const struct nd_diff_resu
     char desc[2][1024];
     nd_diff_describe_file(d, 0, desc[0], sizeof desc[0]);
     nd_diff_describe_file(d, 1, desc[1], sizeof desc[1]);
-    fprintf(fp, "--- %s\n+++ %s\n", desc[0], desc[1]);
+    char *d0 = nd_term_printable(desc[0]), *d1 = nd_term_printable(desc[1]);   /* node names from the files */
+    fprintf(fp, "--- %s\n+++ %s\n", d0, d1);
+    free(d0);
+    free(d1);
     size_t width = 0;
     for (size_t i = 0; i < r->n; i++) {
         size_t l = strlen(nd_diff_key_at(d, r->v[i].key)->label);

@@ -311,7 +311,7 @@ if has_ctl "$T/o" "$T/e"; then fail "explain printed ESC/BEL from a log or a fil
 
 # diff prints values from other hosts' snapshots: escapes there are shown, not obeyed.
 printf 'PATH=/usr/bin:/bin\nBANNER=ok\n' >"$T/d1.env"
-printf 'PATH=/usr/bin:/bin\nBANNER=\033]0;owned\007\033[2J\n' >"$T/d2.env"
+printf 'PATH=/usr/bin:/bin\nBANNER=\033]0;owned\007\033[2J\nSLURMD_NODENAME=node\033]0;x\007-2\n' >"$T/d2.env"
 "$ND" snapshot --env-file "$T/d1.env" -o "$T/d1.json" >/dev/null 2>&1
 "$ND" snapshot --env-file "$T/d2.env" -o "$T/d2.json" >/dev/null 2>&1
 run_nd "$T/o" "$T/e" diff "$T/d1.json" "$T/d2.json"
