@@ -1,7 +1,9 @@
 /* npu-doctor: is the training job really on the accelerator, and if not, why?
  * This file only dispatches `npu-doctor <command>` to cmd_<command>(). */
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "core/build_info.h"
@@ -38,13 +40,33 @@ static void nd_usage(FILE *fp)
     fprintf(fp,
             "\n'npu-doctor <command> --help' shows a command's options.\n"
             "exit codes: 0 ok, 1 warnings, 2 errors, 64 usage, 66 input missing, 70 internal\n"
-            "error; run/watch return the job's own status (3 when --fail-fast stopped it);\n"
-            "watch returns 0/1/2 by the worst finding when --for ends first or the job's\n"
-            "status cannot be read.\n");
+            "error, 73 an output file cannot be written; run/watch return the job's own\n"
+            "status (3 when --fail-fast stopped it); watch returns 0/1/2 by the worst\n"
+            "finding when --for ends first or the job's status cannot be read.\n");
+}
+
+/* Started with fd 0, 1 or 2 closed (a daemon's exec, `2>&-`), the next file
+ * we open would become stdout or stderr: a --json-summary file would get the
+ * job's output, a report would get our warnings. Each closed one is opened
+ * to /dev/null before anything else. */
+static void nd_sanitize_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0)
+            continue;
+        int nfd = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (nfd < 0)
+            _exit(ND_EXIT_INTERNAL);   /* nowhere to say it, and nothing safe to open */
+        if (nfd != fd) {               /* a lower one was open: place it explicitly */
+            dup2(nfd, fd);
+            close(nfd);
+        }
+    }
 }
 
 int main(int argc, char **argv)
 {
+    nd_sanitize_std_fds();
     if (argc < 2) {
         nd_usage(stderr);
         return ND_EXIT_USAGE;

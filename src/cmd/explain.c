@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "cmd/explain_compat.h"
 #include "core/exitcode.h"
+#include "core/termsafe.h"
 #include "core/json_util.h"
 #include "core/report.h"
 #include "core/rootfs.h"
@@ -25,6 +26,8 @@ static void explain_usage(FILE *fp)
             "\n"
             "  --json          one JSON object (schema npu-doctor/1), root cause first\n"
             "  --all           show every finding in full, wrappers and info findings too\n"
+            "  --follow        in directories, also read symbolic links that lead out of the\n"
+            "                  tree (by default they are noted and skipped)\n"
             "  --rules DIR     load more *.rules files from DIR (repeatable)\n"
             "  --root DIR      read /etc/npu-doctor/rules.d under DIR\n"
             "  --redact REGEX  also redact variables whose name matches REGEX (repeatable)\n"
@@ -32,7 +35,9 @@ static void explain_usage(FILE *fp)
             "  -h, --help      this text\n"
             "\n"
             "Exit: 0 nothing above info, 1 warnings, 2 errors, 64 usage or broken rules,\n"
-            "66 nothing could be read.\n");
+            "66 nothing could be read (or a rules file too large).\n"
+            "Devices are not read, a FIFO must deliver within 5 s, and NUL runs (a log\n"
+            "cut short while written) are skipped.\n");
 }
 
 static void explain_print_text(const struct nd_findings *fs, struct nd_kb_scan *scan, bool all, FILE *fp)
@@ -49,9 +54,11 @@ int cmd_explain(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},  {"all", no_argument, NULL, 'a'},
         {"rules", required_argument, NULL, 'r'}, {"root", required_argument, NULL, 'R'},
         {"redact", required_argument, NULL, 'x'}, {"help", no_argument, NULL, 'h'},
-        {"wide", no_argument, NULL, 'W'},  {NULL, 0, NULL, 0},
+        {"wide", no_argument, NULL, 'W'},
+        {"follow", no_argument, NULL, 'F'},
+        {NULL, 0, NULL, 0},
     };
-    bool json = false, all = false;
+    bool json = false, all = false, follow = false;
     const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
     size_t ndirs = 0;
     int c, rc;
@@ -62,6 +69,7 @@ int cmd_explain(int argc, char **argv)
         case 'j': json = true; break;
         case 'a': all = true; break;
         case 'W': nd_term_set_wide(true); break;
+        case 'F': follow = true; break;
         case 'r': dirs[ndirs++] = optarg; break;
         case 'R': {
             struct nd_error err = {0};
@@ -90,14 +98,21 @@ int cmd_explain(int argc, char **argv)
     rc = nd_kb_load(&kb, dirs, ndirs, &err);
     free(dirs);
     if (rc != 0)
-        return nd_cmd_fail("explain", rc == -EINVAL ? ND_EXIT_USAGE : rc == -ENOENT ? ND_EXIT_NOINPUT
-                                                                                       : ND_EXIT_INTERNAL,
+        /* A rules file too large to read (-EFBIG) is unreadable input: 66,
+         * in explain, run and rules alike. */
+        return nd_cmd_fail("explain", rc == -EINVAL ? ND_EXIT_USAGE : rc == -ENOENT || rc == -EFBIG ? ND_EXIT_NOINPUT
+                                                                                                  : ND_EXIT_INTERNAL,
                            "%s", err.msg);
     struct nd_kb_scan *scan = nd_kb_scan_new(kb);
+    nd_kb_scan_set_follow(scan, follow);
     for (int i = optind; i < argc; i++)
         nd_kb_scan_path(scan, argv[i]);
-    for (size_t i = 0; i < nd_kb_scan_nnotes(scan); i++)
-        fprintf(stderr, "npu-doctor explain: note: %s\n", nd_kb_scan_note(scan, i));
+    for (size_t i = 0; i < nd_kb_scan_nnotes(scan); i++) {
+        /* Notes name files: other users' names reach the terminal escaped. */
+        char *note = nd_term_printable(nd_kb_scan_note(scan, i));
+        fprintf(stderr, "npu-doctor explain: note: %s\n", note);
+        free(note);
+    }
     if (nd_kb_scan_inputs(scan) == 0) {
         nd_kb_scan_free(scan);
         nd_kb_free(kb);

@@ -5,6 +5,8 @@
  * held"). The window is overlapped with the slow work: the first CPU sample
  * is taken, then devices are queried and footprints read, and only the rest
  * of the window is slept before the second sample. */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -110,11 +113,27 @@ static int nd_ps_parse_user(const char *s, uid_t *uid)
     char *end;
     errno = 0;
     unsigned long v = strtoul(s, &end, 10);
-    if (*s && !*end && errno == 0 && v <= UINT_MAX - 1) {
-        *uid = (uid_t)v;
-        return 0;
+    if (!isdigit((unsigned char)*s) || *end || errno || v > UINT_MAX - 1)
+        return -ENOENT;
+    /* A uid with no account is real when a process runs as it (containers
+     * run as bare uids); otherwise it is as unknown as an unknown name. */
+    struct passwd *pres = NULL;
+    if (getpwuid_r((uid_t)v, &pw, buf, sizeof buf, &pres) != 0 || !pres) {
+        bool seen = false;
+        DIR *d = opendir("/proc");
+        struct dirent *e;
+        while (d && !seen && (e = readdir(d))) {
+            struct stat st;
+            seen = isdigit((unsigned char)e->d_name[0]) && fstatat(dirfd(d), e->d_name, &st, 0) == 0 &&
+                   st.st_uid == (uid_t)v;
+        }
+        if (d)
+            closedir(d);
+        if (!seen)
+            return -ENOENT;
     }
-    return -ENOENT;
+    *uid = (uid_t)v;
+    return 0;
 }
 
 static int nd_ps_parse_args(int argc, char **argv, struct nd_ps_opts *o, bool *help)
@@ -146,7 +165,7 @@ static int nd_ps_parse_args(int argc, char **argv, struct nd_ps_opts *o, bool *h
         }
         case 'u':
             if (nd_ps_parse_user(optarg, &o->uid) < 0)
-                return nd_cmd_fail("ps", ND_EXIT_NOINPUT, "--user %s: no such user", optarg);
+                return nd_cmd_fail("ps", ND_EXIT_NOINPUT, "--user %s: no such user (no account, and no process runs as it)", optarg);
             o->have_user = true;
             break;
         case 'i':

@@ -36,8 +36,8 @@ static int rules_load(const char **dirs, size_t ndirs, struct nd_kb **kb)
     struct nd_error err = {0};
     int rc = nd_kb_load(kb, dirs, ndirs, &err);
     if (rc != 0)
-        return nd_cmd_fail("rules", rc == -EINVAL ? ND_EXIT_USAGE : rc == -ENOENT ? ND_EXIT_NOINPUT
-                                                                                     : ND_EXIT_INTERNAL,
+        return nd_cmd_fail("rules", rc == -EINVAL ? ND_EXIT_USAGE : rc == -ENOENT || rc == -EFBIG ? ND_EXIT_NOINPUT
+                                                                                                : ND_EXIT_INTERNAL,
                            "%s", err.msg);
     return 0;
 }

@@ -29,6 +29,12 @@ static void nd_run_usage(void)
            "fallback within the window, an input-bound or hung job, memory trouble and\n"
            "what the exit status means. Output passes through unchanged; signals go to\n"
            "the job; a second Ctrl-C within 3 s stops it. Exit status: the job's own.\n\n"
+           "The job's life: a SIGTERM to npu-doctor goes to the job's process group and\n"
+           "becomes SIGKILL after --grace. When the job's main process exits, processes it\n"
+           "left behind (in its group, or moved out with setsid) get SIGTERM, then SIGKILL\n"
+           "after --grace; their output passes through until then. If npu-doctor itself is\n"
+           "killed (SIGKILL, OOM killer), the kernel kills the job's main process at once\n"
+           "(parent-death signal); children of the job that outlive it are not watched.\n\n"
            "options:\n%s"
            "\nexample:\n  npu-doctor run --report out/ -- python3 train.py\n",
            nd_run_common_help);
@@ -115,8 +121,9 @@ int cmd_run(int argc, char **argv)
         const char *dirs[1] = {o.rules_dir};
         if (nd_kb_load(&kb, dirs, 1, &err) < 0) {
             if (summary)
-                fclose(summary);
-            return nd_cmd_fail("run", ND_EXIT_USAGE, "--rules: %s", err.msg);
+                nd_run_summary_close(summary);
+            /* Too large to read is unreadable input (66), as in explain and rules. */
+            return nd_cmd_fail("run", err.code == -EFBIG ? ND_EXIT_NOINPUT : ND_EXIT_USAGE, "--rules: %s", err.msg);
         }
     }
 
@@ -129,7 +136,7 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "npu-doctor run: %s\n", err.msg);
         nd_kb_free(kb);
         if (summary)
-            fclose(summary);
+            nd_run_summary_close(summary);
         if (rc == -ENOENT)
             return 127;   /* as a shell says: command not found */
         if (rc == -EACCES || rc == -ENOEXEC || rc == -EISDIR || rc == -ENOTDIR || rc == -ELOOP || rc == -E2BIG)
@@ -164,7 +171,7 @@ int cmd_run(int argc, char **argv)
         nd_supervisor_free(sv);
         nd_kb_free(kb);
         if (summary)
-            fclose(summary);
+            nd_run_summary_close(summary);
         return code;
     }
     double first = nd_monitor_start(ctx.mon);
@@ -202,6 +209,6 @@ int cmd_run(int argc, char **argv)
     nd_supervisor_free(sv);
     nd_kb_free(kb);
     if (summary)
-        fclose(summary);
+        nd_run_summary_close(summary);
     return stopped ? ND_EXIT_FAIL_FAST : code;
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include "cmd/cmd.h"
 #include "core/error.h"
 #include "core/exitcode.h"
+#include "core/fileio.h"
 #include "core/rootfs.h"
 #include "monitor/monitor.h"
 
@@ -103,6 +105,11 @@ int nd_run_options_check(const char *cmd, const struct nd_run_options *o)
     return 0;
 }
 
+/* --json-summary=FILE goes through the output-file helper like every other
+ * file we write: opened (as a temp file) before the job starts, so a bad
+ * path is said at once, and renamed into place at the end. */
+static struct nd_outfile *nd_summary_out;
+
 int nd_run_prepare(const char *cmd, const struct nd_run_options *o, FILE **summary)
 {
     *summary = NULL;
@@ -110,13 +117,13 @@ int nd_run_prepare(const char *cmd, const struct nd_run_options *o, FILE **summa
     if (o->root && nd_rootfs_set(o->root, &err) < 0)
         return nd_cmd_fail(cmd, ND_EXIT_NOINPUT, "--root: %s", err.msg);
     if (nd_monitor_check_outputs(o->report_dir, o->metrics_path, &err) < 0)
-        return nd_cmd_fail(cmd, ND_EXIT_USAGE, "%s", err.msg);
+        return nd_cmd_fail(cmd, ND_EXIT_CANTCREAT, "%s", err.msg);
     if (!o->json_summary)
         return 0;
     if (o->json_summary_file) {
-        *summary = fopen(o->json_summary_file, "we");
-        if (!*summary)
-            return nd_cmd_fail(cmd, ND_EXIT_USAGE, "--json-summary=%s: %s", o->json_summary_file, strerror(errno));
+        if (nd_outfile_open(o->json_summary_file, &nd_summary_out, &err) < 0)
+            return nd_cmd_fail(cmd, ND_EXIT_CANTCREAT, "--json-summary=%s", err.msg);
+        *summary = nd_outfile_stream(nd_summary_out);
         return 0;
     }
     if (fcntl(3, F_GETFD) < 0)
@@ -126,4 +133,18 @@ int nd_run_prepare(const char *cmd, const struct nd_run_options *o, FILE **summa
     if (!*summary)
         return nd_cmd_fail(cmd, ND_EXIT_USAGE, "--json-summary: fd 3: %s", strerror(errno));
     return 0;
+}
+
+int nd_run_summary_close(FILE *summary)
+{
+    if (!summary)
+        return 0;
+    if (!nd_summary_out || summary != nd_outfile_stream(nd_summary_out))
+        return fclose(summary) == 0 ? 0 : -EIO;
+    struct nd_error err = {0};
+    int rc = nd_outfile_commit(nd_summary_out, &err);
+    nd_summary_out = NULL;
+    if (rc < 0)
+        fprintf(stderr, "npu-doctor: cannot write the JSON summary: %s\n", err.msg);
+    return rc;
 }

@@ -56,6 +56,9 @@ int nd_run_options_check(const char *cmd, const struct nd_run_options *o);
 /* --root, then the outputs; 0 or the exit code after printing the error.
  * Opens the JSON summary stream (*summary, NULL when not asked). */
 int nd_run_prepare(const char *cmd, const struct nd_run_options *o, FILE **summary);
+/* Closes the summary stream from nd_run_prepare; a --json-summary=FILE is
+ * renamed into place here. 0 or -errno (said on stderr). */
+int nd_run_summary_close(FILE *summary);
 /* The options help text shared by both commands. */
 extern const char nd_run_common_help[];
 

@@ -36,9 +36,11 @@ static void nd_snapshot_usage(FILE *fp)
             "identity (torchrun, Slurm, Open MPI/PMI, Kubernetes).\n"
             "Compare snapshots with 'npu-doctor diff'.\n"
             "\n"
-            "  -o, --output FILE   write the JSON to FILE (atomically). In FILE, %%n is\n"
-            "                      the node name, %%h the hostname, %%r the rank, %%j the\n"
-            "                      Slurm job id, %%p the pid, %%%% a '%%':\n"
+            "  -o, --output FILE   write the JSON to FILE (atomically; '-' is stdout; a\n"
+            "                      symlink, device or other non-regular file there is\n"
+            "                      refused). In FILE, %%n is the node name, %%h the\n"
+            "                      hostname, %%r the rank, %%j the Slurm job id, %%p the\n"
+            "                      pid, %%%% a '%%':\n"
             "        srun --ntasks-per-node=1 npu-doctor snapshot -o snap-%%n.json\n"
             "      --json          print the JSON on stdout (default when not a terminal)\n"
             "      --text          print the short summary (the default on a terminal)\n"
@@ -54,7 +56,7 @@ static void nd_snapshot_usage(FILE *fp)
             "  -q, --quiet         with -o: print nothing on success\n"
             "\n"
             "Exit status: 0 written (problems found are findings inside the document),\n"
-            "64 usage, 66 unreadable input or unwritable output, 70 internal error.\n",
+            "64 usage, 66 unreadable input, 70 internal error, 73 unwritable output.\n",
             ND_SNAPSHOT_VERSION);
 }
 
@@ -175,6 +177,9 @@ static json_t *nd_snapshot_build(const struct nd_snapshot_opts *o, const struct 
     nd_report_set_extra(&rep, "python", nd_python_packages_json(o->python, env, 30));
     nd_report_set_extra(&rep, "limits", nd_snapshot_limits_json());
     nd_report_set_extra(&rep, "env", nd_snapshot_env_json(env, NULL));
+    /* Which key made the markers: diff compares markers only under one key. */
+    nd_report_set_extra(&rep, "redaction", json_pack("{s:s,s:s}", "key_source", nd_redact_key_source(),
+                                                     "key_fingerprint", nd_redact_key_fingerprint()));
     json_t *doc = nd_report_to_json(&rep);
     nd_report_free(&rep);
     /* Facts and findings come from other probes: the last word is ours. */
@@ -236,7 +241,9 @@ int cmd_snapshot(int argc, char **argv)
         rc = nd_cmd_fail("snapshot", ND_EXIT_INTERNAL, "cannot serialise the snapshot");
     } else if (path) {
         if (nd_write_file_atomic(path, text, strlen(text), &err) < 0)
-            rc = nd_cmd_fail("snapshot", ND_EXIT_NOINPUT, "%s", err.msg);
+            rc = nd_cmd_fail("snapshot", ND_EXIT_CANTCREAT, "%s", err.msg);
+        else if (strcmp(path, ND_OUTPUT_STDOUT) == 0)
+            ;   /* -o -: the document itself went to stdout */
         else if (o.json)
             fputs(text, stdout);
         else if (!o.quiet)

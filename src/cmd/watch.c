@@ -139,7 +139,7 @@ int cmd_watch(int argc, char **argv)
     struct nd_error err = {0};
     if (nd_monitor_new(&mo, &mon, &err) < 0) {
         if (summary)
-            fclose(summary);
+            nd_run_summary_close(summary);
         return nd_cmd_fail("watch", ND_EXIT_INTERNAL, "%s", err.msg);
     }
     double start = nd_monotonic_now();
@@ -203,6 +203,6 @@ int cmd_watch(int argc, char **argv)
                        : status >= 0 ? status : nd_findings_exit_code(nd_monitor_findings(mon));
     nd_monitor_free(mon);
     if (summary)
-        fclose(summary);
+        nd_run_summary_close(summary);
     return code;
 }

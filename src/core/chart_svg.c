@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/strbuf.h"
+#include "core/termsafe.h"
 
 #define W 960.0
 #define ML 72.0         /* left margin: y labels */
@@ -25,22 +26,41 @@ static const char *nd_sev_color(enum nd_severity s)
     return s == ND_SEV_ERROR ? "#d62728" : s == ND_SEV_WARNING ? "#e8850c" : "#7f7f7f";
 }
 
+/* Text and attribute values: whatever bytes came in (argv, log lines), the
+ * document stays XML 1.0: markup characters escaped, control bytes as
+ * spaces, bytes that are not UTF-8 (or a sequence cut by a length limit) and
+ * the non-characters U+FFFE/U+FFFF as U+FFFD. */
 static void nd_xml_text(struct nd_strbuf *sb, const char *s)
 {
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
+    const unsigned char *u = (const unsigned char *)(s ? s : "");
+    size_t len = strlen((const char *)u);
+    for (size_t i = 0; i < len;) {
+        unsigned char c = u[i];
+        size_t n = nd_utf8_valid_seq(u + i, len - i);
+        if (n == 0 || (n == 3 && c == 0xef && u[i + 1] == 0xbf && (u[i + 2] == 0xbe || u[i + 2] == 0xbf))) {
+            nd_strbuf_adds(sb, "\xEF\xBF\xBD");
+            i += n ? n : 1;
+            continue;
+        }
+        if (n > 1) {
+            nd_strbuf_add(sb, u + i, n);
+            i += n;
+            continue;
+        }
         switch (c) {
         case '&': nd_strbuf_adds(sb, "&amp;"); break;
         case '<': nd_strbuf_adds(sb, "&lt;"); break;
         case '>': nd_strbuf_adds(sb, "&gt;"); break;
         case '"': nd_strbuf_adds(sb, "&quot;"); break;
+        case '\'': nd_strbuf_adds(sb, "&apos;"); break;
         default:
             /* Control bytes are not allowed in XML 1.0. */
-            if (c < 0x20 && c != '\t')
+            if ((c < 0x20 && c != '\t') || c == 0x7f)
                 nd_strbuf_addc(sb, ' ');
             else
                 nd_strbuf_addc(sb, (char)c);
         }
+        i++;
     }
 }
 

@@ -11,6 +11,7 @@
 
 #include "core/diff_priv.h"
 #include "core/json_util.h"
+#include "core/redact.h"
 #include "core/strbuf.h"
 
 static const char *const nd_cat_names[] = {"vendor", "devices", "python", "limits", "other", "noise"};
@@ -38,6 +39,7 @@ struct nd_diff *nd_diff_new(size_t nfiles)
     d->files = nd_xcalloc(nfiles ? nfiles : 1, sizeof *d->files);
     d->nodes = nd_xcalloc(nfiles ? nfiles : 1, sizeof *d->nodes);
     d->whens = nd_xcalloc(nfiles ? nfiles : 1, sizeof *d->whens);
+    d->keyfps = nd_xcalloc(nfiles ? nfiles : 1, sizeof *d->keyfps);
     return d;
 }
 
@@ -52,7 +54,9 @@ void nd_diff_free(struct nd_diff *d)
         free(d->files[i]);
         free(d->nodes[i]);
         free(d->whens[i]);
+        free(d->keyfps[i]);
     }
+    free(d->keyfps);
     free(d->files);
     free(d->nodes);
     free(d->whens);
@@ -210,6 +214,9 @@ void nd_diff_add(struct nd_diff *d, size_t i, const char *file, const json_t *sn
     const char *when = nd_json_get_str(id, "time");
     free(d->whens[i]);
     d->whens[i] = when ? nd_xstrdup(when) : NULL;
+    const char *fp = nd_json_get_str(json_object_get(snapshot, "redaction"), "key_fingerprint");
+    free(d->keyfps[i]);
+    d->keyfps[i] = fp ? nd_xstrdup(fp) : NULL;
     nd_diff_flatten(d, i, snapshot);
     if (i + 1 == d->nfiles)
         nd_diff_make_labels(d);
@@ -332,6 +339,26 @@ static int nd_cmp_sortable(const void *a, const void *b)
     return (x->key > y->key) - (x->key < y->key);
 }
 
+/* True when two files were redacted under different keys (a file without
+ * a fingerprint predates keyed markers: a key of its own). */
+static bool nd_diff_keys_differ(const struct nd_diff *d)
+{
+    for (size_t i = 1; i < d->nfiles; i++) {
+        const char *a = d->keyfps[0], *b = d->keyfps[i];
+        if ((a == NULL) != (b == NULL) || (a && strcmp(a, b) != 0))
+            return true;
+    }
+    return false;
+}
+
+static bool nd_all_markers(const struct nd_diff_key *k)
+{
+    for (size_t i = 0; i < k->nvals; i++)
+        if (!k->vals[i].value || !nd_redact_is_marker(k->vals[i].value))
+            return false;
+    return true;
+}
+
 int nd_diff_compute(const struct nd_diff *d, bool all, struct nd_diff_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -339,6 +366,7 @@ int nd_diff_compute(const struct nd_diff *d, bool all, struct nd_diff_result *ou
     struct nd_sortable *list = NULL;
     size_t n = 0, cap = 0;
     const char **scratch = nd_xcalloc(d->nfiles ? d->nfiles : 1, sizeof *scratch);
+    bool keys_differ = nd_diff_keys_differ(d);
     for (size_t ki = 0; ki < d->nkeys; ki++) {
         const struct nd_diff_key *k = &d->keys[ki];
         if (k->nvals == d->nfiles) {
@@ -359,6 +387,12 @@ int nd_diff_compute(const struct nd_diff *d, bool all, struct nd_diff_result *ou
             continue;
         if (k->category == ND_DIFF_NOISE && !all) {
             out->noise_hidden++;
+            continue;
+        }
+        /* Markers made under different keys differ whatever the secrets:
+         * "not comparable", not "different". */
+        if (keys_differ && k->nvals == d->nfiles && nd_all_markers(k)) {
+            out->incomparable++;
             continue;
         }
         if (n == cap) {

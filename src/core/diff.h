@@ -89,6 +89,7 @@ struct nd_diff_result {
     struct nd_difference *v;    /* most relevant first */
     size_t n;
     size_t noise_hidden;        /* differing noise facts not shown (without --all) */
+    size_t incomparable;        /* redacted values not compared: the files used different redaction keys */
     bool all;
 };
 

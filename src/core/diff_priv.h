@@ -18,6 +18,7 @@ struct nd_diff {
     char **files;
     char **nodes;               /* identity node name per file, or NULL */
     char **whens;               /* identity time per file, or NULL */
+    char **keyfps;              /* redaction key fingerprint per file, or NULL (older snapshots) */
     char **labels;              /* computed once every file is in */
     bool labels_ready;
 };

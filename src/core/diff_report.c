@@ -9,11 +9,21 @@
 #include "core/report.h"
 #include "core/strbuf.h"
 #include "core/strtab.h"
+#include "core/termsafe.h"
 
 /* At most this many file names in one outlier line; then "and N more". */
 #define ND_DIFF_MAX_NAMES 10
 /* At most this many distinct values in a "no majority" line. */
 #define ND_DIFF_MAX_VALUES 6
+
+/* One indented line of values read from snapshot files: another host's
+ * environment can hold escape sequences, shown here, not obeyed. */
+static void nd_put_line(FILE *fp, const char *text)
+{
+    char *p = nd_term_printable(text);
+    fprintf(fp, "  %s\n", p);
+    free(p);
+}
 
 static const char *nd_absent_text(const struct nd_diff_key *k)
 {
@@ -55,7 +65,10 @@ static void nd_print_pairwise(const struct nd_diff *d, const struct nd_diff_resu
     char desc[2][1024];
     nd_diff_describe_file(d, 0, desc[0], sizeof desc[0]);
     nd_diff_describe_file(d, 1, desc[1], sizeof desc[1]);
-    fprintf(fp, "--- %s\n+++ %s\n", desc[0], desc[1]);
+    char *d0 = nd_term_printable(desc[0]), *d1 = nd_term_printable(desc[1]);   /* node names from the files */
+    fprintf(fp, "--- %s\n+++ %s\n", d0, d1);
+    free(d0);
+    free(d1);
     size_t width = 0;
     for (size_t i = 0; i < r->n; i++) {
         size_t l = strlen(nd_diff_key_at(d, r->v[i].key)->label);
@@ -101,7 +114,10 @@ static void nd_print_pairwise(const struct nd_diff *d, const struct nd_diff_resu
         /* Consecutive entries of one variable share its label. */
         bool same = last_label == k->label;
         last_label = k->label;
-        fprintf(fp, "  %-*s  %s\n", (int)width, same ? "" : k->label, sb.buf);
+        char *lab = nd_term_printable(same ? "" : k->label), *val = nd_term_printable(sb.buf);
+        fprintf(fp, "  %-*s  %s\n", (int)width, lab, val);   /* values from other hosts' files */
+        free(lab);
+        free(val);
     }
     nd_strbuf_free(&sb);
     nd_strtab_free(seen);
@@ -159,7 +175,7 @@ static void nd_print_outlier_lines(const struct nd_diff *d, const struct nd_diff
         size_t before_n = nd_strtab_count(seen);
         nd_strtab_intern(seen, sb.buf, sb.len, NULL);
         if (nd_strtab_count(seen) > before_n)
-            fprintf(fp, "  %s\n", sb.buf);
+            nd_put_line(fp, sb.buf);
     }
     nd_strbuf_free(&sb);
     free(group);
@@ -205,7 +221,7 @@ static void nd_print_split(const struct nd_diff *d, const struct nd_difference *
     }
     if (more)
         nd_strbuf_addf(&sb, "; and %zu more value%s (--json lists them)", more, more == 1 ? "" : "s");
-    fprintf(fp, "  %s\n", sb.buf);
+    nd_put_line(fp, sb.buf);
     nd_strbuf_free(&sb);
     free(group);
     free(done);
@@ -258,7 +274,7 @@ static void nd_print_entry_run(const struct nd_diff *d, const struct nd_differen
     for (size_t i = 0; i < run; i++)
         nd_strbuf_addf(&sb, "%s%s", i ? ", " : "", nd_diff_key_at(d, v[i].key)->entry);
     nd_strbuf_adds(&sb, v->majority ? " (others have them)" : " (others lack them)");
-    fprintf(fp, "  %s\n", sb.buf);
+    nd_put_line(fp, sb.buf);
     nd_strbuf_free(&sb);
 }
 
@@ -279,8 +295,10 @@ static void nd_print_outliers(const struct nd_diff *d, const struct nd_diff_resu
             idx[m++] = i;
     struct nd_strbuf sb = ND_STRBUF_INIT;
     nd_names(&sb, d, idx, nodd);
-    fprintf(fp, "%zu snapshots: %zu differ from the majority%s%s%s\n", n, nodd, nodd ? " (" : "", sb.buf,
+    char *names = nd_term_printable(sb.buf);
+    fprintf(fp, "%zu snapshots: %zu differ from the majority%s%s%s\n", n, nodd, nodd ? " (" : "", names,
             nodd ? ")" : "");
+    free(names);
     nd_strbuf_free(&sb);
     free(idx);
     free(odd);
@@ -318,6 +336,11 @@ void nd_diff_print_text(const struct nd_diff *d, const struct nd_diff_result *r,
         fprintf(fp, "; %zu noise difference%s hidden (times, pids, hostnames, ranks...; --all shows them)",
                 r->noise_hidden, r->noise_hidden == 1 ? "" : "s");
     fputc('\n', fp);
+    if (r->incomparable)
+        fprintf(fp,
+                "%zu redacted value%s not comparable: the snapshots were redacted under different keys "
+                "(set NPU_DOCTOR_REDACT_KEY to one value on every node, e.g. the job id)\n",
+                r->incomparable, r->incomparable == 1 ? " is" : "s are");
 }
 
 static json_t *nd_value_json(const char *v)
@@ -341,6 +364,7 @@ json_t *nd_diff_to_json(const struct nd_diff *d, const struct nd_diff_result *r)
     json_object_set_new(o, "files", files);
     json_object_set_new(o, "labels", labels);
     json_object_set_new(o, "noise_hidden", json_integer((json_int_t)r->noise_hidden));
+    json_object_set_new(o, "redacted_not_comparable", json_integer((json_int_t)r->incomparable));
     json_t *diffs = json_array();
     for (size_t i = 0; i < r->n; i++) {
         const struct nd_difference *df = &r->v[i];

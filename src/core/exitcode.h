@@ -10,6 +10,7 @@ enum {
     ND_EXIT_USAGE = 64,
     ND_EXIT_NOINPUT = 66,
     ND_EXIT_INTERNAL = 70,
+    ND_EXIT_CANTCREAT = 73,  /* an output file cannot be created or written */
 };
 
 #endif

@@ -4,13 +4,56 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/strbuf.h"
+
+int nd_open_input(const char *path, int *fdp, struct nd_error *err)
+{
+    *fdp = -1;
+    /* O_NONBLOCK: opening a FIFO with no writer must not hang either. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return nd_error_set(err, -errno, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return nd_error_set(err, -e, "%s: %s", path, strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return nd_error_set(err, -EISDIR, "%s: is a directory", path);
+    }
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+        close(fd);
+        return nd_error_set(err, -ENODEV, "%s: is a device, not a file; not read", path);
+    }
+    if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+        struct pollfd pf = {fd, POLLIN, 0};
+        int r;
+        do
+            r = poll(&pf, 1, ND_INPUT_WAIT_MS);
+        while (r < 0 && errno == EINTR);
+        if (r == 0) {
+            close(fd);
+            return nd_error_set(err, -ETIMEDOUT, "%s: a FIFO that delivered nothing within %d s; not read", path,
+                                ND_INPUT_WAIT_MS / 1000);
+        }
+        /* It delivers: blocking reads from here on, as from a pipe. */
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    }
+    *fdp = fd;
+    return 0;
+}
 
 static int nd_read_impl(const char *path, size_t max, bool truncate, char **buf, size_t *len,
                         struct nd_error *err)
@@ -18,16 +61,10 @@ static int nd_read_impl(const char *path, size_t max, bool truncate, char **buf,
     *buf = NULL;
     if (len)
         *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0)
-        return nd_error_set(err, -errno, "%s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        close(fd);
-        return nd_error_set(err, -EISDIR, "%s: is a directory", path);
-    }
-    /* Blocking reads from here on (O_NONBLOCK only guarded the open of a FIFO). */
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    int fd;
+    int rc = nd_open_input(path, &fd, err);
+    if (rc < 0)
+        return rc;
     struct nd_strbuf sb = ND_STRBUF_INIT;
     nd_strbuf_grow(&sb, 4096);
     for (;;) {
@@ -47,6 +84,14 @@ static int nd_read_impl(const char *path, size_t max, bool truncate, char **buf,
         if (n < 0) {
             if (errno == EINTR)
                 continue;
+            if (errno == EAGAIN && sb.len > 0)
+                break;   /* a kernel stream: what was there is the content */
+            if (errno == EAGAIN) {
+                nd_strbuf_free(&sb);
+                close(fd);
+                return nd_error_set(err, -EAGAIN, "%s: would wait for data (a kernel or device stream?); not read",
+                                    path);
+            }
             int e = errno;
             nd_strbuf_free(&sb);
             close(fd);
@@ -72,39 +117,185 @@ int nd_read_file_prefix(const char *path, size_t max, char **buf, size_t *len, s
     return nd_read_impl(path, max, true, buf, len, err);
 }
 
-int nd_write_file_atomic(const char *path, const void *data, size_t len, struct nd_error *err)
+struct nd_outfile {
+    char *path;
+    char *tmp;              /* NULL for stdout */
+    FILE *fp;
+};
+
+/* What is at path now: 0 when absent or a regular file (*mode its
+ * permissions, or 0), else the refusal with err filled. */
+static int nd_output_target(const char *path, mode_t *mode, struct nd_error *err)
 {
-    char *tmp = nd_xasprintf("%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    *mode = 0;
+    if (!path || !*path)
+        return nd_error_set(err, -EINVAL, "empty output path");
+    struct stat st;
+    if (lstat(path, &st) < 0) {
+        if (errno == ENOENT)
+            return 0;
+        return nd_error_set(err, -errno, "%s: cannot write: %s", path, strerror(errno));
+    }
+    if (S_ISREG(st.st_mode)) {
+        *mode = st.st_mode & 07777;
+        return 0;
+    }
+    const char *what = S_ISLNK(st.st_mode) ? "a symbolic link" : S_ISDIR(st.st_mode) ? "a directory"
+                       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)                  ? "a device"
+                       : S_ISFIFO(st.st_mode)                                         ? "a FIFO"
+                                                                                      : "not a regular file";
+    return nd_error_set(err, -EEXIST, "%s: is %s; refusing to replace it (name a regular file or a new path)", path,
+                        what);
+}
+
+static char *nd_output_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return nd_xstrdup(".");
+    if (slash == path)
+        return nd_xstrdup("/");
+    return nd_xstrndup(path, (size_t)(slash - path));
+}
+
+int nd_output_check(const char *path, struct nd_error *err)
+{
+    if (path && strcmp(path, ND_OUTPUT_STDOUT) == 0)
+        return 0;
+    mode_t mode;
+    int rc = nd_output_target(path, &mode, err);
+    if (rc < 0)
+        return rc;
+    char *dir = nd_output_dir(path);
+    struct stat st;
+    if (stat(dir, &st) < 0)
+        rc = nd_error_set(err, -errno, "%s: cannot write: %s: %s", path, dir, strerror(errno));
+    else if (!S_ISDIR(st.st_mode))
+        rc = nd_error_set(err, -ENOTDIR, "%s: cannot write: %s is not a directory", path, dir);
+    else if (access(dir, W_OK | X_OK) < 0)
+        rc = nd_error_set(err, -errno, "%s: cannot write: %s: %s", path, dir, strerror(errno));
+    free(dir);
+    return rc;
+}
+
+int nd_outfile_open(const char *path, struct nd_outfile **out, struct nd_error *err)
+{
+    *out = NULL;
+    if (path && strcmp(path, ND_OUTPUT_STDOUT) == 0) {
+        struct nd_outfile *o = nd_xcalloc(1, sizeof *o);
+        o->path = nd_xstrdup("stdout");
+        o->fp = stdout;
+        *out = o;
+        return 0;
+    }
+    mode_t mode;
+    int rc = nd_output_target(path, &mode, err);
+    if (rc < 0)
+        return rc;
+    char *dir = nd_output_dir(path);
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    /* A name nobody can predict, created exclusively: a symlink planted at
+     * a guessed temp name cannot make root write through it. */
+    int fd = -1;
+    char *tmp = NULL;
+    for (int attempt = 0; attempt < 32 && fd < 0; attempt++) {
+        free(tmp);
+        uint32_t r = 0;
+        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+            r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)time(NULL) ^ (uint32_t)attempt * 40503u;
+        tmp = nd_xasprintf("%s/.%s.tmp-%08x", dir, base, (unsigned)r);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode ? mode : 0644);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    free(dir);
     if (fd < 0) {
         int e = errno;
         free(tmp);
         return nd_error_set(err, -e, "%s: cannot write: %s", path, strerror(e));
     }
-    const char *p = data;
-    size_t left = len;
-    while (left) {
-        ssize_t n = write(fd, p, left);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            free(tmp);
-            return nd_error_set(err, -e, "%s: write failed: %s", path, strerror(e));
-        }
-        p += n;
-        left -= (size_t)n;
-    }
-    if (close(fd) != 0 || rename(tmp, path) != 0) {
+    if (mode)
+        fchmod(fd, mode);   /* the replaced file's permissions, not the umask's */
+    FILE *fp = fdopen(fd, "w");
+    if (!fp) {
         int e = errno;
+        close(fd);
         unlink(tmp);
         free(tmp);
-        return nd_error_set(err, -e, "%s: cannot replace: %s", path, strerror(e));
+        return nd_error_set(err, -e, "%s: cannot write: %s", path, strerror(e));
     }
-    free(tmp);
+    struct nd_outfile *o = nd_xcalloc(1, sizeof *o);
+    o->path = nd_xstrdup(path);
+    o->tmp = tmp;
+    o->fp = fp;
+    *out = o;
     return 0;
+}
+
+FILE *nd_outfile_stream(struct nd_outfile *o)
+{
+    return o ? o->fp : NULL;
+}
+
+static void nd_outfile_release(struct nd_outfile *o)
+{
+    free(o->path);
+    free(o->tmp);
+    free(o);
+}
+
+void nd_outfile_discard(struct nd_outfile *o)
+{
+    if (!o)
+        return;
+    if (o->tmp) {
+        fclose(o->fp);
+        unlink(o->tmp);
+    } else {
+        fflush(o->fp);
+    }
+    nd_outfile_release(o);
+}
+
+int nd_outfile_commit(struct nd_outfile *o, struct nd_error *err)
+{
+    int rc = 0;
+    if (!o->tmp) {
+        if (fflush(o->fp) != 0 || ferror(o->fp))
+            rc = nd_error_set(err, -EIO, "stdout: write failed: %s", strerror(errno ? errno : EIO));
+        nd_outfile_release(o);
+        return rc;
+    }
+    int bad = ferror(o->fp);
+    int e = errno;
+    if (fclose(o->fp) != 0 || bad) {
+        e = bad ? (e ? e : EIO) : errno;
+        rc = nd_error_set(err, -e, "%s: write failed: %s", o->path, strerror(e));
+    }
+    mode_t mode;
+    /* Looked at again: something may have been put at the path meanwhile. */
+    if (rc == 0)
+        rc = nd_output_target(o->path, &mode, err);
+    if (rc == 0 && rename(o->tmp, o->path) != 0)
+        rc = nd_error_set(err, -errno, "%s: cannot replace: %s", o->path, strerror(errno));
+    if (rc < 0)
+        unlink(o->tmp);
+    nd_outfile_release(o);
+    return rc;
+}
+
+int nd_write_file_atomic(const char *path, const void *data, size_t len, struct nd_error *err)
+{
+    struct nd_outfile *o;
+    int rc = nd_outfile_open(path, &o, err);
+    if (rc < 0)
+        return rc;
+    if (len && fwrite(data, 1, len, o->fp) != len) {
+        int e = errno ? errno : EIO;
+        nd_outfile_discard(o);
+        return nd_error_set(err, -e, "%s: write failed: %s", path, strerror(e));
+    }
+    return nd_outfile_commit(o, err);
 }
 
 char *nd_trim(char *s)

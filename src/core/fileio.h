@@ -6,8 +6,19 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/error.h"
+
+/* Opens an input a user named (a log, a snapshot) so that nothing blocks:
+ * a directory is -EISDIR; a character or block device is refused (-ENODEV:
+ * /dev/zero never ends, a tty waits for a person); a FIFO or socket must
+ * deliver its first byte (or its end) within ND_INPUT_WAIT_MS, else
+ * -ETIMEDOUT, and is then read blocking; a regular file stays non-blocking,
+ * so a kernel stream that looks like one (/proc/kmsg) reads what is there
+ * and then returns EAGAIN instead of waiting. err: "<path>: <reason>". */
+#define ND_INPUT_WAIT_MS 5000
+int nd_open_input(const char *path, int *fd, struct nd_error *err);
 
 /* Reads up to max bytes of path into a NUL-terminated malloc'd buffer.
  * Returns 0, or -errno (-EISDIR for a directory, -EFBIG when the file is
@@ -15,7 +26,27 @@
 int nd_read_file(const char *path, size_t max, char **buf, size_t *len, struct nd_error *err);
 /* Same, but a file longer than max is truncated to max bytes (for /proc). */
 int nd_read_file_prefix(const char *path, size_t max, char **buf, size_t *len, struct nd_error *err);
-/* Writes data to path atomically (temp file in the same folder, then rename). */
+/* Output files: the one way every writer (snapshot -o, --report,
+ * --metrics-file, --json-summary=FILE, the kb cache) creates a file, because
+ * the tool runs as root in shared places. "-" means stdout. Anything at the
+ * path that is not a regular file (a symlink, a device, a FIFO, a directory)
+ * is refused, never replaced or written through. A regular file is replaced
+ * atomically: a fresh temp file in the same folder (O_EXCL|O_NOFOLLOW, so a
+ * planted name cannot redirect it), then rename. Errors read
+ * "<path>: <reason>"; commands exit ND_EXIT_CANTCREAT (73) on them. */
+#define ND_OUTPUT_STDOUT "-"
+struct nd_outfile;
+/* Opens path for writing (nothing is visible at path until commit). */
+int nd_outfile_open(const char *path, struct nd_outfile **out, struct nd_error *err);
+FILE *nd_outfile_stream(struct nd_outfile *o);
+/* Flushes, checks for write errors and renames into place; frees o. */
+int nd_outfile_commit(struct nd_outfile *o, struct nd_error *err);
+/* Drops the temp file; frees o. NULL is fine. */
+void nd_outfile_discard(struct nd_outfile *o);
+/* Whether path could be written: absent or a regular file, in a writable
+ * folder. Creates nothing. */
+int nd_output_check(const char *path, struct nd_error *err);
+/* open + write + commit in one call. */
 int nd_write_file_atomic(const char *path, const void *data, size_t len, struct nd_error *err);
 
 /* Trims ASCII whitespace at both ends, in place; returns s. */

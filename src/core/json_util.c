@@ -81,6 +81,9 @@ json_t *nd_json_load_file(const char *path, size_t max_bytes, struct nd_error *e
     json_t *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
     free(buf);
     if (!doc) {
+        char *near = strstr(jerr.text, " near ");   /* the quoted bytes may be a secret */
+        if (near)
+            *near = '\0';
         nd_error_set(err, -EINVAL, "%s: not valid JSON: %s (line %d, column %d)", path, jerr.text,
                      jerr.line, jerr.column);
         return NULL;

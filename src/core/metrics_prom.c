@@ -8,6 +8,7 @@
 
 #include "core/fileio.h"
 #include "core/strbuf.h"
+#include "core/termsafe.h"
 
 static const char *const nd_prom_categories[] = {
     ND_CAT_ENV_NOT_LOADED, ND_CAT_VERSION_MISMATCH, ND_CAT_NO_DEVICE, ND_CAT_UNSUPPORTED_OP, ND_CAT_DEVICE_OOM,
@@ -15,17 +16,26 @@ static const char *const nd_prom_categories[] = {
     ND_CAT_INPUT_BOUND,    ND_CAT_HANG,             ND_CAT_CONFIG,
 };
 
-/* Label values escape backslash, double quote and newline. */
+/* Label values escape backslash, double quote and newline, and must be
+ * UTF-8: a byte that is not becomes U+FFFD. */
 static void nd_prom_label(struct nd_strbuf *sb, const char *v)
 {
-    for (; *v; v++) {
-        if (*v == '\\' || *v == '"')
-            nd_strbuf_addc(sb, '\\');
-        if (*v == '\n') {
-            nd_strbuf_adds(sb, "\\n");
+    const unsigned char *u = (const unsigned char *)v;
+    size_t len = strlen(v);
+    for (size_t i = 0; i < len;) {
+        size_t n = nd_utf8_valid_seq(u + i, len - i);
+        if (n == 0) {
+            nd_strbuf_adds(sb, "\xEF\xBF\xBD");
+            i++;
             continue;
         }
-        nd_strbuf_addc(sb, *v);
+        if (n == 1 && (u[i] == '\\' || u[i] == '"'))
+            nd_strbuf_addc(sb, '\\');
+        if (n == 1 && u[i] == '\n')
+            nd_strbuf_adds(sb, "\\n");
+        else
+            nd_strbuf_add(sb, u + i, n);
+        i += n;
     }
 }
 

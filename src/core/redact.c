@@ -1,7 +1,9 @@
 /* Secret detection by variable name (built-in words and the operator's
  * patterns: --redact, NPU_DOCTOR_REDACT), and scrubbing of values and free
- * text: URL passwords, NAME=value and "NAME": value pairs, bearer tokens and
- * well-known token shapes. Every replacement is an idempotent marker. */
+ * text: URL passwords, NAME=value, "name: value" and dict/JSON pairs,
+ * "--password X" option words, bearer/basic credentials, PEM private key
+ * bodies, JWTs and well-known token shapes. Every replacement is an
+ * idempotent marker (redact_key.c makes them). */
 #include "core/redact.h"
 
 #include <ctype.h>
@@ -10,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sha256.h"
 #include "core/strbuf.h"
 
 #define ND_REDACT_MAX_PATTERNS 64
@@ -18,14 +19,126 @@
 static regex_t nd_extra[ND_REDACT_MAX_PATTERNS];
 static size_t nd_nextra;
 
+/* A name is cut into words at '_', '-', '.' and lower-to-upper changes
+ * (apiKey, DB_PASS, api-key), and judged word by word, so TOKENIZERS,
+ * MAX_TOKENS and KEYBOARD are not secrets while HF_TOKEN and apiKey are. */
+#define ND_NAME_MAX_WORDS 16
+
+/* Words that hold a secret wherever they stand in the name. */
 static const char *const nd_secret_words[] = {
-    "TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH", "PRIVATE", "COOKIE",
+    "TOKEN", "SECRET", "SECRETS", "PASSWORD", "PASSWORDS", "PASSWD", "KEY", "APIKEY", "CREDENTIAL",
+    "CREDENTIALS", "CREDS", "AUTH", "AUTHORIZATION", "PRIVATE", "COOKIE", "COOKIES", "JWT", "PASSPHRASE",
 };
+/* Compound words ending so: HFTOKEN, DBPASSWORD, ACCESSKEY, CLIENTSECRET. */
+static const char *const nd_secret_tails[] = {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "ACCESSKEY",
+                                              "SECRETKEY", "PRIVATEKEY", "PASSPHRASE"};
+/* Short words that are secrets only as the last word of a longer name:
+ * DB_PASS, MYSQL_PWD; not PWD or OLDPWD (the shell's folders). */
+static const char *const nd_secret_last_words[] = {"PASS", "PWD", "PW"};
+/* A last word that says the variable describes a secret instead of holding
+ * one: AUTH_MODE, TOKEN_COUNT, KEY_TYPE. */
+static const char *const nd_descriptive_last[] = {
+    "MODE", "TYPE", "TYPES", "METHOD", "METHODS", "ENABLED", "ENABLE", "DISABLED", "DISABLE", "REQUIRED",
+    "LEVEL", "COUNT", "COUNTS", "NUM", "SIZE", "LEN", "LENGTH", "LIMIT", "MAX", "MIN", "TIMEOUT", "TTL",
+    "PARALLELISM", "PROVIDER", "VERSION", "ERROR", "BACKEND", "SCHEME", "STRATEGY", "INTERVAL", "RETRIES",
+};
+/* Tokenizer special tokens (bos_token: <s>) are vocabulary, not secrets. */
+static const char *const nd_vocab_words[] = {"BOS", "EOS", "PAD", "UNK", "SEP", "CLS", "MASK", "SPECIAL", "START", "END"};
 
 /* Names whose values are locations, not secrets (SSH_AUTH_SOCK, KEY_PATH...). */
 static const char *const nd_pathlike_suffixes[] = {
     "PATH", "_DIR", "_FILE", "_HOME", "_SOCK", "_PATHS", "_ROOT",
 };
+
+static bool nd_in_list(const char *w, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(w, list[i]) == 0)
+            return true;
+    return false;
+}
+
+#define ND_IN(w, list) nd_in_list((w), (list), sizeof(list) / sizeof *(list))
+
+static bool nd_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Splits name into upper-cased words; returns how many (0 when none). */
+static size_t nd_name_words(const char *name, char words[ND_NAME_MAX_WORDS][64])
+{
+    size_t nw = 0, len = 0;
+    for (const char *p = name;; p++) {
+        char c = *p;
+        bool sep = c == '\0' || c == '_' || c == '-' || c == '.' || c == ' ';
+        bool camel = !sep && len > 0 && isupper((unsigned char)c) && islower((unsigned char)p[-1]);
+        if ((sep || camel) && len > 0) {
+            words[nw][len] = '\0';
+            if (++nw == ND_NAME_MAX_WORDS)
+                return nw;
+            len = 0;
+        }
+        if (c == '\0')
+            return nw;
+        if (sep)
+            continue;
+        if (len + 1 < 64)
+            words[nw][len++] = (char)toupper((unsigned char)c);
+    }
+}
+
+/* The built-in judgement of a name, without operator patterns. */
+static bool nd_builtin_secret_name(const char *name)
+{
+    char up[256];
+    size_t n = 0;
+    for (; name[n] && n + 1 < sizeof up; n++)
+        up[n] = (char)toupper((unsigned char)name[n]);
+    up[n] = '\0';
+    for (size_t i = 0; i < sizeof nd_pathlike_suffixes / sizeof *nd_pathlike_suffixes; i++)
+        if (nd_ends_with(up, nd_pathlike_suffixes[i]))
+            return false;
+    char words[ND_NAME_MAX_WORDS][64];
+    size_t nw = nd_name_words(name, words);
+    if (nw == 0)
+        return false;
+    const char *last = words[nw - 1];
+    if (nw > 1 && ND_IN(last, nd_descriptive_last))
+        return false;
+    if (nw > 1 && ND_IN(last, nd_secret_last_words))
+        return true;
+    for (size_t i = 0; i < nw; i++) {
+        bool hit = ND_IN(words[i], nd_secret_words);
+        for (size_t t = 0; !hit && t < sizeof nd_secret_tails / sizeof *nd_secret_tails; t++)
+            hit = nd_ends_with(words[i], nd_secret_tails[t]);
+        if (!hit)
+            continue;
+        if (strcmp(words[i], "TOKEN") == 0 && i > 0 && ND_IN(words[i - 1], nd_vocab_words))
+            continue;   /* BOS_TOKEN, pad_token_id */
+        return true;
+    }
+    return false;
+}
+
+/* In prose ("password: x", "token = y"), a lower-case one-word name is only
+ * taken for a secret when the word can mean nothing else: "key: layer.0" and
+ * "auth: ok" are left alone. */
+static bool nd_prose_secret_name(const char *name)
+{
+    bool lower = false;
+    for (const char *p = name; *p; p++)
+        lower |= islower((unsigned char)*p) != 0;
+    char words[ND_NAME_MAX_WORDS][64];
+    if (lower && nd_name_words(name, words) == 1) {
+        static const char *const strong[] = {"PASSWORD", "PASSWD", "SECRET", "APIKEY", "PASSPHRASE", "JWT",
+                                             "TOKEN", "COOKIE", "AUTHORIZATION"};
+        if (!ND_IN(words[0], strong))
+            return false;
+    }
+    return nd_redact_name_is_secret(name);
+}
 
 int nd_redact_add_pattern(const char *regex, struct nd_error *err)
 {
@@ -85,12 +198,6 @@ void nd_redact_reset(void)
     nd_env_loaded = false;
 }
 
-static bool nd_ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 bool nd_redact_name_is_secret(const char *name)
 {
     nd_redact_load_env();
@@ -99,25 +206,7 @@ bool nd_redact_name_is_secret(const char *name)
     for (size_t i = 0; i < nd_nextra; i++)
         if (regexec(&nd_extra[i], name, 0, NULL, 0) == 0)
             return true;
-    char up[256];
-    size_t n = 0;
-    for (; name[n] && n + 1 < sizeof up; n++)
-        up[n] = (char)toupper((unsigned char)name[n]);
-    up[n] = '\0';
-    for (size_t i = 0; i < sizeof nd_pathlike_suffixes / sizeof *nd_pathlike_suffixes; i++)
-        if (nd_ends_with(up, nd_pathlike_suffixes[i]))
-            return false;
-    for (size_t i = 0; i < sizeof nd_secret_words / sizeof *nd_secret_words; i++)
-        if (strstr(up, nd_secret_words[i]))
-            return true;
-    return false;
-}
-
-char *nd_redact_marker(const char *value)
-{
-    char hex[9];
-    nd_sha256_hex_prefix(value, strlen(value), hex, 8);
-    return nd_xasprintf("<redacted:%s>", hex);
+    return nd_builtin_secret_name(name);
 }
 
 bool nd_redact_is_marker(const char *s)
@@ -193,8 +282,32 @@ static const struct nd_token_shape nd_token_shapes[] = {
     {"ghu_", 30, ND_TOK_ALNUM, 0},  {"ghs_", 30, ND_TOK_ALNUM, 0},  {"ghr_", 30, ND_TOK_ALNUM, 0},
     {"github_pat_", 50, ND_TOK_WORD, 0}, {"glpat-", 20, ND_TOK_WORD, 0}, {"xoxb-", 10, ND_TOK_WORD, 0},
     {"xoxp-", 10, ND_TOK_WORD, 0},  {"xoxa-", 10, ND_TOK_WORD, 0},  {"AKIA", 16, ND_TOK_UPPER, 16},
-    {"ASIA", 16, ND_TOK_UPPER, 16},
+    {"ASIA", 16, ND_TOK_UPPER, 16}, {"sk-", 20, ND_TOK_WORD, 0},      {"AIza", 35, ND_TOK_WORD, 35},
+    {"npm_", 30, ND_TOK_ALNUM, 0},
 };
+
+static bool nd_b64url_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_' || c == '-';
+}
+
+/* A JSON Web Token: "eyJ" header, '.', "eyJ" payload, '.', signature (all
+ * base64url), wherever it stands (jwt=, cookie:, a bare argument). */
+static size_t nd_jwt_at(const char *p)
+{
+    size_t n = 0;
+    for (int part = 0; part < 3; part++) {
+        if (part < 2 && strncmp(p + n, "eyJ", 3) != 0)
+            return 0;
+        size_t k = 0;
+        while (nd_b64url_char(p[n + k]))
+            k++;
+        if (part < 2 && (k < 10 || p[n + k] != '.'))
+            return 0;
+        n += k + (part < 2 ? 1 : 0);
+    }
+    return nd_b64url_char(p[n]) ? 0 : n;
+}
 
 static bool nd_token_char(char c, enum nd_token_alphabet a)
 {
@@ -213,6 +326,9 @@ static size_t nd_token_at(const char *start, const char *p)
 {
     if (p > start && (isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '-'))
         return 0;
+    size_t jwt = nd_jwt_at(p);
+    if (jwt)
+        return jwt;
     for (size_t i = 0; i < sizeof nd_token_shapes / sizeof *nd_token_shapes; i++) {
         const struct nd_token_shape *t = &nd_token_shapes[i];
         size_t plen = strlen(t->prefix);
@@ -235,7 +351,7 @@ static size_t nd_token_at(const char *start, const char *p)
  * string, freeing s. Cheap when there is nothing to do. */
 static char *nd_scrub_tokens(char *s)
 {
-    bool maybe = false;
+    bool maybe = strstr(s, "eyJ") != NULL;
     for (size_t i = 0; i < sizeof nd_token_shapes / sizeof *nd_token_shapes && !maybe; i++)
         maybe = strstr(s, nd_token_shapes[i].prefix) != NULL;
     if (!maybe)
@@ -288,13 +404,14 @@ static void nd_add_marker(struct nd_strbuf *sb, const char *value, size_t len)
 
 static bool nd_name_char(char c)
 {
-    return isalnum((unsigned char)c) || c == '_';
+    return isalnum((unsigned char)c) || c == '_' || c == '-';
 }
 
-/* "HF_TOKEN: value", "'HF_TOKEN': 'value'" (a printed Python dict, e.g.
- * os.environ), "\"HF_TOKEN\": \"value\"" (JSON): the value of a secret name.
- * Only names written like variables (no lower-case letter) count, so a log's
- * "KeyError: 'x'" is left alone. Takes and returns a malloc'd string. */
+/* "HF_TOKEN: value", "'password': 'value'" (a printed Python dict, e.g.
+ * os.environ), "\"api_key\": \"value\"" (JSON), "Authorization: Basic x":
+ * the value of a secret name. Names are judged as prose names are, so a log's
+ * "KeyError: 'x'" and "key: layer.0" are left alone. Takes and returns a
+ * malloc'd string. */
 static char *nd_scrub_colon_pairs(char *s)
 {
     if (!strchr(s, ':'))
@@ -325,17 +442,23 @@ static char *nd_scrub_colon_pairs(char *s)
         char nbuf[128];
         memcpy(nbuf, name, nlen);
         nbuf[nlen] = '\0';
-        bool env_style = true;
-        for (size_t i = 0; i < nlen && env_style; i++)
-            env_style = !islower((unsigned char)nbuf[i]);
-        if (!env_style || !nd_redact_name_is_secret(nbuf))
+        if (!nd_prose_secret_name(nbuf))
             continue;
         const char *v = p;
         while (*v == ' ' || *v == '\t')
             v++;
+        /* "Authorization: Basic <credentials>": the scheme word stays. */
+        static const char *const schemes[] = {"Basic ", "Bearer ", "Token ", "Digest ", "Negotiate "};
+        for (size_t i = 0; i < sizeof schemes / sizeof *schemes; i++)
+            if (strncasecmp(v, schemes[i], strlen(schemes[i])) == 0) {
+                v += strlen(schemes[i]);
+                while (*v == ' ')
+                    v++;
+                break;
+            }
         char vq = (*v == '"' || *v == '\'') ? *v : 0;
         const char *vstart = vq ? v + 1 : v;
-        size_t vlen = vq ? strcspn(vstart, vq == '"' ? "\"" : "'") : strcspn(vstart, " \t\n,;}");
+        size_t vlen = vq ? strcspn(vstart, vq == '"' ? "\"\n" : "'\n") : strcspn(vstart, " \t\n,;}");
         if (vlen == 0)
             continue;
         nd_strbuf_add(&out, p, (size_t)(vstart - p));
@@ -374,52 +497,155 @@ static char *nd_scrub_bearer(char *s)
     return nd_strbuf_detach(&out, NULL);
 }
 
-char *nd_redact_text(const char *text)
+/* "NAME=value", "name = value" and "NAME='value'": the value of a secret
+ * name. "==" and "!=" are comparisons, not assignments. Takes and returns a
+ * malloc'd string. */
+static char *nd_scrub_assignments(char *s)
 {
-    struct nd_strbuf urls = ND_STRBUF_INIT;
-    nd_strbuf_grow(&urls, strlen(text));
-    nd_scrub_urls(&urls, text);
-    /* Then NAME=value words whose NAME is secret. */
+    if (!strchr(s, '='))
+        return s;
     struct nd_strbuf out = ND_STRBUF_INIT;
-    nd_strbuf_grow(&out, urls.len);
-    const char *p = urls.buf;
+    nd_strbuf_grow(&out, strlen(s));
+    const char *p = s;
     while (*p) {
         const char *eq = strchr(p, '=');
         if (!eq) {
             nd_strbuf_adds(&out, p);
             break;
         }
-        const char *name = eq;
-        while (name > p && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
-            name--;
-        size_t nlen = (size_t)(eq - name);
-        char nbuf[256];
-        if (nlen == 0 || nlen >= sizeof nbuf) {
-            nd_strbuf_add(&out, p, (size_t)(eq + 1 - p));
-            p = eq + 1;
-            continue;
-        }
-        memcpy(nbuf, name, nlen);
-        nbuf[nlen] = '\0';
         nd_strbuf_add(&out, p, (size_t)(eq + 1 - p));
         p = eq + 1;
-        if (!nd_redact_name_is_secret(nbuf))
-            continue;
-        char quote = (*p == '"' || *p == '\'') ? *p : 0;
-        const char *vstart = quote ? p + 1 : p;
-        size_t vlen = quote ? strcspn(vstart, quote == '"' ? "\"" : "'") : strcspn(vstart, " \t\n,;&");
-        if (nd_redact_is_marker(vstart)) {
+        if (*p == '=' || (eq > s && strchr("=!<>", eq[-1]))) {
+            while (*p == '=')
+                nd_strbuf_addc(&out, *p++);
             continue;
         }
-        char *val = nd_xstrndup(vstart, vlen);
-        char *mark = nd_redact_marker(val);
-        if (quote)
-            nd_strbuf_addc(&out, quote);
-        nd_strbuf_adds(&out, mark);
-        free(mark);
-        free(val);
+        const char *nend = eq;
+        while (nend > s && (nend[-1] == ' ' || nend[-1] == '\t') && eq - nend < 4)
+            nend--;
+        const char *name = nend;
+        while (name > s && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
+            name--;
+        size_t nlen = (size_t)(nend - name);
+        char nbuf[256];
+        if (nlen == 0 || nlen >= sizeof nbuf)
+            continue;
+        memcpy(nbuf, name, nlen);
+        nbuf[nlen] = '\0';
+        /* Spaced ("password = x") is prose: judged as prose names are. */
+        if (nend != eq ? !nd_prose_secret_name(nbuf) : !nd_redact_name_is_secret(nbuf))
+            continue;
+        const char *v = p;
+        while ((*v == ' ' || *v == '\t') && v - p < 4)
+            v++;
+        char quote = (*v == '"' || *v == '\'') ? *v : 0;
+        const char *vstart = quote ? v + 1 : v;
+        size_t vlen = quote ? strcspn(vstart, quote == '"' ? "\"\n" : "'\n") : strcspn(vstart, " \t\n,;&");
+        if (vlen == 0)
+            continue;
+        nd_strbuf_add(&out, p, (size_t)(vstart - p));
+        nd_add_marker(&out, vstart, vlen);
         p = vstart + vlen;
     }
-    nd_strbuf_free(&urls);
-    return nd_scrub_tokens(nd_scrub_bearer(nd_scrub_colon_pairs(nd_strbuf_detach(&out, NULL))));
+    free(s);
+    return nd_strbuf_detach(&out, NULL);
+}
+
+/* "--password X", "--api-key X", "-token X": a secret given as the word after
+ * its option, in argv and in the command lines of ps and the reports. */
+static char *nd_scrub_option_words(char *s)
+{
+    if (!strchr(s, '-'))
+        return s;
+    struct nd_strbuf out = ND_STRBUF_INIT;
+    nd_strbuf_grow(&out, strlen(s));
+    const char *p = s;
+    while (*p) {
+        bool word_start = p == s || isspace((unsigned char)p[-1]) || p[-1] == '\'' || p[-1] == '"' || p[-1] == '[' ||
+                          p[-1] == ',';
+        if (*p != '-' || !word_start) {
+            nd_strbuf_addc(&out, *p++);
+            continue;
+        }
+        const char *n = p;
+        while (*n == '-' && n - p < 2)
+            n++;
+        const char *e = n;
+        while (isalnum((unsigned char)*e) || *e == '_' || *e == '-')
+            e++;
+        size_t nlen = (size_t)(e - n);
+        if (nlen == 0 || nlen >= 128 || (*e != ' ' && *e != '\t')) {
+            nd_strbuf_add(&out, p, (size_t)(e - p));
+            p = e == p ? p + 1 : e;
+            continue;
+        }
+        char nbuf[128];
+        memcpy(nbuf, n, nlen);
+        nbuf[nlen] = '\0';
+        const char *v = e;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        if (!nd_redact_name_is_secret(nbuf) || *v == '-' || *v == '\0' || *v == '\n') {
+            nd_strbuf_add(&out, p, (size_t)(e - p));
+            p = e;
+            continue;
+        }
+        char quote = (*v == '"' || *v == '\'') ? *v : 0;
+        const char *vstart = quote ? v + 1 : v;
+        size_t vlen = quote ? strcspn(vstart, quote == '"' ? "\"\n" : "'\n") : strcspn(vstart, " \t\n");
+        nd_strbuf_add(&out, p, (size_t)(vstart - p));
+        if (vlen)
+            nd_add_marker(&out, vstart, vlen);
+        p = vstart + vlen;
+    }
+    free(s);
+    return nd_strbuf_detach(&out, NULL);
+}
+
+/* The body of a PEM private key, when it shares a line or a string with its
+ * "-----BEGIN ... PRIVATE KEY-----" header; the header and footer stay. */
+static char *nd_scrub_private_keys(char *s)
+{
+    static const char head_end[] = "PRIVATE KEY-----";
+    if (!strstr(s, head_end))
+        return s;
+    struct nd_strbuf out = ND_STRBUF_INIT;
+    const char *p = s;
+    for (;;) {
+        const char *h = strstr(p, head_end);
+        if (!h) {
+            nd_strbuf_adds(&out, p);
+            break;
+        }
+        const char *b = h + sizeof head_end - 1;
+        nd_strbuf_add(&out, p, (size_t)(b - p));
+        while (*b == ' ' || *b == '\t' || *b == '\r' || *b == '\n')
+            nd_strbuf_addc(&out, *b++);
+        const char *end = strstr(b, "-----END");
+        if (!end)
+            end = b + strlen(b);
+        const char *t = end;
+        while (t > b && (t[-1] == ' ' || t[-1] == '\t' || t[-1] == '\r' || t[-1] == '\n'))
+            t--;
+        if (t > b)
+            nd_add_marker(&out, b, (size_t)(t - b));
+        nd_strbuf_add(&out, t, (size_t)(end - t));
+        p = end;
+        if (!*end)
+            break;
+    }
+    free(s);
+    return nd_strbuf_detach(&out, NULL);
+}
+
+char *nd_redact_text(const char *text)
+{
+    struct nd_strbuf urls = ND_STRBUF_INIT;
+    nd_strbuf_grow(&urls, strlen(text));
+    nd_scrub_urls(&urls, text);
+    char *s = nd_scrub_private_keys(nd_strbuf_detach(&urls, NULL));
+    s = nd_scrub_assignments(s);
+    s = nd_scrub_colon_pairs(s);
+    s = nd_scrub_option_words(s);
+    return nd_scrub_tokens(nd_scrub_bearer(s));
 }

@@ -1,7 +1,8 @@
 /* Secret redaction (design.md §6): every output that may be pasted into a
  * public issue passes env values and free text through here. A redacted
- * value becomes "<redacted:XXXXXXXX>" (a SHA-256 prefix), so two snapshots
- * can still be compared for equality. */
+ * value becomes "<redacted:XXXXXXXX>", a keyed hash (HMAC-SHA-256, see
+ * redact_key.c), so two snapshots made under one key can still be compared
+ * for equality while a marker cannot be checked against a dictionary. */
 #ifndef ND_CORE_REDACT_H
 #define ND_CORE_REDACT_H
 
@@ -23,17 +24,37 @@ void nd_redact_reset(void);
  * regex (commands report it as a usage error); 0 otherwise. */
 int nd_redact_check_env(struct nd_error *err);
 
-/* True when a variable of this name holds a secret: TOKEN, SECRET, PASSWORD,
- * PASSWD, KEY, CREDENTIAL, AUTH (not path-like names such as *_PATH or
- * *_FILE), or an operator pattern (--redact, ND_REDACT_ENV). */
+/* True when a variable of this name holds a secret. The name is cut into
+ * words (_ - . and camelCase): one of TOKEN, SECRET, PASSWORD, PASSWD, KEY,
+ * APIKEY, CREDENTIAL(S), AUTH, AUTHORIZATION, PRIVATE, COOKIE, JWT,
+ * PASSPHRASE (or a word ending in TOKEN, SECRET, PASSWORD...), or PASS/PWD
+ * as the last word of a longer name (DB_PASS, MYSQL_PWD); not path-like
+ * names (*_PATH, *_FILE, SSH_AUTH_SOCK), not names whose last word
+ * describes (AUTH_MODE, TOKEN_COUNT), not tokenizer vocabulary (BOS_TOKEN);
+ * or an operator pattern (--redact, ND_REDACT_ENV). */
 bool nd_redact_name_is_secret(const char *name);
 /* A malloc'd printable value: the marker for secret names, otherwise the
  * value with any URL password ("scheme://user:pass@") replaced. */
 char *nd_redact_value(const char *name, const char *value);
 /* A malloc'd copy of free text (log lines, argv) with URL passwords,
- * "NAME=value" pairs of secret names and well-known token shapes (hf_...,
- * ghp_..., AKIA...) replaced. nd_redact_value scrubs token shapes too. */
+ * "NAME=value", "name = value", "name: value", dict and JSON pairs of secret
+ * names, the word after "--password"-like options, bearer/basic credentials,
+ * PEM private key bodies, JWTs and well-known token shapes (hf_..., ghp_...,
+ * AKIA..., sk-...) replaced. nd_redact_value scrubs token shapes too. */
 char *nd_redact_text(const char *text);
+/* The key: NPU_DOCTOR_REDACT_KEY when set (the same value on every node of
+ * a cluster run), else a random key per host and user kept in the cache
+ * folder, else one for this run only. */
+#define ND_REDACT_KEY_ENV "NPU_DOCTOR_REDACT_KEY"
+/* "env", "host" or "run": where the key came from. */
+const char *nd_redact_key_source(void);
+/* 16 hex digits that name the key without revealing it: markers of two
+ * documents compare only when their fingerprints are equal. */
+const char *nd_redact_key_fingerprint(void);
+/* Forgets the key, so the next marker reads the environment again (tests;
+ * not while other threads make markers). */
+void nd_redact_key_reset(void);
+
 /* The marker for a value: "<redacted:" + 8 hex digits + ">". Redaction is
  * idempotent: a marker passed through any function here stays as it is. */
 #define ND_REDACT_MARKER_LEN 19

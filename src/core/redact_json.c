@@ -43,6 +43,15 @@ static json_t *nd_redacted_string(const json_t *j, const char *name)
     return out;
 }
 
+/* "--password", "-api-key": an option whose next argv word is a secret. */
+static bool nd_secret_option(const char *w)
+{
+    if (!w || w[0] != '-' || strchr(w, '=') || strchr(w, ' '))
+        return false;
+    w += w[1] == '-' ? 2 : 1;
+    return *w && isalpha((unsigned char)*w) && strlen(w) < 128 && nd_redact_name_is_secret(w);
+}
+
 static void nd_redact_object(json_t *obj, int depth)
 {
     /* {"name": "HF_TOKEN", "value": "..."}: the value belongs to that name. */
@@ -72,9 +81,17 @@ static void nd_redact_node(json_t *node, const char *name, int depth)
     if (json_is_object(node)) {
         nd_redact_object(node, depth);
     } else if (json_is_array(node)) {
-        /* Elements of a secret-named array ("HF_TOKENS": [...]) are secrets too. */
+        /* Elements of a secret-named array ("HF_TOKENS": [...]) are secrets
+         * too; in an argv array, so is the word after "--password". */
         for (size_t i = 0; i < json_array_size(node); i++) {
             json_t *el = json_array_get(node, i);
+            if (json_is_string(el) && i > 0 && nd_secret_option(json_string_value(json_array_get(node, i - 1))) &&
+                !nd_redact_is_marker(json_string_value(el))) {
+                char *m = nd_redact_marker(json_string_value(el));
+                json_array_set_new(node, i, nd_json_str(m));
+                free(m);
+                continue;
+            }
             if (json_is_string(el)) {
                 json_t *r = nd_redacted_string(el, name);
                 if (r)

@@ -6,6 +6,7 @@
 
 #include "core/redact.h"
 #include "core/strbuf.h"
+#include "core/termsafe.h"
 
 struct nd_table {
     const struct nd_table_col *cols;
@@ -36,7 +37,9 @@ void nd_table_add(struct nd_table *t, const char *const *cells)
     }
     char **row = t->cells + t->nrows * t->ncols;
     for (size_t c = 0; c < t->ncols; c++) {
-        row[c] = nd_redact_text(cells[c] ? cells[c] : "");
+        char *r = nd_redact_text(cells[c] ? cells[c] : "");
+        row[c] = nd_term_printable(r);   /* command lines of other users' processes */
+        free(r);
         size_t n = strlen(row[c]);
         if (n > t->width[c])
             t->width[c] = n;

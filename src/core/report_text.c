@@ -9,6 +9,7 @@
 #include "core/report.h"
 #include "core/strbuf.h"
 #include "core/term.h"
+#include "core/termsafe.h"
 
 #define C_RED "\033[31m"
 #define C_YEL "\033[33m"
@@ -17,8 +18,10 @@
 #define C_BLD "\033[1m"
 #define C_OFF "\033[0m"
 
-/* Text reaches people who paste it into public issues: every string that a
- * probe or a log line filled in is redacted on the way out. */
+/* Text reaches people who paste it into public issues, and a root terminal:
+ * every string that a probe or a log line filled in is redacted and made
+ * printable on the way out (no escape sequence of another user's reaches the
+ * screen). */
 static char *nd_out_text(const char *s);
 
 static void nd_put(FILE *fp, const char *s)
@@ -52,7 +55,9 @@ static const struct {
  * locale is not UTF-8: known glyphs get stand-ins, other bytes above 0x7f '?'. */
 static char *nd_out_text(const char *s)
 {
-    char *r = nd_redact_text(s);
+    char *red = nd_redact_text(s ? s : "");
+    char *r = nd_term_printable(red);
+    free(red);
     if (nd_term_utf8())
         return r;
     struct nd_strbuf sb = ND_STRBUF_INIT;
@@ -155,11 +160,13 @@ void nd_finding_print_text(const struct nd_finding *f, FILE *fp, bool color, con
     fprintf(fp, "%s  %s[%s]%s\n", off, dim, f->id, off);
     for (size_t i = 0; i < f->nevidence; i++) {
         const struct nd_evidence *e = &f->evidence[i];
-        if (e->file && e->line > 0)
-            fprintf(fp, "%s    %s%s:%ld:%s ", p, dim, e->file, e->line, off);
-        else if (e->file)
-            fprintf(fp, "%s    %s%s:%s ", p, dim, e->file, off);
-        else
+        if (e->file) {
+            fprintf(fp, "%s    %s", p, dim);
+            nd_put(fp, e->file);
+            if (e->line > 0)
+                fprintf(fp, ":%ld", e->line);
+            fprintf(fp, ":%s ", off);
+        } else
             fprintf(fp, "%s    - ", p);
         nd_put(fp, e->text);
         fputc('\n', fp);
@@ -241,8 +248,11 @@ void nd_findings_print_ranked(const struct nd_findings *fs, bool all, const char
         fprintf(fp, " (rank %d", root->rank);
     else
         fprintf(fp, " (");
-    if (root->first_file)
-        fprintf(fp, "%s%s:%ld", root->rank >= 0 ? ", " : "", root->first_file, root->first_line);
+    if (root->first_file) {
+        fputs(root->rank >= 0 ? ", " : "", fp);
+        nd_put(fp, root->first_file);
+        fprintf(fp, ":%ld", root->first_line);
+    }
     fprintf(fp, "):\n");
     nd_finding_print_text(root, fp, color, NULL);
     if (fs->n > 1) {
@@ -257,8 +267,11 @@ void nd_findings_print_ranked(const struct nd_findings *fs, bool all, const char
             nd_put(fp, f->title);   /* a table row: one line per finding, never wrapped */
             if (f->count > 1)
                 fprintf(fp, " (x%ld)", f->count);
-            if (f->first_file)
-                fprintf(fp, "  %s:%ld", f->first_file, f->first_line);
+            if (f->first_file) {
+                fputs("  ", fp);
+                nd_put(fp, f->first_file);
+                fprintf(fp, ":%ld", f->first_line);
+            }
             fputc('\n', fp);
         }
     }

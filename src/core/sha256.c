@@ -1,6 +1,7 @@
 /* Compact SHA-256; small enough that a crypto library is not worth a dependency. */
 #include "core/sha256.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const uint32_t nd_k[64] = {
@@ -77,4 +78,28 @@ void nd_sha256_hex_prefix(const void *data, size_t len, char *out, size_t hex_ch
     for (size_t i = 0; i < hex_chars; i++)
         out[i] = hex[(d[i / 2] >> (i % 2 ? 0 : 4)) & 0xF];
     out[hex_chars] = '\0';
+}
+
+void nd_hmac_sha256(const void *key, size_t klen, const void *data, size_t len, uint8_t out[32])
+{
+    uint8_t k[64] = {0};
+    if (klen > 64)
+        nd_sha256(key, klen, k);
+    else if (klen)
+        memcpy(k, key, klen);
+    /* One buffer per pass: the SHA-256 here is one-shot, messages are short. */
+    uint8_t *buf = malloc(64 + (len > 32 ? len : 32));
+    if (!buf)
+        abort();
+    for (int i = 0; i < 64; i++)
+        buf[i] = k[i] ^ 0x36;
+    if (len)
+        memcpy(buf + 64, data, len);
+    uint8_t inner[32];
+    nd_sha256(buf, 64 + len, inner);
+    for (int i = 0; i < 64; i++)
+        buf[i] = k[i] ^ 0x5c;
+    memcpy(buf + 64, inner, 32);
+    nd_sha256(buf, 96, out);
+    free(buf);
 }

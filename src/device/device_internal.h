@@ -35,4 +35,8 @@ extern const char *const nd_ascend_acl_dirs[];
  * safe (fuzzed). */
 int nd_ldcache_lookup(const void *buf, size_t len, const char *soname, char *out, size_t size);
 
+/* Marks impossible vendor values (used > total memory, utilisation over
+ * 100 %, absurd temperatures) unknown and notes it in st->warning (sanity.c). */
+void nd_device_state_sanitize(struct nd_device_state *st);
+
 #endif

@@ -104,6 +104,7 @@ static int nd_query_refresh(const struct nd_vendor *v, struct nd_vendor_ctx *ctx
             return st->status;
         }
     }
+    nd_device_state_sanitize(st);
     if (v->processes) {
         nd_error_clear(&err);
         int saved = st->status;
@@ -120,6 +121,7 @@ static int nd_query_refresh(const struct nd_vendor *v, struct nd_vendor_ctx *ctx
             st->vendor_code = 0;
             st->error[0] = '\0';
         }
+        nd_device_state_sanitize(st);
     }
     return st->status;
 }

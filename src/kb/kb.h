@@ -79,6 +79,9 @@ struct nd_kb_scan *nd_kb_scan_new(struct nd_kb *kb);
  * recorded as notes and never stop the run. Returns 0 when at least one byte
  * was scanned from path, -errno otherwise. */
 int nd_kb_scan_path(struct nd_kb_scan *s, const char *path);
+/* Directory walks stay inside the named tree: a symbolic link that leads out
+ * of it is noted and not read, unless follow (explain --follow). */
+void nd_kb_scan_set_follow(struct nd_kb_scan *s, bool follow);
 int nd_kb_scan_buffer(struct nd_kb_scan *s, const char *name, const char *buf, size_t len);
 /* Inputs from which something was read, bytes and lines scanned. */
 size_t nd_kb_scan_inputs(const struct nd_kb_scan *s);

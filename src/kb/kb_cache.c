@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/cachedir.h"
 #include "core/fileio.h"
 #include "core/sha256.h"
 #include "core/strbuf.h"
@@ -22,20 +23,10 @@
  * rule sets (--rules folders, versions side by side) are used in turns. */
 #define ND_KB_CACHE_KEEP 8
 
-/* NPU_DOCTOR_CACHE_DIR (empty: no cache), else $XDG_CACHE_HOME/npu-doctor,
- * else $HOME/.cache/npu-doctor. NULL when there is none. */
+/* The folder is the one every cached thing shares (core/cachedir.h). */
 static char *nd_kb_cache_dir(void)
 {
-    const char *d = getenv("NPU_DOCTOR_CACHE_DIR");
-    if (d)
-        return *d ? nd_xstrdup(d) : NULL;
-    const char *x = getenv("XDG_CACHE_HOME");
-    if (x && *x == '/')
-        return nd_xasprintf("%s/npu-doctor", x);
-    const char *h = getenv("HOME");
-    if (h && *h == '/')
-        return nd_xasprintf("%s/.cache/npu-doctor", h);
-    return NULL;
+    return nd_cache_dir();
 }
 
 void nd_kb_cache_key(const char *const *exprs, const unsigned *flags, size_t n, char key[33])
@@ -131,14 +122,7 @@ void nd_kb_cache_store(const hs_database_t *db, const char *key)
     if (!dir)
         return;
     /* Best effort: a cache that cannot be written is simply not used. */
-    char *parent = nd_xstrdup(dir);
-    char *slash = strrchr(parent, '/');
-    if (slash && slash != parent) {
-        *slash = '\0';
-        mkdir(parent, 0700);
-    }
-    free(parent);
-    mkdir(dir, 0700);
+    nd_cache_dir_make(dir);
     char *bytes = NULL;
     size_t len = 0;
     if (hs_serialize_database(db, &bytes, &len) == HS_SUCCESS) {

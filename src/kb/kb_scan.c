@@ -21,6 +21,7 @@
 #include <arm_neon.h>
 #endif
 
+#include "core/fileio.h"
 #include "core/strbuf.h"
 #include "kb/kb_internal.h"
 #include "kb/kb_logical.h"
@@ -77,6 +78,8 @@ struct nd_kb_scan {
     size_t skipped_binary;      /* files skipped by name in directory walks */
     size_t skipped_empty;       /* empty files met in directory walks */
     bool walking;               /* inside a directory walk */
+    bool follow;                /* --follow: symlinks out of the tree are read too */
+    char *tree;                 /* realpath of the directory being walked */
     size_t inputs;
     unsigned long long bytes, lines;
     size_t seq;
@@ -795,18 +798,50 @@ static long nd_kb_in_read(struct nd_kb_in *in, char *buf, size_t n, int *err)
     }
 }
 
+/* NULs in runs this long are holes: a log truncated, or preallocated, under
+ * its writer starts or continues with them. They are dropped, not taken for
+ * binary data. */
+#define ND_KB_NUL_RUN 8
+
+/* Binary: NULs outside holes in more than 1% of the bytes (executables,
+ * checkpoints; a few stray ones do not count), or more than 10% other
+ * control bytes. One stray NUL in a log is neither. */
 static bool nd_kb_binary(const char *buf, size_t len)
 {
     size_t check = len < 65536 ? len : 65536;
-    size_t odd = 0;
-    for (size_t i = 0; i < check; i++) {
+    size_t odd = 0, nuls = 0, holes = 0;
+    for (size_t i = 0; i < check;) {
         unsigned char c = (unsigned char)buf[i];
-        if (c == 0)
-            return true;
+        if (c == 0) {
+            size_t j = i;
+            while (j < check && buf[j] == 0)
+                j++;
+            if (j - i >= ND_KB_NUL_RUN || j == check)
+                holes += j - i;
+            else
+                nuls += j - i;
+            i = j;
+            continue;
+        }
         if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v' && c != 0x1b && c != '\b')
             odd++;
+        i++;
     }
-    return odd * 10 > check;
+    size_t text = check - holes;
+    return (nuls > 16 && nuls * 100 > text) || odd * 10 > text;
+}
+
+/* Removes the NUL bytes of buf[0..n) in place; returns the new length. */
+static size_t nd_kb_drop_nuls(char *buf, size_t n)
+{
+    char *z = memchr(buf, '\0', n);
+    if (!z)
+        return n;
+    size_t w = (size_t)(z - buf);
+    for (size_t r = w; r < n; r++)
+        if (buf[r])
+            buf[w++] = buf[r];
+    return w;
 }
 
 /* Streams one input. Returns 0 when something was scanned. */
@@ -827,11 +862,17 @@ static int nd_kb_scan_stream(struct nd_kb_scan *s, const char *name, struct nd_k
     char *buf = s->buf;
     size_t have = 0;
     bool first = true, skipping = false, partial = false, failed = false;
-    unsigned long long got = 0;
+    unsigned long long got = 0, nuls = 0;
     int err = 0;
     for (;;) {
         size_t want = ND_KB_CHUNK - have < ND_KB_READ ? ND_KB_CHUNK - have : ND_KB_READ;
         long n = nd_kb_in_read(in, buf + have, want, &err);
+        if (n < 0 && err == EAGAIN && !in->gz) {
+            /* A kernel stream with nothing more now: what came is the input. */
+            if (got == 0)
+                nd_kb_note(s, "%s: would wait for data (a kernel or device stream?); not read", name);
+            n = 0;
+        }
         if (n < 0) {
             nd_kb_note(s, "%s: read error after %llu bytes (%s); the rest was skipped", name, got,
                        in->gz ? "corrupt or truncated gzip data" : strerror(err));
@@ -846,13 +887,24 @@ static int nd_kb_scan_stream(struct nd_kb_scan *s, const char *name, struct nd_k
             break;
         }
         if (first) {
+            bool hole = true;
+            for (long i = 0; i < n && hole; i++)
+                hole = buf[have + (size_t)i] == '\0';
+            if (hole) {   /* only a hole so far: the text may follow */
+                got += (unsigned long long)n;
+                nuls += (unsigned long long)n;
+                continue;
+            }
             first = false;
-            if (nd_kb_binary(buf, (size_t)n)) {
+            if (nd_kb_binary(buf + have, (size_t)n)) {
                 nd_kb_note(s, "%s: skipped: binary data", name);
                 return -EINVAL;
             }
         }
         got += (unsigned long long)n;
+        size_t text = nd_kb_drop_nuls(buf + have, (size_t)n);
+        nuls += (unsigned long long)n - text;
+        n = (long)text;
         size_t total = have + (size_t)n, start = 0;
         if (skipping) {
             char *nl = memchr(buf, '\n', total);
@@ -883,6 +935,9 @@ static int nd_kb_scan_stream(struct nd_kb_scan *s, const char *name, struct nd_k
     }
     if (s->npending)
         nd_kb_pending_run(s, true);
+    if (nuls)
+        nd_kb_note(s, "%s: %llu NUL bytes skipped (a log cut short or preallocated while it was written)", name,
+                   nuls);
     if (in->gz && !failed) {
         int zerr = 0;
         gzerror(in->gz, &zerr);
@@ -951,17 +1006,16 @@ static int nd_kb_scan_fd(struct nd_kb_scan *s, const char *path, int fd)
 
 static int nd_kb_scan_file(struct nd_kb_scan *s, const char *path)
 {
-    /* O_NONBLOCK: opening a FIFO with no writer must not hang. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) {
-        int e = errno;
-        nd_kb_note(s, "%s: cannot open: %s", path, strerror(e));
-        return -e;
+    /* Devices are refused, a FIFO must deliver, and /proc/kmsg-like files
+     * stay non-blocking (core/fileio.h): explain never hangs on an input. */
+    int fd;
+    struct nd_error err = {0};
+    int rc = nd_open_input(path, &fd, &err);
+    if (rc < 0) {
+        nd_kb_note(s, "%s", err.msg);
+        return rc;
     }
-    int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0)
-        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    int rc = nd_kb_scan_fd(s, path, fd);
+    rc = nd_kb_scan_fd(s, path, fd);
     close(fd);
     return rc;
 }
@@ -1004,7 +1058,18 @@ static int nd_kb_scan_dir(struct nd_kb_scan *s, const char *path, struct nd_kb_d
     for (int i = 0; i < n; i++) {
         char *child = nd_xasprintf("%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", list[i]->d_name);
         struct stat st;
-        if (stat(child, &st) != 0) {
+        bool outside = false;
+        if (lstat(child, &st) == 0 && S_ISLNK(st.st_mode) && !s->follow && s->tree) {
+            /* A link out of the tree (data -> /usr/share) would read what the
+             * user did not name, and change the root cause. */
+            char *real = realpath(child, NULL);
+            size_t tl = strlen(s->tree);
+            outside = !real || strncmp(real, s->tree, tl) != 0 || (real[tl] != '/' && real[tl] != '\0' && tl > 1);
+            free(real);
+        }
+        if (outside) {
+            nd_kb_note(s, "%s: symbolic link out of %s; not followed (--follow reads it)", child, s->tree);
+        } else if (stat(child, &st) != 0) {
             nd_kb_note(s, "%s: cannot open: %s", child, strerror(errno));
         } else if (S_ISDIR(st.st_mode)) {
             bool loop = false;
@@ -1034,6 +1099,11 @@ static int nd_kb_scan_dir(struct nd_kb_scan *s, const char *path, struct nd_kb_d
     return rc;
 }
 
+void nd_kb_scan_set_follow(struct nd_kb_scan *s, bool follow)
+{
+    s->follow = follow;
+}
+
 int nd_kb_scan_path(struct nd_kb_scan *s, const char *path)
 {
     if (strcmp(path, "-") == 0)
@@ -1052,8 +1122,12 @@ int nd_kb_scan_path(struct nd_kb_scan *s, const char *path)
             return -EEXIST;
         size_t before = s->skipped_binary, empty = s->skipped_empty;
         s->walking = true;
+        free(s->tree);
+        s->tree = realpath(path, NULL);
         int rc = nd_kb_scan_dir(s, path, stack, 0);
         s->walking = false;
+        free(s->tree);
+        s->tree = NULL;
         if (s->skipped_binary > before)
             nd_kb_note(s, "%s: %zu binary file%s (checkpoints, arrays, libraries) skipped by name", path,
                        s->skipped_binary - before, s->skipped_binary - before == 1 ? "" : "s");

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/fileio.h"
+#include "core/termsafe.h"
 #include "core/json_util.h"
 #include "core/metrics_prom.h"
 #include "core/redact.h"
@@ -300,7 +301,11 @@ int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, s
             nd_strbuf_addc(&sb, ' ');
         nd_strbuf_adds(&sb, opt->argv[i]);
     }
-    m->argv_text = nd_redact_text(sb.buf);
+    /* Printed on root's terminal and in the SVG: redacted, then made
+     * printable (a watched process's argv is another user's bytes). */
+    char *redacted = nd_redact_text(sb.buf);
+    m->argv_text = nd_term_printable(redacted);
+    free(redacted);
     nd_strbuf_free(&sb);
     m->kb = opt->kb;
     *out = m;
@@ -957,6 +962,14 @@ int nd_monitor_check_outputs(const char *report_dir, const char *metrics_path, s
             return nd_error_set(err, rc, "--report %s: cannot create the directory: %s", report_dir, strerror(-rc));
         if (access(report_dir, W_OK | X_OK) < 0)
             return nd_error_set(err, -errno, "--report %s: not writable: %s", report_dir, strerror(errno));
+        static const char *const names[] = {"report.json", "timeline.csv", "timeline.svg"};
+        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+            char path[PATH_MAX];
+            struct nd_error e2 = {0};
+            snprintf(path, sizeof path, "%s/%s", report_dir, names[i]);
+            if (nd_output_check(path, &e2) < 0)
+                return nd_error_set(err, e2.code, "--report %s", e2.msg);
+        }
     }
     if (metrics_path) {
         struct nd_prom_snapshot empty = {.cpu_cores = 0};

@@ -47,6 +47,7 @@ struct nd_stream {
 
 struct nd_supervisor {
     pid_t pid;
+    pid_t self;             /* our pid, for the child's parent-death check */
     int sigfd;
     struct nd_stream st[2];
     bool pty[2];
@@ -124,6 +125,12 @@ static void nd_child_exec(const struct nd_supervisor *sv, const struct nd_superv
     sigaction(SIGPIPE, &sv->old_pipe, NULL);
     sigprocmask(SIG_SETMASK, &sv->oldmask, NULL);
     setpgid(0, 0);
+    /* If we are SIGKILLed (OOM killer, kubelet), the job must not run on
+     * orphaned and unwatched: the kernel kills it when we die. Re-checked
+     * after setting it, because we may have died between fork and here. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (getppid() != sv->self)
+        raise(SIGKILL);
     if (dup2(out_w, STDOUT_FILENO) < 0 || dup2(err_w, STDERR_FILENO) < 0)
         goto fail;
     if (opt->keep_fd > 2)
@@ -206,6 +213,7 @@ int nd_supervisor_start(const struct nd_supervisor_opts *opt, struct nd_supervis
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     fflush(NULL);
     sv->started = nd_monotonic_now();
+    sv->self = getpid();
     sv->pid = fork();
     if (sv->pid < 0) {
         rc = nd_error_set(err, -errno, "fork: %s", strerror(errno));
@@ -423,9 +431,16 @@ static void nd_reap(struct nd_supervisor *sv, double now)
         if (r == sv->pid && !sv->reaped) {
             sv->reaped = true;
             sv->wstatus = st;
-            /* Whatever the job left in its group goes too: no process left behind. */
-            if (nd_group_alive(sv->pid))
+            /* Whatever the job left in its group goes too: no process left
+             * behind. Said, because their late output and work end here. */
+            if (nd_group_alive(sv->pid)) {
+                if (!sv->term_sent)
+                    fprintf(stderr,
+                            "npu-doctor: the job exited; processes it left in its group get SIGTERM now and SIGKILL "
+                            "after %g s (--grace); their output is passed through until then\n",
+                            sv->grace_s);
                 nd_send_term(sv, now);
+            }
         }
     }
 }
@@ -455,7 +470,16 @@ static void nd_handle_signals(struct nd_supervisor *sv, double now)
                     fprintf(stderr, "npu-doctor: SIGINT passed to the job; Ctrl-C again within %.0f s stops it\n",
                             ND_SV_ESCALATE_WINDOW_S);
             }
-            kill(-sv->pid, sig);
+            /* A job that ignores SIGTERM would keep itself and us alive
+             * forever: it gets the grace, then SIGKILL. */
+            if (sig == SIGTERM && sv->kill_at == 0) {
+                fprintf(stderr,
+                        "npu-doctor: SIGTERM passed to the job; SIGKILL after %g s (--grace) if it is still running\n",
+                        sv->grace_s);
+                nd_send_term(sv, now);
+            } else {
+                kill(-sv->pid, sig);
+            }
         }
     }
 }

@@ -457,6 +457,20 @@ void nd_ascend_judge(const struct nd_ascend_install *a, struct nd_findings *out)
         nd_finding_add_evidence(f, NULL, 0, "%s", a->cann_error);
         nd_finding_add_fix(f, "reinstall the CANN toolkit (Ascend-cann-toolkit_*.run --install)");
     }
+    if (!a->driver_present && !a->driver_error[0] && a->driver_lib[0] && a->ndavinci > 0) {
+        /* Libraries and devices say a driver is there; only its version file
+         * is gone (a partial mount, a damaged install): the version checks
+         * against firmware and CANN cannot be made. */
+        struct nd_finding *f = nd_findings_add(out, "ascend.driver-version-missing", ND_CAT_CONFIG, ND_SEV_WARNING,
+                                               "the NPU driver's version.info is missing, though its libraries and "
+                                               "devices are present");
+        nd_finding_add_evidence(f, NULL, 0, "no %s", a->driver_version_file);
+        nd_finding_add_evidence(f, NULL, 0, "%s present, %zu /dev/davinciN", a->driver_lib, a->ndavinci);
+        nd_finding_set_cause(f, "Without it the driver's version is unknown, so its fit with the firmware and CANN "
+                                "cannot be checked; in a container the driver folder may be mounted only in part.");
+        nd_finding_add_fix(f, "mount the whole driver folder: -v /usr/local/Ascend/driver:/usr/local/Ascend/driver:ro");
+        nd_finding_add_fix(f, "on the host: reinstall the NPU driver package (Ascend-hdk-*-npu-driver*.run --full)");
+    }
     if (a->ndavinci > 0 && !a->driver_lib[0]) {
         struct nd_finding *f = nd_findings_add(out, "ascend.devices-without-driver", ND_CAT_NO_DEVICE, ND_SEV_ERROR,
                                                "NPU device files are present but the driver libraries are not");

@@ -128,6 +128,9 @@ static void nd_do_ascend(struct nd_checkup *c)
     if (a->driver_present)
         nd_report_line(rep, area, nd_status_since(rep, mark, "ascend.driver", ND_CHECK_OK), "driver %s (%s)",
                        a->driver_version[0] ? a->driver_version : "version unknown", a->driver_version_file);
+    else if (a->driver_lib[0] && a->ndavinci)
+        nd_report_line(rep, area, nd_status_since(rep, mark, "ascend.driver", ND_CHECK_WARN),
+                       "driver libraries present (%s), version unknown: no %s", a->driver_lib, a->driver_version_file);
     else
         nd_report_line(rep, area, a->ndavinci ? ND_CHECK_FAIL : ND_CHECK_INFO, "no NPU driver (%s)",
                        a->driver_version_file);

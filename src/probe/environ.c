@@ -11,6 +11,7 @@
 
 #include "core/fileio.h"
 #include "core/strbuf.h"
+#include "core/strtab.h"
 
 extern char **environ;
 
@@ -31,15 +32,17 @@ void nd_environ_free(struct nd_environ *env)
     free(env->source);
     free(env->job_python);
     free(env->job_script);
+    nd_strtab_free(env->idx);
+    free(env->pos);
     memset(env, 0, sizeof *env);
 }
 
 static long nd_environ_index(const struct nd_environ *env, const char *name)
 {
-    for (size_t i = 0; i < env->n; i++)
-        if (strcmp(env->names[i], name) == 0)
-            return (long)i;
-    return -1;
+    size_t id;
+    if (!env->idx || !nd_strtab_find(env->idx, name, strlen(name), &id) || id >= env->npos)
+        return -1;
+    return env->pos[id];
 }
 
 void nd_environ_set(struct nd_environ *env, const char *name, const char *value)
@@ -50,8 +53,25 @@ void nd_environ_set(struct nd_environ *env, const char *name, const char *value)
         env->values[i] = nd_xstrdup(value);
         return;
     }
-    env->names = nd_xrealloc(env->names, (env->n + 1) * sizeof *env->names);
-    env->values = nd_xrealloc(env->values, (env->n + 1) * sizeof *env->values);
+    if (env->n == env->cap) {
+        env->cap = env->cap ? env->cap * 2 : 64;
+        env->names = nd_xrealloc(env->names, env->cap * sizeof *env->names);
+        env->values = nd_xrealloc(env->values, env->cap * sizeof *env->values);
+    }
+    if (!env->idx)
+        env->idx = nd_strtab_new();
+    size_t id;
+    nd_strtab_intern(env->idx, name, strlen(name), &id);
+    if (id >= env->npos) {
+        size_t np = env->npos ? env->npos * 2 : 64;
+        while (np <= id)
+            np *= 2;
+        env->pos = nd_xrealloc(env->pos, np * sizeof *env->pos);
+        for (size_t k = env->npos; k < np; k++)
+            env->pos[k] = -1;
+        env->npos = np;
+    }
+    env->pos[id] = (long)env->n;
     env->names[env->n] = nd_xstrdup(name);
     env->values[env->n] = nd_xstrdup(value);
     env->n++;
@@ -62,6 +82,13 @@ void nd_environ_unset(struct nd_environ *env, const char *name)
     long i = nd_environ_index(env, name);
     if (i < 0)
         return;
+    /* Rare: the positions after it move down by one. */
+    for (size_t k = 0; k < env->npos; k++)
+        if (env->pos[k] > i)
+            env->pos[k]--;
+    size_t id;
+    nd_strtab_find(env->idx, name, strlen(name), &id);
+    env->pos[id] = -1;
     free(env->names[i]);
     free(env->values[i]);
     memmove(&env->names[i], &env->names[i + 1], (env->n - (size_t)i - 1) * sizeof *env->names);
@@ -196,8 +223,15 @@ int nd_environ_parse_docker_json(const char *buf, size_t len, struct nd_environ 
 {
     json_error_t jerr;
     json_t *doc = json_loadb(buf, len, 0, &jerr);
-    if (!doc)
-        return nd_error_set(err, -EINVAL, "not valid JSON: %s (line %d)", jerr.text, jerr.line);
+    if (!doc) {
+        /* jansson quotes the bytes near the error ("near 'hunter2'"): in an
+         * environment that may be a short secret no pattern would catch. */
+        char *near = strstr(jerr.text, " near ");
+        if (near)
+            *near = '\0';
+        return nd_error_set(err, -EINVAL, "not valid JSON: %s (line %d, column %d)", jerr.text, jerr.line,
+                            jerr.column);
+    }
     json_t *obj = json_is_array(doc) ? json_array_get(doc, 0) : doc;
     json_t *cfg = json_object_get(obj, "Config");
     json_t *arr = json_object_get(cfg ? cfg : obj, "Env");

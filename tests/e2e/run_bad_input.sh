@@ -28,10 +28,10 @@ expect_rc 66 "missing --root"
 # Unwritable outputs: said before the job starts (the job would create a marker).
 touch "$T/file"
 run_nd "$T/out" "$T/err" run --report "$T/file/rep" -- touch "$T/started"
-expect_rc 64 "--report under a file"
+expect_rc 73 "--report under a file"
 assert_contains "$T/err" "--report $T/file/rep"
 run_nd "$T/out" "$T/err" run --metrics-file /nonexistent-dir/x.prom -- touch "$T/started"
-expect_rc 64 "--metrics-file in a missing folder"
+expect_rc 73 "--metrics-file in a missing folder"
 assert_contains "$T/err" "--metrics-file"
 "$ND" run --json-summary -- touch "$T/started" >"$T/out" 2>"$T/err" 3>&-
 rc=$?

@@ -153,7 +153,7 @@ expect_rc 66 "--root that does not exist"
 run_nd "$T/o" "$T/err" snapshot --env-file "$T/nonexistent.env"
 expect_rc 66 "--env-file that does not exist"
 run_nd "$T/o" "$T/err" snapshot --env-file "$T/job.env" -o "$T/no/such/dir/s.json"
-expect_rc 66 "unwritable -o"
+expect_rc 73 "unwritable -o"
 assert_contains "$T/err" "$T/no/such/dir/s.json"
 if [ "$(wc -l <"$T/err")" -eq 1 ]; then pass "one line on stderr"; else fail "stderr has $(wc -l <"$T/err") lines"; fi
 

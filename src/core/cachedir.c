@@ -1,0 +1,37 @@
+/* Choice and creation of the cache folder (see cachedir.h). */
+#include "core/cachedir.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/strbuf.h"
+
+char *nd_cache_dir(void)
+{
+    const char *d = getenv("NPU_DOCTOR_CACHE_DIR");
+    if (d)
+        return *d ? nd_xstrdup(d) : NULL;
+    const char *x = getenv("XDG_CACHE_HOME");
+    if (x && *x == '/')
+        return nd_xasprintf("%s/npu-doctor", x);
+    const char *h = getenv("HOME");
+    if (h && *h == '/')
+        return nd_xasprintf("%s/.cache/npu-doctor", h);
+    return NULL;
+}
+
+int nd_cache_dir_make(const char *dir)
+{
+    char *parent = nd_xstrdup(dir);
+    char *slash = strrchr(parent, '/');
+    if (slash && slash != parent) {
+        *slash = '\0';
+        mkdir(parent, 0700);
+    }
+    free(parent);
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+        return -errno;
+    return 0;
+}

@@ -1,0 +1,12 @@
+/* The per-user folder where npu-doctor keeps what it may reuse between runs:
+ * the compiled knowledge base and the host's redaction key. */
+#ifndef ND_CORE_CACHEDIR_H
+#define ND_CORE_CACHEDIR_H
+
+/* NPU_DOCTOR_CACHE_DIR (empty: no cache), else $XDG_CACHE_HOME/npu-doctor,
+ * else $HOME/.cache/npu-doctor. malloc'd, or NULL when there is none. */
+char *nd_cache_dir(void);
+/* Creates the folder (and its parent) with mode 0700 when missing; 0 or -errno. */
+int nd_cache_dir_make(const char *dir);
+
+#endif
