@@ -16,7 +16,8 @@ static bool nd_line_has(const char *line, size_t len, const char *needle)
 unsigned nd_loglines_classify(const char *line, size_t len)
 {
     unsigned notes = 0;
-    if (nd_line_has(line, len, "will fall back to run on the CPU"))
+    if (nd_line_has(line, len, "will fall back to run on the CPU") ||
+        nd_line_has(line, len, "will fall back to run on CPU"))
         notes |= ND_NOTE_OP_FALLBACK;
     if ((nd_line_has(line, len, "DataLoader worker") && nd_line_has(line, len, "Bus error")) ||
         nd_line_has(line, len, "insufficient shared memory (shm)"))
@@ -38,7 +39,7 @@ static void nd_line_around(const char *data, size_t len, const char *p, const ch
 
 void nd_loglines_note_block(const char *data, size_t len, struct nd_detect_context *ctx)
 {
-    static const char *const anchors[] = {"will fall back to run on the CPU", "Bus error",
+    static const char *const anchors[] = {"will fall back to run on", "Bus error",
                                           "insufficient shared memory (shm)"};
     const char *end = data + len;
     /* One pass per anchor; every line holding one is classified once. */
