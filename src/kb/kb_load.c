@@ -114,12 +114,17 @@ static int nd_kb_parse_path(struct nd_kb_ruleset *set, const char *host_path, bo
  * ("RuntimeError: ..."), and lines that say something failed: ERROR tags,
  * "Error:" with or without a space, glog's E-level prefix ("[rank0]:[E731
  * 07:58:03..." or "E0731 07:58:03"), "... failed!", a traceback header (a
- * log cut before its exception), and "error may be caused by"-style
- * sentences. Only used when no rule matched at all. */
+ * log cut before its exception), "error may be caused by"-style sentences,
+ * the words failed, fatal, exception and error (not "errors": "0 errors" is
+ * no failure), exception class names anywhere in a line ("raise
+ * ValueError(") and error-code fields ("errorCode=", "error_msg").
+ * Only used when no rule matched at all. */
 static const char *const nd_kb_exc_pattern = "^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Fault)(: |$)";
 static const char *const nd_kb_err_pattern =
     "\\[ERROR\\]|(^|[^A-Za-z_])ERROR([^A-Za-z_]|$)|[Ee]rror: |^Error:|(^|\\]:\\[|\\[)E[0-9]{4} [0-9]{2}:[0-9]{2}|"
-    "[a-z] failed!|^Traceback \\(most recent call last\\)|[Ee]rror (may be caused|occurred|happened)|FAILED";
+    "[a-z] failed!|^Traceback \\(most recent call last\\)|[Ee]rror (may be caused|occurred|happened)|FAILED|"
+    "(^|[^A-Za-z])([Ff]ailed|[Ff]atal|[Ee]xception)([^A-Za-z]|$)|(^|[^A-Za-z_])[Ee]rror([^A-Za-z_s]|$)|"
+    "[a-z](Error|Exception)([^A-Za-z]|$)|[Ee]rror(Code|Msg|_code|_msg|code|msg|No|no)";
 
 int nd_kb_compile(struct nd_kb *kb, struct nd_error *err)
 {

@@ -338,7 +338,7 @@ for f in "$T/wrep/report.json" "$T/wsum.json"; do
   if valid_json "$f"; then pass "$(basename "$f") is JSON"; else fail "$(basename "$f") is not JSON"; fi
 done
 if python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$T/w.prom" 2>/dev/null \
-   && grep -q '^npu_doctor_job_cpu_cores ' "$T/w.prom"; then pass "metrics file is UTF-8 Prometheus text"; else fail "metrics file broken"; fi
+   && grep -q '^npu_doctor_job_cpu_cores[ {]' "$T/w.prom"; then pass "metrics file is UTF-8 Prometheus text"; else fail "metrics file broken"; fi
 if python3 -c 'import sys,csv; rows=list(csv.reader(open(sys.argv[1], encoding="utf-8"))); sys.exit(0 if rows and all(len(r)==len(rows[0]) for r in rows) else 1)' "$T/wrep/timeline.csv" 2>/dev/null
 then pass "timeline.csv is rectangular UTF-8 CSV"; else fail "timeline.csv broken"; fi
 

@@ -652,7 +652,7 @@ static void test_timeline_views(void **state)
     assert_non_null(strstr(svg, "cpu-fallback @ 0:20"));
     assert_non_null(strstr(svg, "mean of 8 npus"));
     assert_non_null(strstr(svg, "Host memory of the job, RSS (GiB)"));
-    assert_non_null(strstr(svg, "the job&#39;s devices") || strstr(svg, "the job's devices"));
+    assert_non_null(strstr(svg, "the job&apos;s devices"));
     assert_non_null(strstr(svg, "</svg>"));
     free(svg);
     nd_findings_free(&fs);
