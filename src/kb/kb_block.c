@@ -76,7 +76,8 @@ size_t nd_kb_block_lines(struct nd_kb *kb, const char *buf, size_t len, nd_kb_bl
     c.buf = buf;
     /* Patterns report by end offset, which is line order except when one
      * pattern's match ends on a line after another's: sort, then drop repeats. */
-    qsort(c.starts, c.n, sizeof *c.starts, nd_kb_size_cmp);
+    if (c.n > 1)
+        qsort(c.starts, c.n, sizeof *c.starts, nd_kb_size_cmp);
     size_t lines_before = 0, pos = 0, called = 0;
     for (size_t i = 0; i < c.n; i++) {
         if (i > 0 && c.starts[i] == c.starts[i - 1])

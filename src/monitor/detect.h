@@ -131,6 +131,13 @@ void nd_detect_fallback(const struct nd_series *s, const struct nd_detect_config
                         const struct nd_detect_context *ctx, struct nd_findings *out);
 void nd_detect_input_bound(const struct nd_series *s, const struct nd_detect_config *cfg,
                            const struct nd_detect_context *ctx, struct nd_findings *out);
+/* The window both input-bound forms (idle.c, storage.c) judge: after
+ * --warmup, the last --window [a, b], the job holding a device for at least
+ * 90% of it, and the device utilisation over it (*job_util: of the job's own
+ * devices, else of all) below ND_INPUT_BOUND_UTIL. False when too early, not
+ * on a device or busy enough. */
+bool nd_input_window(const struct nd_series *s, const struct nd_detect_config *cfg, const struct nd_sample **a,
+                     const struct nd_sample **b, double *util, bool *job_util);
 void nd_detect_hang(const struct nd_series *s, const struct nd_detect_config *cfg,
                     const struct nd_detect_context *ctx, struct nd_findings *out);
 void nd_detect_stopped(const struct nd_series *s, const struct nd_detect_config *cfg,

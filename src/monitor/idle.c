@@ -4,21 +4,29 @@
 
 #include "monitor/detect.h"
 
+bool nd_input_window(const struct nd_series *s, const struct nd_detect_config *cfg, const struct nd_sample **a,
+                     const struct nd_sample **b, double *util, bool *job_util)
+{
+    *b = nd_series_last(s);
+    const struct nd_sample *first = nd_series_first(s);
+    if (!*b || (*b)->t - first->t + 1e-6 < cfg->warmup_s + cfg->window_s)
+        return false;
+    *a = nd_series_at(s, (*b)->t - cfg->window_s);
+    if (!*a || !(*b)->on_device || nd_series_held_frac(*a, *b) < 0.9)
+        return false;
+    *job_util = nd_series_avg_job_util(*a, *b, util);
+    if (!*job_util && !nd_series_avg_dev_util(*a, *b, util))
+        return false;
+    return *util < ND_INPUT_BOUND_UTIL;
+}
+
 void nd_detect_input_bound(const struct nd_series *s, const struct nd_detect_config *cfg,
                            const struct nd_detect_context *ctx, struct nd_findings *out)
 {
-    const struct nd_sample *b = nd_series_last(s);
-    const struct nd_sample *first = nd_series_first(s);
-    if (!b || b->t - first->t + 1e-6 < cfg->warmup_s + cfg->window_s)
-        return;
-    const struct nd_sample *a = nd_series_at(s, b->t - cfg->window_s);
-    if (!a || !b->on_device || nd_series_held_frac(a, b) < 0.9)
-        return;
+    const struct nd_sample *a, *b;
     double util;
-    bool job_util = nd_series_avg_job_util(a, b, &util);
-    if (!job_util && !nd_series_avg_dev_util(a, b, &util))
-        return;
-    if (util >= ND_INPUT_BOUND_UTIL)
+    bool job_util;
+    if (!nd_input_window(s, cfg, &a, &b, &util, &job_util))
         return;
     double cores = nd_series_avg_cores(a, b);
     double runnable = nd_series_runnable_frac(a, b);
