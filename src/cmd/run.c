@@ -17,7 +17,6 @@
 #include "core/report.h"
 #include "core/spawn.h"
 #include "kb/kb.h"
-#include "monitor/exit_tail.h"
 #include "monitor/kb_loader.h"
 #include "monitor/monitor.h"
 #include "monitor/supervisor.h"
@@ -43,13 +42,11 @@ static void nd_run_usage(void)
 struct nd_run_ctx {
     struct nd_monitor *mon;
     struct nd_supervisor *sv;
-    struct nd_exit_tail tail;   /* what a failed job's summary names */
 };
 
 static void nd_run_lines(void *arg, int stream, const char *data, size_t len, long first_lineno)
 {
     struct nd_run_ctx *c = arg;
-    nd_exit_tail_feed_block(&c->tail, data, len, first_lineno);
     nd_monitor_lines(c->mon, stream, data, len, first_lineno);
 }
 
@@ -201,7 +198,7 @@ int cmd_run(int argc, char **argv)
     int ws = nd_supervisor_wait_status(sv);
     struct nd_exit_info ex = {WIFEXITED(ws), WIFEXITED(ws) ? WEXITSTATUS(ws) : 0, WIFSIGNALED(ws),
                               WIFSIGNALED(ws) ? WTERMSIG(ws) : 0, nd_supervisor_stopped(sv),
-                              ctx.tail.last_error, ctx.tail.last_error_line, ctx.tail.last_line};
+                              "", 0, ""};   /* the output's last error: the monitor's, below */
     int code = nd_supervisor_exit_code(sv);
     nd_monitor_finish(ctx.mon, &ex, code, o.synthetic_clock ? nd_monitor_clock(ctx.mon) : duration);
     bool stopped = nd_supervisor_stopped(sv);

@@ -25,6 +25,7 @@
 #include "core/strbuf.h"
 #include "kb/kb.h"
 #include "monitor/backlog.h"
+#include "monitor/exit_tail.h"
 #include "monitor/kb_loader.h"
 #include "monitor/kmsg.h"
 #include "monitor/linecache.h"
@@ -51,8 +52,11 @@
 #define ND_BACKLOG_MEM (16u << 20)
 #define ND_BACKLOG_MAX (1ull << 30)
 #define ND_LINECACHE_SLOTS 4096
-/* A backlog block whose detector notes were taken when it arrived. */
+/* A backlog block whose detector notes were taken when it arrived, and how
+ * much output gets its notes that way while the knowledge base loads (a job
+ * flooding its output before then is noted as its backlog is matched). */
 #define ND_BLOCK_NOTED 1u
+#define ND_EARLY_NOTES_MAX (4u << 20)
 
 struct nd_monitor {
     struct nd_monitor_opts opt;
@@ -93,6 +97,8 @@ struct nd_monitor {
     size_t alerts_late;             /* findings first seen from the backlog */
     double max_alert_lag_s;
     double final_drain_s;           /* matching left when the job had ended */
+    struct nd_exit_tail tail;       /* the output's last error line, from the matched blocks */
+    size_t noted_early;             /* bytes noted on arrival while the kb loaded */
 };
 
 static void nd_drain(struct nd_monitor *m, bool all);
@@ -616,6 +622,10 @@ static double nd_monitor_now(const struct nd_monitor *m)
 static void nd_match_block(struct nd_monitor *m, int stream, const char *data, size_t len, long first_lineno,
                            double at_s, bool late, bool noted)
 {
+    /* Blocks come here in output order (live, then the backlog's oldest
+     * first), so the tail's last error is the job's; off the passthrough
+     * path, on the matching budget. */
+    nd_exit_tail_feed_block(&m->tail, data, len, first_lineno);
     if (!m->kb)
         return;
     struct nd_block_match b = {m, stream == 1 ? "stdout" : "stderr", first_lineno, at_s, late, noted, 0};
@@ -670,8 +680,9 @@ void nd_monitor_lines(struct nd_monitor *m, int stream, const char *data, size_t
         /* While the knowledge base loads, the detectors' notes are taken now:
          * the input-bound judgement must not wait for a slow load. */
         unsigned flags = 0;
-        if (m->loader) {
+        if (m->loader && m->noted_early < ND_EARLY_NOTES_MAX) {
             nd_loglines_note_block(data, len, &m->ctx);
+            m->noted_early += len;
             flags = ND_BLOCK_NOTED;
         }
         if (nd_backlog_push(m->backlog, stream, first_lineno, at, flags, data, len) < 0)
@@ -896,6 +907,15 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
     nd_kb_collect(m, true);
     nd_drain(m, true);
     m->final_drain_s = nd_monotonic_now() - t0;
+    /* run's output, all matched now: its last error line for the exit verdict. */
+    struct nd_exit_info with_tail;
+    if (ex && m->opt.out_observed) {
+        with_tail = *ex;
+        with_tail.last_error = m->tail.last_error;
+        with_tail.last_error_line = m->tail.last_error_line;
+        with_tail.last_line = m->tail.last_line;
+        ex = &with_tail;
+    }
     if (ex && nd_series_len(&m->series) > 0) {
         struct nd_findings found = ND_FINDINGS_INIT;
         nd_detect_exit(&m->series, &m->ctx, ex, &found);
