@@ -388,6 +388,16 @@ char *nd_redact_value(const char *name, const char *value)
     return nd_scrub_tokens(nd_strbuf_detach(&sb, NULL));
 }
 
+/* The value that starts at v: inside its quotes when quoted (up to the
+ * closing quote or the line's end), else up to one of stops. *start gets
+ * where it begins; returns its length. */
+static size_t nd_value_span(const char *v, const char *stops, const char **start)
+{
+    char quote = (*v == '"' || *v == '\'') ? *v : 0;
+    *start = quote ? v + 1 : v;
+    return quote ? strcspn(*start, quote == '"' ? "\"\n" : "'\n") : strcspn(*start, stops);
+}
+
 /* Appends the marker for value[0..len) (kept when it already is one). */
 static void nd_add_marker(struct nd_strbuf *sb, const char *value, size_t len)
 {
@@ -456,9 +466,8 @@ static char *nd_scrub_colon_pairs(char *s)
                     v++;
                 break;
             }
-        char vq = (*v == '"' || *v == '\'') ? *v : 0;
-        const char *vstart = vq ? v + 1 : v;
-        size_t vlen = vq ? strcspn(vstart, vq == '"' ? "\"\n" : "'\n") : strcspn(vstart, " \t\n,;}");
+        const char *vstart;
+        size_t vlen = nd_value_span(v, " \t\n,;}", &vstart);
         if (vlen == 0)
             continue;
         nd_strbuf_add(&out, p, (size_t)(vstart - p));
@@ -538,9 +547,8 @@ static char *nd_scrub_assignments(char *s)
         const char *v = p;
         while ((*v == ' ' || *v == '\t') && v - p < 4)
             v++;
-        char quote = (*v == '"' || *v == '\'') ? *v : 0;
-        const char *vstart = quote ? v + 1 : v;
-        size_t vlen = quote ? strcspn(vstart, quote == '"' ? "\"\n" : "'\n") : strcspn(vstart, " \t\n,;&");
+        const char *vstart;
+        size_t vlen = nd_value_span(v, " \t\n,;&", &vstart);
         if (vlen == 0)
             continue;
         nd_strbuf_add(&out, p, (size_t)(vstart - p));
@@ -590,9 +598,8 @@ static char *nd_scrub_option_words(char *s)
             p = e;
             continue;
         }
-        char quote = (*v == '"' || *v == '\'') ? *v : 0;
-        const char *vstart = quote ? v + 1 : v;
-        size_t vlen = quote ? strcspn(vstart, quote == '"' ? "\"\n" : "'\n") : strcspn(vstart, " \t\n");
+        const char *vstart;
+        size_t vlen = nd_value_span(v, " \t\n", &vstart);
         nd_strbuf_add(&out, p, (size_t)(vstart - p));
         if (vlen)
             nd_add_marker(&out, vstart, vlen);
