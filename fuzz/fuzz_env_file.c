@@ -7,7 +7,7 @@
 
 #include "core/finding.h"
 #include "probe/envcheck.h"
-#include "probe/environ.h"
+#include "core/environ.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

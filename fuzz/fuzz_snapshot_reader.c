@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/diff.h"
+#include "diff/diff.h"
 #include "core/redact.h"
-#include "core/snapshot.h"
+#include "snapshot/snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,7 +14,7 @@
 #include "core/report.h"
 #include "core/rootfs.h"
 #include "probe/checkup.h"
-#include "probe/environ.h"
+#include "core/environ.h"
 #include "probe/jobcmd.h"
 #include "core/strbuf.h"
 #include "core/term.h"

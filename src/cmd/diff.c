@@ -7,11 +7,11 @@
 
 #include "cmd/cmd.h"
 #include "cmd/diff_compat.h"
-#include "core/diff.h"
+#include "diff/diff.h"
 #include "core/exitcode.h"
 #include "core/redact.h"
 #include "core/report.h"
-#include "core/snapshot.h"
+#include "snapshot/snapshot.h"
 #include "core/strbuf.h"
 
 static void nd_diff_usage(FILE *fp)

@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "core/diff.h"
+#include "diff/diff.h"
 #include "core/finding.h"
 
 /* The versions of one snapshot (torch, torch_npu, CUDA, Python, CANN, the NPU

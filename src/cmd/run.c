@@ -17,9 +17,9 @@
 #include "core/report.h"
 #include "core/spawn.h"
 #include "kb/kb.h"
-#include "monitor/kb_loader.h"
+#include "kb/kb_loader.h"
 #include "monitor/monitor.h"
-#include "monitor/supervisor.h"
+#include "core/supervisor.h"
 
 static void nd_run_usage(void)
 {

@@ -15,13 +15,13 @@
 #include "core/redact.h"
 #include "core/report.h"
 #include "core/rootfs.h"
-#include "core/snapshot.h"
+#include "snapshot/snapshot.h"
 #include "device/device.h"
 #include "probe/checkup.h"
-#include "probe/environ.h"
+#include "core/environ.h"
 #include "probe/python_packages.h"
-#include "probe/snapshot_devices.h"
-#include "probe/snapshot_host.h"
+#include "snapshot/snapshot_devices.h"
+#include "snapshot/snapshot_host.h"
 
 static void nd_snapshot_usage(FILE *fp)
 {

@@ -25,7 +25,7 @@
 #include "core/spawn.h"
 #include "core/strbuf.h"
 #include "device/device.h"
-#include "probe/environ.h"
+#include "core/environ.h"
 #include "proc/footprint.h"
 #include "proc/proc.h"
 

@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "core/finding.h"
 #include "core/report.h"
-#include "probe/environ.h"
+#include "core/environ.h"
 
 struct nd_check_options {
     int level;                      /* 1: files only; 2: imports + smoke test; 3: + bandwidth */

@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "core/finding.h"
-#include "probe/environ.h"
+#include "core/environ.h"
 
 #define ND_NVIDIA_MAX_DEVFILES 64
 

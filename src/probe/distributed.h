@@ -13,7 +13,7 @@
 
 #include "core/error.h"
 #include "core/finding.h"
-#include "probe/environ.h"
+#include "core/environ.h"
 
 struct nd_dist_int {
     bool set;           /* the variable is present */

@@ -13,7 +13,7 @@
 #include "core/finding.h"
 #include "probe/ascend_install.h"
 #include "probe/cuda_install.h"
-#include "probe/environ.h"
+#include "core/environ.h"
 
 struct nd_envcheck_summary {
     bool cann_loaded;          /* ASCEND_HOME_PATH, ASCEND_OPP_PATH and the lib64 are all there */

@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "core/finding.h"
-#include "probe/environ.h"
+#include "core/environ.h"
 
 struct nd_host {
     long ncpu;                       /* online CPUs */

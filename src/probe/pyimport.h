@@ -13,7 +13,7 @@
 
 #include "core/finding.h"
 #include "core/report.h"
-#include "probe/environ.h"
+#include "core/environ.h"
 
 struct nd_pyimport {
     bool ran;                /* the interpreter started */

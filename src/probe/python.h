@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "core/finding.h"
-#include "probe/environ.h"
+#include "core/environ.h"
 
 enum nd_pkg_id {
     ND_PKG_TORCH, ND_PKG_TORCH_NPU, ND_PKG_TRANSFORMERS, ND_PKG_ACCELERATE, ND_PKG_DEEPSPEED, ND_PKG_NUMPY,

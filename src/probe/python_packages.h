@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "probe/environ.h"
+#include "core/environ.h"
 
 /* python: the interpreter (a path, or a name searched on env's PATH; NULL
  * means "python3"). Runs it with env. Returns {"executable", "version",

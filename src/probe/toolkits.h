@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "probe/environ.h"
+#include "core/environ.h"
 
 #define ND_TK_MAX_ROCM 4
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "core/diff.h"
+#include "diff/diff.h"
 #include "core/json_util.h"
 #include "core/redact.h"
 #include "core/strtab.h"

@@ -15,7 +15,7 @@
 #include "core/rootfs.h"
 #include "probe/ascend_install.h"
 #include "probe/envcheck.h"
-#include "probe/environ.h"
+#include "core/environ.h"
 #include "probe/jobcmd.h"
 
 static void test_python_names(void **state)

@@ -17,7 +17,7 @@
 #include "monitor/detect.h"
 #include "monitor/sampler.h"
 #include "monitor/series.h"
-#include "monitor/timeline.h"
+#include "core/timeline.h"
 #include "proc/footprint.h"
 
 #define NDEV 8

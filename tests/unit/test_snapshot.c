@@ -15,10 +15,10 @@
 
 #include "core/json_util.h"
 #include "core/redact.h"
-#include "core/snapshot.h"
-#include "probe/environ.h"
-#include "probe/snapshot_devices.h"
-#include "probe/snapshot_host.h"
+#include "snapshot/snapshot.h"
+#include "core/environ.h"
+#include "snapshot/snapshot_devices.h"
+#include "snapshot/snapshot_host.h"
 
 static void test_identity_launchers(void **state)
 {

@@ -8,8 +8,8 @@
  * (snapshot_identity.c), the redacted environment and the text summary
  * (snapshot_doc.c), and reading documents back with schema checks
  * (snapshot_read.c). The gathered parts come from probes: check's facts
- * (probe/checkup.h), devices (probe/snapshot_devices.h), limits and device
- * files (probe/snapshot_host.h), Python packages (probe/python_packages.h). */
+ * (probe/checkup.h), devices (snapshot/snapshot_devices.h), limits and device
+ * files (snapshot/snapshot_host.h), Python packages (probe/python_packages.h). */
 #ifndef ND_CORE_SNAPSHOT_H
 #define ND_CORE_SNAPSHOT_H
 
@@ -21,7 +21,7 @@
 #include <jansson.h>
 
 #include "core/error.h"
-#include "probe/environ.h"
+#include "core/environ.h"
 
 /* The document layout version, bumped when a key changes meaning. A reader
  * refuses a newer one (and a newer "schema") with a message naming the

@@ -1,7 +1,7 @@
 /* JSON, CSV and SVG views of a run's series (see timeline.h). Past six
  * devices the chart shows the mean and the busiest device instead of one
  * line each: eight overlapping lines read as noise at a glance. */
-#include "monitor/timeline.h"
+#include "core/timeline.h"
 
 #include <math.h>
 #include <stdio.h>

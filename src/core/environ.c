@@ -1,5 +1,5 @@
 /* Loading and querying a job's environment from several sources. */
-#include "probe/environ.h"
+#include "core/environ.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/diff_priv.h"
+#include "diff/diff_priv.h"
 #include "core/json_util.h"
 #include "core/redact.h"
 #include "core/strbuf.h"
-#include "probe/environ.h"
+#include "core/environ.h"
 
 /* Deeper structure is compared as one compact JSON value. */
 #define ND_FLAT_MAX_DEPTH 24

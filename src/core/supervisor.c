@@ -5,7 +5,7 @@
  * gets is whole blocks of lines, one call per read, so a job flooding its
  * output runs as fast as it would under `cat` (the monitor keeps its own
  * matching budget and backlog). */
-#include "monitor/supervisor.h"
+#include "core/supervisor.h"
 
 #include <errno.h>
 #include <fcntl.h>

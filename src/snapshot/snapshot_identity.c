@@ -1,7 +1,7 @@
 /* Who wrote a snapshot: host, time, and the rank identity each launcher
  * (torchrun, Slurm, Open MPI/PMI, Kubernetes downward API) leaves in the
  * environment; and the -o file-name patterns built from it. */
-#include "core/snapshot.h"
+#include "snapshot/snapshot.h"
 
 #include <errno.h>
 #include <stdlib.h>

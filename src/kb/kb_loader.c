@@ -1,6 +1,6 @@
 /* Background load of the knowledge base for `run` (see kb_loader.h). One
  * thread, one result, handed over through an atomic flag. */
-#include "monitor/kb_loader.h"
+#include "kb/kb_loader.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

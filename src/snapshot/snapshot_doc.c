@@ -1,6 +1,6 @@
 /* The snapshot's environment section (redacted, sorted) and the short text
  * summary of a whole snapshot. */
-#include "core/snapshot.h"
+#include "snapshot/snapshot.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* The snapshot's devices: the device layer's guarded queries turned into
  * JSON, moving values kept apart so diff can ignore them. */
-#include "probe/snapshot_devices.h"
+#include "snapshot/snapshot_devices.h"
 
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 /* Limits (/dev/shm, memlock, ulimits) and device files for a snapshot. */
-#include "probe/snapshot_host.h"
+#include "snapshot/snapshot_host.h"
 
 #include <dirent.h>
 #include <stdbool.h>

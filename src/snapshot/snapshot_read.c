@@ -1,7 +1,7 @@
 /* Reading a snapshot back (for diff): the JSON, then the schema and version
  * checks, each failure as one line naming the file. Fuzzed by
  * fuzz/fuzz_snapshot_reader.c. */
-#include "core/snapshot.h"
+#include "snapshot/snapshot.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 #ifndef ND_CORE_DIFF_PRIV_H
 #define ND_CORE_DIFF_PRIV_H
 
-#include "core/diff.h"
+#include "diff/diff.h"
 #include "core/strtab.h"
 
 struct nd_diff {

@@ -2,14 +2,14 @@
  * fact either the two values (two files) or the majority value and the files
  * that differ from it (three or more). Values are interned, so "equal" is a
  * pointer comparison and 1000 snapshots take a fraction of a second. */
-#include "core/diff.h"
+#include "diff/diff.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/diff_priv.h"
+#include "diff/diff_priv.h"
 #include "core/json_util.h"
 #include "core/redact.h"
 #include "core/strbuf.h"

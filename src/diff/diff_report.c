@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/diff_priv.h"
+#include "diff/diff_priv.h"
 #include "core/json_util.h"
 #include "core/report.h"
 #include "core/strbuf.h"
