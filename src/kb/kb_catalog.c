@@ -46,6 +46,7 @@ struct nd_cat_parser {
     struct nd_strv *problems;
     bool replace;
     size_t first_new;           /* rules at or after this index came from this file */
+    unsigned parse_id;
     struct nd_cat_defaults def;
     struct nd_cat_index idx;
     int colpos[COL_COUNT];      /* header position of each column, -1 when absent */
@@ -364,7 +365,7 @@ static void nd_cat_insert(struct nd_cat_parser *p, struct nd_kb_rule *r)
     long old = nd_cat_index_find(&p->idx, p->set, r->id);
     if (old >= 0) {
         struct nd_kb_rule *o = &p->set->v[old];
-        if ((size_t)old >= p->first_new || (o->file && strcmp(o->file, p->file) == 0)) {
+        if ((size_t)old >= p->first_new || o->parse_id == p->parse_id) {
             nd_cat_problem(p, r->line, "duplicate rule id [%s] (first at line %ld)", r->id, o->line);
         } else if (!p->replace) {
             nd_cat_problem(p, r->line, "duplicate rule id [%s] (first in %s:%ld)", r->id, o->file, o->line);
@@ -417,6 +418,7 @@ static void nd_cat_row(struct nd_cat_parser *p, char **fields, size_t n, long li
     r.id = id ? nd_xstrdup(id) : nd_kb_catalog_id(p->def.id_prefix, code);
     r.file = nd_xstrdup(p->file);
     r.line = line;
+    r.parse_id = p->parse_id;
     r.severity = -1;
     r.confidence = -1;
     r.role = ND_ROLE_CAUSE;
@@ -526,6 +528,7 @@ void nd_kb_parse_catalog(struct nd_kb_ruleset *set, const char *file, const char
 {
     struct nd_cat_parser p = {
         .file = file, .set = set, .problems = problems, .replace = replace, .first_new = set->n,
+        .parse_id = nd_kb_next_parse_id(),
     };
     for (size_t i = 0; i < set->n; i++)
         nd_cat_index_put(&p.idx, set, i);

@@ -31,6 +31,10 @@ struct nd_kb_capture {
     regex_t re;
 };
 
+/* A fresh id per file parsed, so "same file" does not depend on the name: a
+ * rules directory named like the built-in one (--rules rules) overrides it. */
+unsigned nd_kb_next_parse_id(void);
+
 struct nd_kb_rule {
     char *id;
     char *category;
@@ -41,6 +45,7 @@ struct nd_kb_rule {
     char *family;           /* catalogue family ("#! family"), NULL for INI rules */
     char *file;             /* rule file, for lint messages */
     long line;              /* line of the [section] */
+    unsigned parse_id;      /* which parse call read it: a duplicate id in the same file shares it */
     int severity;           /* enum nd_severity; -1 until set */
     int confidence;         /* enum nd_confidence */
     enum nd_kb_role role;

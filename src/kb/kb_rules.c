@@ -52,6 +52,7 @@ struct nd_kb_reader {
     struct nd_kb_rule *cur;     /* rule being filled, NULL outside a section */
     bool cur_skip;              /* duplicate id: keys are checked, then dropped */
     bool replace;
+    unsigned parse_id;
     struct nd_strv *problems;
 };
 
@@ -167,6 +168,12 @@ static struct nd_kb_rule *nd_kb_set_find(struct nd_kb_ruleset *set, const char *
     return nd_kb_ruleset_find(set, id, idx);
 }
 
+unsigned nd_kb_next_parse_id(void)
+{
+    static unsigned next;
+    return ++next;
+}
+
 static void nd_kb_rule_init(struct nd_kb_rule *r)
 {
     memset(r, 0, sizeof *r);
@@ -192,7 +199,7 @@ static void nd_kb_start_rule(struct nd_kb_reader *rd, const char *section)
     rd->cur_skip = false;
     size_t idx;
     struct nd_kb_rule *old = nd_kb_set_find(rd->set, section, &idx);
-    if (old && old->file && strcmp(old->file, rd->file) == 0) {
+    if (old && old->parse_id == rd->parse_id) {
         nd_kb_problem(rd->problems, rd->file, rd->section_line, "duplicate rule id [%s] (first at line %ld)",
                       section, old->line);
         rd->cur_skip = true;
@@ -209,6 +216,7 @@ static void nd_kb_start_rule(struct nd_kb_reader *rd, const char *section)
         rd->cur->id = nd_xstrdup(section);
         rd->cur->file = nd_xstrdup(rd->file);
         rd->cur->line = rd->section_line;
+        rd->cur->parse_id = rd->parse_id;
         return;
     }
     /* A skipped duplicate is still parsed into a scratch rule so its keys are linted. */
@@ -217,6 +225,7 @@ static void nd_kb_start_rule(struct nd_kb_reader *rd, const char *section)
     rd->cur->id = nd_xstrdup(section);
     rd->cur->file = nd_xstrdup(rd->file);
     rd->cur->line = rd->section_line;
+    rd->cur->parse_id = rd->parse_id;
 }
 
 static void nd_kb_set_single(struct nd_kb_reader *rd, char **slot, const char *key, const char *val)
@@ -389,7 +398,8 @@ void nd_kb_parse_rules(struct nd_kb_ruleset *set, const char *file, const char *
                        bool replace, struct nd_strv *problems)
 {
     struct nd_kb_reader rd = {
-        .p = text, .end = text + len, .file = file, .set = set, .replace = replace, .problems = problems,
+        .p = text, .end = text + len, .file = file, .set = set, .replace = replace,
+        .parse_id = nd_kb_next_parse_id(), .problems = problems,
     };
     size_t before = set->n;
     int rc = ini_parse_stream(nd_kb_reader_line, &rd, nd_kb_handler, &rd);

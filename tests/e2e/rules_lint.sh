@@ -84,6 +84,17 @@ cp "$T/good/site.rules" "$T/root/etc/npu-doctor/rules.d/"
 run_nd "$T/out" "$T/err" explain --json --root "$T/root" "$T/log2"
 assert_json "$T/out" 'd["findings"][0]["id"] == "site.quota"' "rules.d under the root is loaded"
 
+# A copy of the built-in rules under the same relative name ("--rules rules"
+# from a folder that holds one) overrides them; it is not a duplicate.
+mkdir -p "$T/site"
+cp -r "$ND_SRC/rules" "$T/site/rules"
+sed -i "s/^title    = NPU out of memory.*/title    = SITE-OVERRIDDEN OOM title/" "$T/site/rules/ascend-runtime.rules"
+echo 'RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB' >"$T/log3"
+(cd "$T/site" && "$ND" explain --json --rules rules "$T/log3" >"$T/out" 2>"$T/err"); rc=$?
+expect_rc 2 "--rules rules (same relative name as the built-in) loads"
+assert_not_contains "$T/err" "duplicate rule id" "no duplicate-id error for an override by name"
+assert_json "$T/out" 'd["findings"][0]["title"] == "SITE-OVERRIDDEN OOM title"' "the copy's rule replaced the built-in one"
+
 run_nd "$T/out" "$T/err" rules frobnicate
 expect_rc 64 "unknown subcommand"
 run_nd "$T/out" "$T/err" rules lint "$T/nope"
