@@ -193,32 +193,10 @@ int cmd_check(int argc, char **argv)
     /* --env-from PID: judge the interpreter the job really runs, not the
      * first python3 on its PATH, and name its command in fix lines. */
     char job_note[512] = "";
-    if (env_pid > 0) {
-        struct nd_job_cmd *jc = calloc(1, sizeof *jc);
-        if (!jc) {
-            nd_environ_free(&env);
-            return nd_cmd_fail("check", ND_EXIT_INTERNAL, "out of memory");
-        }
-        int jrc = nd_job_cmd_from_pid((pid_t)env_pid, jc);
-        if (jrc < 0)
-            snprintf(job_note, sizeof job_note, "cannot read /proc/%ld/exe (%s): judging python3 on the job's PATH",
-                     env_pid, strerror(-jrc));
-        else if (!jc->is_python)
-            snprintf(job_note, sizeof job_note, "pid %ld runs %.300s, not a Python: judging python3 on its PATH",
-                     env_pid, jc->exe);
-        else if (!python && !nd_rootfs_exists(jc->exe))
-            snprintf(job_note, sizeof job_note, "pid %ld runs %.300s, which is not under the root: judging python3 "
-                     "on its PATH", env_pid, jc->exe);
-        else {
-            if (!python) {
-                snprintf(python_abs, sizeof python_abs, "%s", jc->exe);
-                python = python_abs;
-            }
-            env.job_python = nd_xstrdup(jc->exe);
-            if (jc->script[0])
-                env.job_script = nd_xstrdup(jc->script);
-        }
-        free(jc);
+    if (env_pid > 0 && nd_job_python_choose((pid_t)env_pid, &python, python_abs, sizeof python_abs, &env, job_note,
+                                            sizeof job_note) < 0) {
+        nd_environ_free(&env);
+        return nd_cmd_fail("check", ND_EXIT_INTERNAL, "out of memory");
     }
     if (python && !env.job_python)
         env.job_python = nd_xstrdup(python);

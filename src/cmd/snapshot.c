@@ -19,6 +19,7 @@
 #include "device/device.h"
 #include "probe/checkup.h"
 #include "core/environ.h"
+#include "probe/jobcmd.h"
 #include "probe/python_packages.h"
 #include "snapshot/snapshot_devices.h"
 #include "snapshot/snapshot_host.h"
@@ -50,7 +51,7 @@ static void nd_snapshot_usage(FILE *fp)
             "      --env-file FILE the job's environment from KEY=VALUE lines or docker\n"
             "                      inspect JSON\n"
             "      --env-from PID  the job's environment from /proc/PID/environ\n"
-            "      --python PATH   the job's interpreter (default: python3 on its PATH)\n"
+            "      --python PATH   the job's interpreter (default: the --env-from job's)\n"
             "      --redact REGEX  also redact variables whose name matches REGEX\n"
             "                      (repeatable)\n"
             "  -q, --quiet         with -o: print nothing on success\n"
@@ -152,12 +153,14 @@ static int nd_snapshot_env(const struct nd_snapshot_opts *o, struct nd_environ *
 }
 
 /* Builds the whole document (redacted). NULL on an internal error. */
-static json_t *nd_snapshot_build(const struct nd_snapshot_opts *o, const struct nd_environ *env, const char *host)
+static json_t *nd_snapshot_build(const struct nd_snapshot_opts *o, const struct nd_environ *env, const char *host,
+                                 const char *job_note)
 {
     struct nd_report rep;
     nd_report_init(&rep, "snapshot");
     struct nd_check_options copt = {
         .level = o->level, .python = o->python, .env = env, .probe_timeout_s = 30, .device_timeout_s = 5,
+        .job_note = job_note[0] ? job_note : NULL,
     };
     struct nd_error err;
     nd_error_clear(&err);
@@ -222,6 +225,14 @@ int cmd_snapshot(int argc, char **argv)
         nd_redact_reset();
         return rc;
     }
+    /* --env-from PID: the job's own interpreter, as check judges it. */
+    char python_buf[PATH_MAX], job_note[512] = "";
+    if (o.env_pid > 0 && nd_job_python_choose((pid_t)o.env_pid, &o.python, python_buf, sizeof python_buf, &env,
+                                              job_note, sizeof job_note) < 0) {
+        nd_environ_free(&env);
+        nd_redact_reset();
+        return nd_cmd_fail("snapshot", ND_EXIT_INTERNAL, "out of memory");
+    }
     char host[256] = "";
     if (gethostname(host, sizeof host - 1) != 0)
         snprintf(host, sizeof host, "unknown");
@@ -231,7 +242,7 @@ int cmd_snapshot(int argc, char **argv)
         nd_redact_reset();
         return nd_cmd_fail("snapshot", ND_EXIT_USAGE, "%s", err.msg);
     }
-    json_t *doc = nd_snapshot_build(&o, &env, host);
+    json_t *doc = nd_snapshot_build(&o, &env, host, job_note);
     nd_environ_free(&env);
     char *text = doc ? nd_snapshot_dump(doc) : NULL;
     rc = ND_EXIT_OK;

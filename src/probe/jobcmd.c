@@ -8,7 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/environ.h"
 #include "core/fileio.h"
+#include "core/rootfs.h"
+#include "core/strbuf.h"
 #include "probe/pathfmt.h"
 
 bool nd_job_is_python_name(const char *base)
@@ -124,5 +127,37 @@ int nd_job_cmd_from_pid(pid_t pid, struct nd_job_cmd *out)
         nd_job_cmdline_script(buf, len, out->script, sizeof out->script);
         free(buf);
     }
+    return 0;
+}
+
+int nd_job_python_choose(pid_t pid, const char **python, char *buf, size_t bufsz, struct nd_environ *env,
+                         char *note, size_t notesz)
+{
+    note[0] = '\0';
+    struct nd_job_cmd *jc = calloc(1, sizeof *jc);
+    if (!jc)
+        return -ENOMEM;
+    int jrc = nd_job_cmd_from_pid(pid, jc);
+    if (jrc < 0)
+        snprintf(note, notesz, "cannot read /proc/%ld/exe (%s): judging python3 on the job's PATH", (long)pid,
+                 strerror(-jrc));
+    else if (!jc->is_python)
+        snprintf(note, notesz, "pid %ld runs %.300s, not a Python: judging python3 on its PATH", (long)pid, jc->exe);
+    else if (!*python && !nd_rootfs_exists(jc->exe))
+        snprintf(note, notesz, "pid %ld runs %.300s, which is not under the root: judging python3 on its PATH",
+                 (long)pid, jc->exe);
+    else {
+        if (!*python) {
+            snprintf(buf, bufsz, "%s", jc->exe);
+            *python = buf;
+        }
+        free(env->job_python);
+        env->job_python = nd_xstrdup(jc->exe);
+        if (jc->script[0]) {
+            free(env->job_script);
+            env->job_script = nd_xstrdup(jc->script);
+        }
+    }
+    free(jc);
     return 0;
 }

@@ -31,4 +31,16 @@ int nd_job_cmdline_script(const char *buf, size_t len, char *script, size_t size
  * read; fields stay "" for what could not be read. */
 int nd_job_cmd_from_pid(pid_t pid, struct nd_job_cmd *out);
 
+struct nd_environ;
+
+/* The interpreter to judge for a job read with --env-from PID: the job's own
+ * (/proc/PID/exe) when it is a Python under the root, else python3 on the
+ * job's PATH. *python (NULL unless --python was given) is set to the job's
+ * interpreter, copied into buf, when the caller gave none; env->job_python
+ * and env->job_script name the job's command for fix lines. When the job's
+ * own interpreter cannot be used, note says why (else it is ""). Returns 0,
+ * -ENOMEM. */
+int nd_job_python_choose(pid_t pid, const char **python, char *buf, size_t bufsz, struct nd_environ *env,
+                         char *note, size_t notesz);
+
 #endif

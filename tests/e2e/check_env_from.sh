@@ -27,6 +27,10 @@ assert_json "$T/j" "d['facts']['environment']['job_python'] == '$REAL' and d['fa
 run_nd "$T/j" "$T/e" check --env-from "$JOB" --json --python "$PY"
 assert_json "$T/j" "d['facts']['environment']['job_python'] == '$REAL'" "job_python stays the job's exe"
 
+# snapshot --env-from records the same interpreter (not python3 on PATH).
+run_nd "$T/j" "$T/e" snapshot --env-from "$JOB" --json
+assert_json "$T/j" "d['facts']['python']['executable'] == '$REAL'" "snapshot: python.executable is the job's exe"
+
 # A job that is no Python: judged by PATH, with a note saying so.
 sleep 120 &
 SL=$!
