@@ -218,7 +218,8 @@ void nd_detect_exit(const struct nd_series *s, const struct nd_detect_context *c
         nd_finding_add_evidence(f, NULL, 0, "died from SIGSEGV (exit status 139)");
         nd_finding_set_cause(f, "Native code crashed: a C extension, a framework or operator library, or a driver "
                                 "(mismatched versions are a common reason).");
-        nd_finding_add_fix(f, "python3 -X faulthandler train.py   # prints the Python stack at the crash");
+        nd_finding_add_fix(f, "PYTHONFAULTHANDLER=1 npu-doctor run -- <the same command>   "
+                              "# Python prints its stack at the crash");
         nd_finding_add_fix(f, "npu-doctor check   # version mismatches between driver, CANN/CUDA and torch");
         break;
     case SIGABRT:
