@@ -7,6 +7,7 @@
 
 #include "cmd/cmd.h"
 #include "core/build_info.h"
+#include "kb/kb.h"
 #include "core/exitcode.h"
 #include "core/redact.h"
 #include "core/suggest.h"
@@ -78,6 +79,11 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 || strcmp(cmd, "version") == 0) {
         nd_build_info_print(stdout);
+        size_t db = nd_kb_prebuilt_size();
+        if (db)
+            printf("rules database: built in (%.1f MiB, compiled at build time)\n", (double)db / 1048576.0);
+        else
+            printf("rules database: compiled on first use, then cached\n");
         return ND_EXIT_OK;
     }
     if (strcmp(cmd, "help") == 0) {

@@ -110,4 +110,8 @@ bool nd_kb_parse_timestamp(const char *line, size_t len, double *out);
 int nd_kb_line_rank(const char *line, size_t len);
 int nd_kb_path_rank(const char *path);
 
+/* The size of the built-in rules' database compiled into the binary at
+ * build time, 0 when the rules are compiled on first use (kb_prebuilt.c). */
+size_t nd_kb_prebuilt_size(void);
+
 #endif

@@ -31,11 +31,18 @@ static char *nd_kb_cache_dir(void)
 
 void nd_kb_cache_key(const char *const *exprs, const unsigned *flags, size_t n, char key[33])
 {
-    struct nd_strbuf sb = ND_STRBUF_INIT;
-    nd_strbuf_init(&sb);
     hs_platform_info_t plat;
     memset(&plat, 0, sizeof plat);
     hs_populate_platform(&plat);
+    nd_kb_platform_key(&plat, exprs, flags, n, key);
+}
+
+void nd_kb_platform_key(const hs_platform_info_t *platform, const char *const *exprs, const unsigned *flags,
+                        size_t n, char key[33])
+{
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_init(&sb);
+    hs_platform_info_t plat = *platform;
     nd_strbuf_addf(&sb, "%s|%u|%llu|", hs_version(), plat.tune, (unsigned long long)plat.cpu_features);
     for (size_t i = 0; i < n; i++) {
         nd_strbuf_addf(&sb, "%u:", flags[i]);

@@ -159,6 +159,17 @@ size_t nd_kb_line_dedup(const struct nd_kb *kb, size_t *rules, size_t n);
  * cache in kb_cache.c when the same patterns were compiled before). */
 int nd_kb_compile(struct nd_kb *kb, struct nd_error *err);
 void nd_kb_cache_key(const char *const *exprs, const unsigned *flags, size_t n, char key[33]);
+/* The same key for a database compiled for platform (the prebuilt one is
+ * compiled for the generic platform of this architecture). */
+void nd_kb_platform_key(const hs_platform_info_t *platform, const char *const *exprs, const unsigned *flags,
+                        size_t n, char key[33]);
+/* The database compiled into the binary at build time (kb_prebuilt.c) when
+ * its key is the key of these patterns on the generic platform, else NULL. */
+hs_database_t *nd_kb_prebuilt_load(const char *const *exprs, const unsigned *flags, size_t n);
+/* The built-in rules compiled for the generic platform, serialized with
+ * their key in front (key[32] then the database), for the build step that
+ * embeds it. Returns 0 or a negative errno with err set. */
+int nd_kb_prebuild(char **bytes, size_t *len, struct nd_error *err);
 hs_database_t *nd_kb_cache_load(const char *key);
 void nd_kb_cache_store(const hs_database_t *db, const char *key);
 
