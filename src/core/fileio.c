@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +120,10 @@ int nd_read_file_prefix(const char *path, size_t max, char **buf, size_t *len, s
 
 struct nd_outfile {
     char *path;
-    char *tmp;              /* NULL for stdout */
+    char *tmp;              /* the named temp file, NULL for stdout and while unnamed */
+    char *dir;              /* the folder of path (an unnamed file gets its name there) */
+    int fd;                 /* -1 for stdout */
+    bool unnamed;           /* O_TMPFILE: no name at all until commit */
     FILE *fp;
 };
 
@@ -178,12 +182,23 @@ int nd_output_check(const char *path, struct nd_error *err)
     return rc;
 }
 
+/* A temp name nobody can predict, beside path. */
+static char *nd_output_tmp_name(const char *dir, const char *path, int attempt)
+{
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    uint32_t r = 0;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+        r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)time(NULL) ^ (uint32_t)attempt * 40503u;
+    return nd_xasprintf("%s/.%s.tmp-%08x", dir, base, (unsigned)r);
+}
+
 int nd_outfile_open(const char *path, struct nd_outfile **out, struct nd_error *err)
 {
     *out = NULL;
     if (path && strcmp(path, ND_OUTPUT_STDOUT) == 0) {
         struct nd_outfile *o = nd_xcalloc(1, sizeof *o);
         o->path = nd_xstrdup("stdout");
+        o->fd = -1;
         o->fp = stdout;
         *out = o;
         return 0;
@@ -193,40 +208,48 @@ int nd_outfile_open(const char *path, struct nd_outfile **out, struct nd_error *
     if (rc < 0)
         return rc;
     char *dir = nd_output_dir(path);
-    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    /* A name nobody can predict, created exclusively: a symlink planted at
-     * a guessed temp name cannot make root write through it. */
-    int fd = -1;
+    /* An unnamed file first: a job or npu-doctor killed mid-write leaves
+     * nothing behind. Where the filesystem has no O_TMPFILE, a named temp
+     * file created exclusively: a symlink planted at a guessed name cannot
+     * make root write through it. */
     char *tmp = NULL;
-    for (int attempt = 0; attempt < 32 && fd < 0; attempt++) {
-        free(tmp);
-        uint32_t r = 0;
-        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
-            r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)time(NULL) ^ (uint32_t)attempt * 40503u;
-        tmp = nd_xasprintf("%s/.%s.tmp-%08x", dir, base, (unsigned)r);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode ? mode : 0644);
-        if (fd < 0 && errno != EEXIST)
-            break;
+    bool unnamed = true;
+    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode ? mode : 0644);
+    int e = errno;
+    if (fd < 0 && (e == EOPNOTSUPP || e == EISDIR || e == EINVAL || e == ENOENT)) {
+        unnamed = false;
+        for (int attempt = 0; attempt < 32 && fd < 0; attempt++) {
+            free(tmp);
+            tmp = nd_output_tmp_name(dir, path, attempt);
+            fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode ? mode : 0644);
+            e = errno;
+            if (fd < 0 && e != EEXIST)
+                break;
+        }
     }
-    free(dir);
     if (fd < 0) {
-        int e = errno;
         free(tmp);
+        free(dir);
         return nd_error_set(err, -e, "%s: cannot write: %s", path, strerror(e));
     }
     if (mode)
         fchmod(fd, mode);   /* the replaced file's permissions, not the umask's */
     FILE *fp = fdopen(fd, "w");
     if (!fp) {
-        int e = errno;
+        e = errno;
         close(fd);
-        unlink(tmp);
+        if (tmp)
+            unlink(tmp);
         free(tmp);
+        free(dir);
         return nd_error_set(err, -e, "%s: cannot write: %s", path, strerror(e));
     }
     struct nd_outfile *o = nd_xcalloc(1, sizeof *o);
     o->path = nd_xstrdup(path);
     o->tmp = tmp;
+    o->dir = dir;
+    o->fd = fd;
+    o->unnamed = unnamed;
     o->fp = fp;
     *out = o;
     return 0;
@@ -241,6 +264,7 @@ static void nd_outfile_release(struct nd_outfile *o)
 {
     free(o->path);
     free(o->tmp);
+    free(o->dir);
     free(o);
 }
 
@@ -248,37 +272,108 @@ void nd_outfile_discard(struct nd_outfile *o)
 {
     if (!o)
         return;
-    if (o->tmp) {
-        fclose(o->fp);
-        unlink(o->tmp);
+    if (o->fd >= 0) {
+        fclose(o->fp);      /* an unnamed file vanishes with its descriptor */
+        if (o->tmp)
+            unlink(o->tmp);
     } else {
         fflush(o->fp);
     }
     nd_outfile_release(o);
 }
 
+/* Gives the unnamed file a temp name beside path (o->tmp). */
+static int nd_outfile_name(struct nd_outfile *o, struct nd_error *err)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", o->fd);
+    for (int attempt = 0; attempt < 32; attempt++) {
+        char *tmp = nd_output_tmp_name(o->dir, o->path, attempt);
+        int rc = linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW);
+        if (rc != 0 && errno == ENOENT)     /* no /proc: root may link the descriptor itself */
+            rc = linkat(o->fd, "", AT_FDCWD, tmp, AT_EMPTY_PATH);
+        if (rc == 0) {
+            o->tmp = tmp;
+            return 0;
+        }
+        int e = errno;
+        free(tmp);
+        if (e != EEXIST)
+            return nd_error_set(err, -e, "%s: cannot write: %s", o->path, strerror(e));
+    }
+    return nd_error_set(err, -EEXIST, "%s: cannot write: no free temp name", o->path);
+}
+
+/* Moves o->tmp to o->path without ever replacing what is not a regular
+ * file, even if one is put there after the last look: a new path is taken
+ * with RENAME_NOREPLACE; a regular file is swapped out with RENAME_EXCHANGE
+ * and what came back is checked, and swapped back if it is not a regular
+ * file. Filesystems without those flags get the plain rename after a
+ * second look. */
+static int nd_outfile_place(struct nd_outfile *o, struct nd_error *err)
+{
+    mode_t mode;
+    for (int attempt = 0; attempt < 4; attempt++) {
+        struct stat st;
+        int rc = nd_output_target(o->path, &mode, err);
+        if (rc < 0)
+            return rc;
+        bool exists = lstat(o->path, &st) == 0;
+        if (!exists) {
+            if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_NOREPLACE) == 0)
+                return 0;
+            if (errno == EEXIST)
+                continue;   /* something appeared: look at it again */
+        } else {
+            if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE) == 0) {
+                struct stat old;
+                if (lstat(o->tmp, &old) == 0 && !S_ISREG(old.st_mode)) {
+                    /* Swapped in behind our back: put it back untouched. */
+                    renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE);
+                    return nd_output_target(o->path, &mode, err) < 0
+                               ? -EEXIST
+                               : nd_error_set(err, -EEXIST, "%s: changed while written; refusing to replace it",
+                                              o->path);
+                }
+                unlink(o->tmp);
+                return 0;
+            }
+            if (errno == ENOENT)
+                continue;   /* it went away: look again */
+        }
+        if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+            return nd_error_set(err, -errno, "%s: cannot replace: %s", o->path, strerror(errno));
+        /* No renameat2 flags here (some network filesystems). */
+        if (rename(o->tmp, o->path) != 0)
+            return nd_error_set(err, -errno, "%s: cannot replace: %s", o->path, strerror(errno));
+        return 0;
+    }
+    return nd_error_set(err, -EAGAIN, "%s: keeps changing while written; not replaced", o->path);
+}
+
 int nd_outfile_commit(struct nd_outfile *o, struct nd_error *err)
 {
     int rc = 0;
-    if (!o->tmp) {
+    if (o->fd < 0) {
         if (fflush(o->fp) != 0 || ferror(o->fp))
             rc = nd_error_set(err, -EIO, "stdout: write failed: %s", strerror(errno ? errno : EIO));
         nd_outfile_release(o);
         return rc;
     }
-    int bad = ferror(o->fp);
-    int e = errno;
-    if (fclose(o->fp) != 0 || bad) {
-        e = bad ? (e ? e : EIO) : errno;
+    if (fflush(o->fp) != 0 || ferror(o->fp)) {
+        int e = errno ? errno : EIO;
         rc = nd_error_set(err, -e, "%s: write failed: %s", o->path, strerror(e));
     }
-    mode_t mode;
-    /* Looked at again: something may have been put at the path meanwhile. */
+    /* The unnamed file is named while its descriptor is still open. */
+    if (rc == 0 && o->unnamed)
+        rc = nd_outfile_name(o, err);
+    if (fclose(o->fp) != 0 && rc == 0) {
+        int e = errno;
+        rc = nd_error_set(err, -e, "%s: write failed: %s", o->path, strerror(e));
+    }
     if (rc == 0)
-        rc = nd_output_target(o->path, &mode, err);
-    if (rc == 0 && rename(o->tmp, o->path) != 0)
-        rc = nd_error_set(err, -errno, "%s: cannot replace: %s", o->path, strerror(errno));
-    if (rc < 0)
+        rc = nd_outfile_place(o, err);
+    if (rc < 0 && o->tmp)
         unlink(o->tmp);
     nd_outfile_release(o);
     return rc;

@@ -30,9 +30,11 @@ int nd_read_file_prefix(const char *path, size_t max, char **buf, size_t *len, s
  * --metrics-file, --json-summary=FILE, the kb cache) creates a file, because
  * the tool runs as root in shared places. "-" means stdout. Anything at the
  * path that is not a regular file (a symlink, a device, a FIFO, a directory)
- * is refused, never replaced or written through. A regular file is replaced
- * atomically: a fresh temp file in the same folder (O_EXCL|O_NOFOLLOW, so a
- * planted name cannot redirect it), then rename. Errors read
+ * is refused, never replaced or written through, also when it is put there
+ * while the file is written. A regular file is replaced atomically. The new
+ * file has no name until commit (O_TMPFILE, so a kill leaves nothing), else
+ * a fresh temp file in the same folder (O_EXCL|O_NOFOLLOW, so a planted name
+ * cannot redirect it); see nd_outfile_place in fileio.c. Errors read
  * "<path>: <reason>"; commands exit ND_EXIT_CANTCREAT (73) on them. */
 #define ND_OUTPUT_STDOUT "-"
 struct nd_outfile;

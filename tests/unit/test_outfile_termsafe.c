@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <dirent.h>
 
 #include "core/fileio.h"
 #include "core/termsafe.h"
@@ -95,6 +96,85 @@ static void test_replaces_regular_atomically(void **state)
     assert_int_equal(access(nd_path("gone.json"), F_OK), -1);
 }
 
+/* Entries of folder d other than . and .. */
+static int nd_count_entries(const char *d)
+{
+    DIR *dir = opendir(d);
+    assert_non_null(dir);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)))
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(dir);
+    return n;
+}
+
+static void test_nameless_until_commit(void **state)
+{
+    (void)state;
+    struct nd_error err = {0};
+    char sub[200];
+    snprintf(sub, sizeof sub, "%s/sub", nd_dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    char p[240];
+    snprintf(p, sizeof p, "%s/report.json", sub);
+    struct nd_outfile *o;
+    assert_int_equal(nd_outfile_open(p, &o, &err), 0);
+    fputs("{}", nd_outfile_stream(o));
+    fflush(nd_outfile_stream(o));
+    /* Written but not committed: no name in the folder (a kill now leaves nothing). */
+    assert_int_equal(nd_count_entries(sub), 0);
+    assert_int_equal(nd_outfile_commit(o, &err), 0);
+    assert_int_equal(nd_count_entries(sub), 1);
+    assert_int_equal(access(p, R_OK), 0);
+}
+
+static void test_swapped_in_while_written(void **state)
+{
+    (void)state;
+    struct nd_error err = {0};
+    struct stat st;
+    /* A new path that becomes a FIFO before commit: the FIFO stays. */
+    const char *p = nd_path("late-fifo");
+    struct nd_outfile *o;
+    assert_int_equal(nd_outfile_open(p, &o, &err), 0);
+    fputs("data", nd_outfile_stream(o));
+    assert_int_equal(mkfifo(p, 0600), 0);
+    assert_true(nd_outfile_commit(o, &err) < 0);
+    assert_non_null(strstr(err.msg, "FIFO"));
+    assert_int_equal(lstat(p, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    /* A regular file swapped for a symlink before commit: the link and its target stay. */
+    const char *target = nd_path("victim");
+    int fd = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "precious", 8), 8);
+    close(fd);
+    const char *q = nd_path("was-regular");
+    fd = open(q, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(nd_outfile_open(q, &o, &err), 0);
+    fputs("data", nd_outfile_stream(o));
+    assert_int_equal(unlink(q), 0);
+    assert_int_equal(symlink(target, q), 0);
+    assert_true(nd_outfile_commit(o, &err) < 0);
+    assert_int_equal(lstat(q, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    char buf[16] = "";
+    fd = open(target, O_RDONLY);
+    assert_int_equal(read(fd, buf, sizeof buf - 1), 8);
+    close(fd);
+    assert_string_equal(buf, "precious");
+    /* No temp file left beside them. */
+    DIR *dir = opendir(nd_dir);
+    assert_non_null(dir);
+    struct dirent *e;
+    while ((e = readdir(dir)))
+        assert_null(strstr(e->d_name, ".tmp-"));
+    closedir(dir);
+}
+
 static void test_dash_is_stdout(void **state)
 {
     (void)state;
@@ -147,6 +227,7 @@ int main(void)
         cmocka_unit_test(test_refuses_non_regular), cmocka_unit_test(test_replaces_regular_atomically),
         cmocka_unit_test(test_dash_is_stdout),      cmocka_unit_test(test_input_refuses_devices),
         cmocka_unit_test(test_term_printable),
+        cmocka_unit_test(test_nameless_until_commit), cmocka_unit_test(test_swapped_in_while_written),
     };
     return cmocka_run_group_tests(tests, nd_setup, nd_teardown);
 }
