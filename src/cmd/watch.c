@@ -2,7 +2,8 @@
  * tree that is already running (no output passthrough). Ends when the
  * process exits or after --for seconds. Exit status: the job's own when it
  * ended and the kernel told it (its zombie's stat, read before its parent
- * reaps it: watch cannot wait() for a process it did not start); 0/1/2 by
+ * reaps it, else the kernel's exit notice: watch cannot wait() for a
+ * process it did not start); 0/1/2 by
  * the worst finding when --for ran out or the status stayed unknown; 3
  * when --fail-fast stopped the process. */
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include "core/spawn.h"
 #include "monitor/monitor.h"
 #include "proc/proc.h"
+#include "proc/taskstats.h"
 
 static void nd_watch_usage(void)
 {
@@ -143,6 +145,9 @@ int cmd_watch(int argc, char **argv)
         return nd_cmd_fail("watch", ND_EXIT_INTERNAL, "%s", err.msg);
     }
     double start = nd_monotonic_now();
+    /* Listening before the first look at the job: an exit in between is heard. */
+    struct nd_exit_listener *exits = NULL;
+    nd_exit_listener_open(&exits);
     int pidfd = nd_pidfd_open(pid);
     double next = nd_monitor_start(mon);
     bool stopped = false, ended = false;
@@ -156,9 +161,15 @@ int cmd_watch(int argc, char **argv)
             /* Read at once: the zombie's status lasts only until its parent reaps it. */
             ended = true;
             ws_known = nd_monitor_root_exit(mon, &ws);
+            /* Reaped by its parent already: the kernel's exit notice still says. */
+            if (!ws_known && exits)
+                ws_known = nd_exit_listener_status(exits, pid, 500, &ws);
             break;
         }
         if (now >= next || o.synthetic_clock) {
+            int unused;
+            if (exits)  /* every exit on the host is noticed: drain them, keep ours */
+                nd_exit_listener_status(exits, pid, 0, &unused);
             next = nd_monitor_tick(mon, now);
             if (nd_monitor_wants_stop(mon)) {
                 nd_watch_stop(mon, pid, mo.pgid, o.grace_s);
@@ -182,6 +193,7 @@ int cmd_watch(int argc, char **argv)
     }
     if (pidfd >= 0)
         close(pidfd);
+    nd_exit_listener_free(exits);
     double duration = o.synthetic_clock ? nd_monitor_clock(mon) : nd_monotonic_now() - start;
     int status = -1;
     struct nd_exit_info ex = {0};
@@ -197,7 +209,8 @@ int cmd_watch(int argc, char **argv)
         fprintf(stderr, "npu-doctor: the job (pid %d) ended: exit status %d\n", (int)pid, status);
     else if (ended)
         fprintf(stderr, "npu-doctor: the job (pid %d) ended; its exit status is unknown (its parent collected it "
-                        "first)\n", (int)pid);
+                        "first, and %s)\n", (int)pid,
+                exits ? "the kernel's exit notice did not come" : "exit notices need root outside a container");
     nd_monitor_finish(mon, status >= 0 ? &ex : NULL, status, duration);
     int code = stopped ? ND_EXIT_FAIL_FAST
                        : status >= 0 ? status : nd_findings_exit_code(nd_monitor_findings(mon));

@@ -2,6 +2,8 @@
 # `watch` on a job it did not start: the job exits 5 while its parent is
 # still busy, so the kernel still holds the status in the zombie. watch says
 # the job ended, returns 5 and names the failure. Twin: the job exits 0.
+# Last, a parent that reaps at once: the status comes from the kernel's exit
+# notice.
 . "$(dirname "$0")/lib/scenario.sh"
 sim_910b_host '[ascend.device.0]
 aicore_util = 85
@@ -46,5 +48,26 @@ expect_rc 0 "twin: the job's status 0"
 assert_contains "$T/err2" "npu-doctor: the job (pid $CHILD) ended: exit status 0"
 twin_clean "$T/sum2.json" "$T/err2"
 kill "$PARENT" 2>/dev/null; wait "$PARENT" 2>/dev/null
+ND_BG_PIDS=
+
+# A parent that reaps at once (this shell, like torchrun): the zombie is gone
+# before watch looks, and the kernel's exit notice (taskstats) gives the
+# status. Without the right to listen (not root, or inside a container) watch
+# says why the status is unknown.
+rm -f "$T/ready"
+DEVICE=$ROOT/dev/davinci0 READY=$T/ready "$PY" "$JOB" exit5 2 &
+JOBPID=$!
+ND_BG_PIDS=$JOBPID
+wait_file "$T/ready" || fail "the job never started"
+run_nd "$T/out4" "$T/err4" watch --pid "$JOBPID" --root "$ROOT" "${RUNOPTS[@]}" --json-summary="$T/sum4.json"
+wait "$JOBPID" 2>/dev/null
+if grep -q "exit notices need root outside a container" "$T/err4"; then
+  pass "no exit notices here: watch says why the status is unknown"
+else
+  expect_rc 5 "reaped at once: watch still returns the job's status"
+  assert_contains "$T/err4" "npu-doctor: the job (pid $JOBPID) ended: exit status 5" "says the job ended, with its status"
+  assert_json "$T/sum4.json" "d['job']['exit_status'] == 5"
+  finding_is "$T/sum4.json" exit.failed config error
+fi
 ND_BG_PIDS=
 finish

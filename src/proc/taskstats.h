@@ -1,0 +1,31 @@
+/* The kernel's exit notices (taskstats over generic netlink): the exit
+ * status of a process that someone else reaps. watch cannot wait() for a
+ * job it did not start, and a launcher (torchrun, a shell) collects its
+ * children at once, so the zombie's status is often gone before watch looks.
+ * A listener registered before the job exits hears the status anyway.
+ * Needs CAP_NET_ADMIN in the initial user and pid namespaces (root on the
+ * host, not inside a container): elsewhere opening fails and watch falls
+ * back to the zombie. */
+#ifndef ND_PROC_TASKSTATS_H
+#define ND_PROC_TASKSTATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct nd_exit_listener;
+
+/* Registers for the exit notices of every CPU. Returns 0, or a negative
+ * errno (-EPERM without the capability, -EINVAL in a container). */
+int nd_exit_listener_open(struct nd_exit_listener **out);
+/* Reads what has arrived (waiting up to wait_ms for the first notice) and
+ * returns true with *ws (a wait() status) once pid's exit was heard. */
+bool nd_exit_listener_status(struct nd_exit_listener *l, pid_t pid, int wait_ms, int *ws);
+void nd_exit_listener_free(struct nd_exit_listener *l);
+
+/* One netlink datagram of taskstats notices: true with *ws when it holds
+ * the exit of pid (the per-thread notice of its main thread). Exposed for
+ * the fuzz target; any bytes are safe. */
+bool nd_taskstats_parse(const void *buf, size_t len, pid_t pid, int *ws);
+
+#endif
