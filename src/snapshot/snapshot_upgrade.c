@@ -59,8 +59,10 @@ static void nd_upgrade_device(json_t *dev, const char *vendor, bool util_percent
     }
     json_t *u = json_object_get(dev, "utilization");
     if (u) {
+        double pct = json_number_value(u);
         if (util_percent && json_is_number(u))
-            json_object_set_new(dev, "utilization_ratio", json_real(json_number_value(u) / 100.0));
+            /* A percent outside 0-100 was never a real reading. */
+            json_object_set_new(dev, "utilization_ratio", pct >= 0 && pct <= 100 ? json_real(pct / 100.0) : json_null());
         else if (!json_object_get(dev, "utilization_ratio"))
             json_object_set(dev, "utilization_ratio", u);
         json_object_del(dev, "utilization");

@@ -300,7 +300,8 @@ static void test_parse_upgrades_schema1(void **state)
         "{\"vendor\":\"other\",\"library\":\"/y.so\",\"status\":\"failed\",\"error\":\"timed out after 5 s in init\"}],"
         "\"facts\":{\"host\":{\"cpu_quota\":4.5},\"distributed\":{\"hccl_exec_timeout\":1200},"
         "\"devices\":{\"vendors\":[{\"vendor\":\"ascend\",\"status\":0,\"processes\":3,"
-        "\"devices\":[{\"index\":0,\"name\":\"910B3\",\"health\":0,\"utilization\":40}]}]}}}";
+        "\"devices\":[{\"index\":0,\"name\":\"910B3\",\"health\":0,\"utilization\":40},"
+        "{\"index\":1,\"name\":\"910B3\",\"utilization\":250}]}]}}}";
     assert_int_equal(parse(v1, &doc, &err), 0);
     assert_string_equal(nd_json_get_str(doc, "schema"), "npu-doctor/2");
     assert_string_equal(nd_json_get_str(doc, "version"), "0.1.0");
@@ -326,6 +327,10 @@ static void test_parse_upgrades_schema1(void **state)
     /* check wrote a percent under schema 1. */
     assert_float_equal(json_real_value(json_object_get(cd, "utilization_ratio")), 0.40, 1e-9);
     assert_string_equal(nd_json_get_str(cd, "health"), "ok");
+    /* A percent that was never a reading becomes unknown, not 2.5. */
+    cd = json_array_get(json_object_get(cv, "devices"), 1);
+    assert_true(json_is_null(json_object_get(cd, "utilization_ratio")));
+    assert_true(json_is_null(json_object_get(cd, "health")));
     json_decref(doc);
 }
 
