@@ -54,6 +54,16 @@ expect_rc 2 "check on a broken host"
 run_nd "$T/check-l2.json" "$T/err" check --json --level 2 --env-file "$E/ascend-cann80-loaded.env" --python "$PY"
 assert_json "$T/check-l2.json" 'len(d["facts"]["devices"]["vendors"][0]["devices"]) == 8' "level 2 lists the 8 simulated NPUs"
 valid check.schema.json "$T/check-ok.json" "$T/check-bad.json" "$T/check-l2.json"
+# Every fixture root (Ascend, CUDA, Kunpeng, a container without driver), and
+# the distributed settings of a CUDA job: facts of every group.
+n=0
+for r in "$ND_FIXTURES"/roots/*/; do
+  n=$((n + 1))
+  "$ND" check --json --root "$r" --env-file "$E/plain.env" >"$T/root-$n.json" 2>/dev/null
+done
+"$ND" check --json --root "$ND_FIXTURES/roots/cuda-host" --env-file "$E/cuda-distributed-bad.env" \
+  >"$T/root-dist.json" 2>/dev/null
+valid check.schema.json "$T"/root-*.json
 
 # ps: Ascend (one device busy), then NVIDIA with a listed process.
 run_nd "$T/ps-asc.json" "$T/err" ps --json --interval 0
