@@ -53,7 +53,12 @@ run_nd "$T/check-bad.json" "$T/err" check --json --root "$R" --env-file "$E/plai
 expect_rc 2 "check on a broken host"
 run_nd "$T/check-l2.json" "$T/err" check --json --level 2 --env-file "$E/ascend-cann80-loaded.env" --python "$PY"
 assert_json "$T/check-l2.json" 'len(d["facts"]["devices"]["vendors"][0]["devices"]) == 8' "level 2 lists the 8 simulated NPUs"
-valid check.schema.json "$T/check-ok.json" "$T/check-bad.json" "$T/check-l2.json"
+# Level 3 where no device answers: the facts say why no bandwidth was measured.
+NPU_DOCTOR_DCMI_LIB=$T/none NPU_DOCTOR_ACL_LIB=$T/none \
+  run_nd "$T/check-l3.json" "$T/err" check --json --level 3 --root "$ND_FIXTURES/roots/container-no-driver" \
+  --env-file "$E/plain.env" --timeout 20
+assert_json "$T/check-l3.json" '"bandwidth_skipped" in d["facts"]["devices"]' "level 3 without devices says why"
+valid check.schema.json "$T/check-ok.json" "$T/check-bad.json" "$T/check-l2.json" "$T/check-l3.json"
 # Every fixture root (Ascend, CUDA, Kunpeng, a container without driver), and
 # the distributed settings of a CUDA job: facts of every group.
 n=0
