@@ -37,8 +37,8 @@ for i in range(n):
     d["facts"]["host"]["hostname"] = host
     d["facts"]["host"]["memory_available_bytes"] = rng.randrange(10 ** 12, 2 * 10 ** 12)
     for dev in d["devices"]:
-        dev["sample"]["temperature_c"] = rng.randrange(30, 60)
-        dev["sample"]["memory_used_bytes"] = rng.randrange(0, 1 << 34)
+        dev["temperature_c"] = rng.randrange(30, 60)
+        dev["memory_used_bytes"] = rng.randrange(0, 1 << 34)
     if i == 17:
         d["facts"]["ascend"]["cann"]["version"] = "8.1.RC1"
     if i == 500:

@@ -6,7 +6,7 @@ set -eu
 
 what=${1:-test}
 build_pkgs="cmake make gcc pkg-config libvectorscan-dev libjansson-dev libinih-dev zlib1g-dev"
-test_pkgs="libcmocka-dev clang python3 python3-torch python3-psutil python3-yaml procps shellcheck zsh groff-base"
+test_pkgs="libcmocka-dev clang python3 python3-torch python3-psutil python3-yaml python3-jsonschema procps shellcheck zsh groff-base"
 fuzz_pkgs="clang libclang-rt-14-dev"
 bench_pkgs="ripgrep hyperfine lsof python3-psutil python3-torch"
 # The aarch64 cross build: the cross compiler, qemu to run its tests, and the

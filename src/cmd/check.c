@@ -31,7 +31,7 @@ static void check_usage(FILE *fp)
             "  -l, --level N        1: files only, no imports (default); 2: also import\n"
             "                       torch/torch_npu, query the devices and run a runtime\n"
             "                       smoke test; 3: also host<->device bandwidth\n"
-            "      --json           one JSON object (schema npu-doctor/1): findings, facts\n"
+            "      --json           one JSON object (schema npu-doctor/2): findings, facts\n"
             "  -q, --quiet          print problems only; warnings exit 0 (entrypoints:\n"
             "                       npu-doctor check --quiet || exit 1)\n"
             "      --strict         with --quiet: warnings exit 1 as without it\n"

@@ -24,7 +24,7 @@ static void explain_usage(FILE *fp)
             "Names the root cause of a failed job from its logs: plog/slog, rank logs,\n"
             "job output; directories are read recursively, .gz through zlib, - is stdin.\n"
             "\n"
-            "  --json          one JSON object (schema npu-doctor/1), root cause first\n"
+            "  --json          one JSON object (schema npu-doctor/2), root cause first\n"
             "  --all           show every finding in full, wrappers and info findings too\n"
             "  --follow        in directories, also read symbolic links that lead out of the\n"
             "                  tree (by default they are noted and skipped)\n"

@@ -31,6 +31,7 @@
 #include "core/spawn.h"
 #include "core/strbuf.h"
 #include "device/device.h"
+#include "device/device_json.h"
 #include "proc/footprint.h"
 #include "proc/proc.h"
 #include "proc/verdict.h"
@@ -244,19 +245,6 @@ static int nd_ps_cmp_rows(const void *a, const void *b)
     if (fabs(cx - cy) >= 0.05)
         return cx > cy ? -1 : 1;
     return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
-static json_t *nd_ps_device_json(const struct nd_device_state *st, const struct nd_device *d)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "vendor", json_string(st->vendor));
-    json_object_set_new(o, "index", json_integer(d->index));
-    json_object_set_new(o, "name", nd_json_str(d->name));
-    json_object_set_new(o, "utilization", d->util_valid ? json_integer(d->util_pct) : json_null());
-    json_object_set_new(o, "memory_used_bytes", d->mem_valid ? json_integer((json_int_t)d->mem_used_bytes) : json_null());
-    json_object_set_new(o, "memory_total_bytes",
-                        d->mem_valid ? json_integer((json_int_t)d->mem_total_bytes) : json_null());
-    return o;
 }
 
 static json_t *nd_ps_row_json(const struct nd_ps_row *r)
@@ -620,7 +608,7 @@ static int nd_ps_print_json(struct nd_report *rep, struct nd_device_state *const
     for (size_t s = 0; s < nstates; s++)
         if (states[s]->status == 0)
             for (size_t i = 0; i < states[s]->ndevices && i < ND_MAX_DEVICES; i++)
-                json_array_append_new(devs, nd_ps_device_json(states[s], &states[s]->devices[i]));
+                json_array_append_new(devs, nd_device_json(states[s]->vendor, &states[s]->devices[i]));
     nd_report_set_extra(rep, "devices", devs);
     json_t *procs = json_array();
     for (size_t i = 0; i < n; i++)

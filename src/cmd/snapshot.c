@@ -31,7 +31,7 @@ static void nd_snapshot_usage(FILE *fp)
             "                           [--root DIR] [--env-file FILE | --env-from PID]\n"
             "                           [--python PATH] [--redact REGEX]...\n"
             "\n"
-            "Records this node as one JSON document (schema npu-doctor/1, snapshot\n"
+            "Records this node as one JSON document (schema npu-doctor/2, snapshot\n"
             "version %d): check's facts and findings, the devices, Python package\n"
             "versions, host limits, the environment with secrets redacted, and the rank\n"
             "identity (torchrun, Slurm, Open MPI/PMI, Kubernetes).\n"
@@ -170,7 +170,6 @@ static json_t *nd_snapshot_build(const struct nd_snapshot_opts *o, const struct 
         return NULL;
     }
     nd_report_set_extra(&rep, "snapshot_version", json_integer(ND_SNAPSHOT_VERSION));
-    nd_report_set_extra(&rep, "tool_version", json_string(ND_VERSION));
     nd_report_set_extra(&rep, "level", json_integer(o->level));
     nd_report_set_extra(&rep, "identity", nd_snapshot_identity(env, host, time(NULL)));
     json_t *layer;

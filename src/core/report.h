@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "core/finding.h"
+#include "core/json_envelope.h"
 
 enum nd_check_status { ND_CHECK_OK, ND_CHECK_INFO, ND_CHECK_WARN, ND_CHECK_FAIL };
 
@@ -67,11 +68,9 @@ void nd_report_print_issue(const struct nd_report *rep, FILE *fp, const char *ve
 
 json_t *nd_finding_to_json(const struct nd_finding *f);
 json_t *nd_findings_to_json(const struct nd_findings *list);
-/* {"schema": "npu-doctor/1", "command": ..., "findings": [...], "facts": {...}, extra...} */
+/* The envelope (core/json_envelope.h), then {"findings": [...], "facts": {...}, extra...} */
 json_t *nd_report_to_json(const struct nd_report *rep);
 /* Prints nd_report_to_json, indented, with a trailing newline. Returns 0 or -EIO. */
 int nd_report_print_json(const struct nd_report *rep, FILE *fp);
-
-#define ND_JSON_SCHEMA "npu-doctor/1"
 
 #endif

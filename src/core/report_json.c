@@ -1,5 +1,5 @@
-/* JSON output per design.md §8: one object with "schema", "command" and
- * "findings", plus each command's keys. */
+/* JSON output per design.md §8: the envelope (core/json_envelope.h), the
+ * findings, then each command's keys. */
 #include <errno.h>
 #include <stdio.h>
 
@@ -56,9 +56,7 @@ json_t *nd_findings_to_json(const struct nd_findings *list)
 
 json_t *nd_report_to_json(const struct nd_report *rep)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "schema", json_string(ND_JSON_SCHEMA));
-    json_object_set_new(o, "command", json_string(rep->command ? rep->command : ""));
+    json_t *o = nd_json_envelope(rep->command);
     json_object_set_new(o, "findings", nd_findings_to_json(&rep->findings));
     if (rep->facts)
         json_object_set(o, "facts", rep->facts);

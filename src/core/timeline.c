@@ -45,16 +45,17 @@ json_t *nd_timeline_json(const struct nd_series *s, size_t max_points)
         json_object_set_new(p, "procs", json_integer(x->nprocs));
         json_object_set_new(p, "threads", json_integer(x->nthreads));
         json_object_set_new(p, "on_device", json_boolean(x->on_device));
-        json_object_set_new(p, "job_util_pct", x->job_util >= 0 ? json_real(round(x->job_util * 10) / 10) : json_null());
+        json_object_set_new(p, "job_utilization_ratio",
+                            x->job_util >= 0 ? json_real(round(x->job_util * 10) / 1000) : json_null());
         json_t *u = json_array(), *m = json_array();
         for (size_t d = 0; d < s->ndev; d++) {
-            json_array_append_new(u, x->util[d] == ND_SERIES_UTIL_UNKNOWN ? json_null() : json_integer(x->util[d]));
+            json_array_append_new(u, x->util[d] == ND_SERIES_UTIL_UNKNOWN ? json_null() : json_real(x->util[d] / 100.0));
             json_array_append_new(m, x->mem_mib[d] == ND_SERIES_MEM_UNKNOWN
                                          ? json_null()
                                          : json_integer((json_int_t)x->mem_mib[d] * 1024 * 1024));
         }
-        json_object_set_new(p, "util_pct", u);
-        json_object_set_new(p, "mem_used_bytes", m);
+        json_object_set_new(p, "utilization_ratio", u);
+        json_object_set_new(p, "memory_used_bytes", m);
         if (x->out_valid) {
             json_object_set_new(p, "out_bytes", json_integer((json_int_t)x->out_bytes));
             json_object_set_new(p, "out_lines", json_integer((json_int_t)x->out_lines));

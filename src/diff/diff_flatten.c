@@ -63,7 +63,7 @@ static const char *const nd_noise_tokens[] = {
 /* Whole fact names that differ per rank by design. */
 static const char *const nd_noise_names[] = {
     "rank", "local_rank", "node_rank", "group_rank", "global_rank", "node_name", "node_id", "procid",
-    "source", "processes", "s", "ms", "us", "ns",
+    "source", "processes", "process_count", "s", "ms", "us", "ns",
 };
 
 /* Arrays of numbers that stand for device files ("davinci": [0, 1, ...]):
@@ -453,7 +453,7 @@ void nd_diff_flatten(struct nd_diff *d, size_t file, const json_t *doc)
                 nd_flat_scalar(&f, NULL, nd_limit_label(name), ND_DIFF_LIMITS, 0, ND_DIFF_NO_PARENT, s);
                 free(s);
             }
-        } else if (strcmp(top, "identity") == 0 || strcmp(top, "tool_version") == 0 ||
+        } else if (strcmp(top, "identity") == 0 || strcmp(top, "version") == 0 ||
                    strcmp(top, "redaction") == 0) {
             nd_set_path(&f, top);
             nd_flat_node(&f, v, top, ND_DIFF_NOISE, 0, ND_DIFF_NO_PARENT, 0);

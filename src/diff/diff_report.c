@@ -6,6 +6,7 @@
 
 #include "diff/diff_priv.h"
 #include "core/json_util.h"
+#include "core/json_envelope.h"
 #include "core/report.h"
 #include "core/strbuf.h"
 #include "core/strtab.h"
@@ -350,9 +351,7 @@ static json_t *nd_value_json(const char *v)
 
 json_t *nd_diff_to_json(const struct nd_diff *d, const struct nd_diff_result *r)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "schema", json_string(ND_JSON_SCHEMA));
-    json_object_set_new(o, "command", json_string("diff"));
+    json_t *o = nd_json_envelope("diff");
     json_object_set_new(o, "findings", json_array());
     size_t n = nd_diff_nfiles(d);
     /* File names as object keys must be valid UTF-8 (jansson refuses others). */

@@ -19,6 +19,7 @@
 #include "core/json_util.h"
 #include "core/metrics_prom.h"
 #include "core/redact.h"
+#include "core/json_envelope.h"
 #include "core/report.h"
 #include "core/rootfs.h"
 #include "core/spawn.h"
@@ -723,9 +724,7 @@ void nd_monitor_reap(struct nd_monitor *m)
 
 static json_t *nd_monitor_json(const struct nd_monitor *m, int exit_status, double duration_s, bool series)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "schema", json_string(ND_JSON_SCHEMA));
-    json_object_set_new(o, "command", json_string(m->opt.command));
+    json_t *o = nd_json_envelope(m->opt.command);
     json_object_set_new(o, "findings", nd_findings_to_json(&m->findings));
     json_t *job = json_object();
     json_t *argv = json_array();
@@ -751,7 +750,7 @@ static json_t *nd_monitor_json(const struct nd_monitor *m, int exit_status, doub
     const struct nd_sample *a = nd_series_first(&m->series), *b = nd_series_last(&m->series);
     json_object_set_new(jf, "max_cpu_cores", json_real(round(m->max_cores * 100) / 100));
     json_object_set_new(jf, "avg_cpu_cores", json_real(a && b ? round(nd_series_avg_cores(a, b) * 100) / 100 : 0));
-    json_object_set_new(jf, "on_device_fraction", json_real(a && b ? round(nd_series_held_frac(a, b) * 1000) / 1000 : 0));
+    json_object_set_new(jf, "on_device_ratio", json_real(a && b ? round(nd_series_held_frac(a, b) * 1000) / 1000 : 0));
     char fw[256];
     nd_frameworks_describe(m->frameworks, fw, sizeof fw);
     json_object_set_new(jf, "frameworks", nd_json_str(fw));

@@ -18,6 +18,7 @@
 #include "core/rootfs.h"
 #include "core/strbuf.h"
 #include "device/device.h"
+#include "device/device_json.h"
 #include "probe/ascend_install.h"
 #include "probe/compat.h"
 #include "probe/compat_stack.h"
@@ -232,32 +233,6 @@ static void nd_busy_other_user(struct nd_report *rep, const struct nd_device_sta
     }
 }
 
-static json_t *nd_device_state_json(const struct nd_device_state *st)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "vendor", nd_json_str(st->vendor));
-    json_object_set_new(o, "library", st->lib_found ? nd_json_str(st->lib_path) : json_null());
-    json_object_set_new(o, "status", json_integer(st->status));
-    if (st->status < 0)
-        json_object_set_new(o, "error", nd_json_str(st->error));
-    json_object_set_new(o, "driver_version", st->driver_version_valid ? nd_json_str(st->driver_version) : json_null());
-    json_t *arr = json_array();
-    for (size_t i = 0; i < st->ndevices && i < ND_MAX_DEVICES; i++) {
-        const struct nd_device *d = &st->devices[i];
-        json_t *x = json_object();
-        json_object_set_new(x, "index", json_integer(d->index));
-        json_object_set_new(x, "name", nd_json_str(d->name));
-        json_object_set_new(x, "health", d->health_valid ? json_integer(d->health) : json_null());
-        json_object_set_new(x, "utilization", d->util_valid ? json_integer(d->util_pct) : json_null());
-        json_object_set_new(x, "memory_used_bytes", d->mem_valid ? json_integer((json_int_t)d->mem_used_bytes) : json_null());
-        json_object_set_new(x, "memory_total_bytes", d->mem_valid ? json_integer((json_int_t)d->mem_total_bytes) : json_null());
-        json_array_append_new(arr, x);
-    }
-    json_object_set_new(o, "devices", arr);
-    json_object_set_new(o, "processes", st->procs_valid ? json_integer((json_int_t)st->nprocs) : json_null());
-    return o;
-}
-
 static void nd_do_devices(struct nd_checkup *c)
 {
     struct nd_report *rep = c->rep;
@@ -276,7 +251,7 @@ static void nd_do_devices(struct nd_checkup *c)
             continue;
         }
         c->dev[ascend ? 0 : 1] = st;
-        json_array_append_new(vendors, nd_device_state_json(st));
+        json_array_append_new(vendors, nd_device_layer_json(st, true));
         size_t mark = rep->findings.n;
         nd_device_state_findings(st, &rep->findings);
         if (st->status < 0) {
@@ -355,7 +330,7 @@ static void nd_do_smoke(struct nd_checkup *c)
                                    "device %d: host->device %.1f GB/s, device->host %.1f GB/s", r->devices[i].index,
                                    r->devices[i].h2d_gbps, r->devices[i].d2h_gbps);
         }
-        json_t *o = json_pack("{s:s,s:b,s:i}", "vendor", r->vendor, "passed", r->status == 0, "devices",
+        json_t *o = json_pack("{s:s,s:b,s:i}", "vendor", r->vendor, "passed", r->status == 0, "device_count",
                               (int)r->ndevices);
         if (r->status < 0)
             json_object_set_new(o, "failed_call", nd_json_str(r->failed_call));

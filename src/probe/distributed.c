@@ -399,8 +399,8 @@ json_t *nd_distributed_facts_json(const struct nd_distributed *d)
         json_object_set_new(ifs, d->ifname[i].var, json_pack("{s:o,s:b}", "value", nd_json_str(d->ifname[i].value),
                                                             "exists", d->ifname[i].ok));
     json_object_set_new(o, "socket_ifname", ifs);
-    json_object_set_new(o, "hccl_connect_timeout", nd_int_json(&d->hccl_connect_timeout));
-    json_object_set_new(o, "hccl_exec_timeout", nd_int_json(&d->hccl_exec_timeout));
+    json_object_set_new(o, "hccl_connect_timeout_s", nd_int_json(&d->hccl_connect_timeout));
+    json_object_set_new(o, "hccl_exec_timeout_s", nd_int_json(&d->hccl_exec_timeout));
     if (d->rank_table.set)
         json_object_set_new(o, "rank_table", json_pack("{s:o,s:b,s:I,s:I,s:b}", "path", nd_json_str(d->rank_table.path),
                                                        "valid", d->rank_table.parsed, "servers",

@@ -257,7 +257,7 @@ json_t *nd_host_facts_json(const struct nd_host *h)
     json_t *o = json_object();
     json_object_set_new(o, "hostname", nd_json_str(h->hostname));
     json_object_set_new(o, "cpus", json_integer(h->ncpu));
-    json_object_set_new(o, "cpu_quota", h->cpu_quota_valid ? json_real(h->cpu_quota) : json_null());
+    json_object_set_new(o, "cpu_quota_cores", h->cpu_quota_valid ? json_real(h->cpu_quota) : json_null());
     json_object_set_new(o, "memory_total_bytes", nd_u64_or_null(h->mem_valid, h->mem_total));
     json_object_set_new(o, "memory_available_bytes", nd_u64_or_null(h->mem_valid, h->mem_available));
     json_object_set_new(o, "cgroup_version", h->cgroup_version ? json_integer(h->cgroup_version) : json_null());

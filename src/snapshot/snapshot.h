@@ -1,6 +1,7 @@
 /* The snapshot document (design.md §8): what `npu-doctor snapshot` writes and
  * `npu-doctor diff` reads. One JSON object:
- *   {"schema": "npu-doctor/1", "command": "snapshot", "snapshot_version": 1,
+ *   {"schema": "npu-doctor/2", "command": "snapshot", "version": "0.x",
+ *    "snapshot_version": 1,
  *    "findings": [...], "facts": {...}, "identity": {...}, "devices": [...],
  *    "device_layer": [...], "device_files": [...], "python": {...},
  *    "limits": {...}, "env": {...}}
@@ -63,15 +64,25 @@ void nd_snapshot_print_text(const json_t *doc, FILE *fp, bool color);
 /* --- reading (snapshot_read.c) --- */
 
 /* Parses and checks a snapshot held in memory; name is used in messages.
- * Checks: a JSON object; "schema" is npu-doctor/1 (a newer one is refused
- * with "this npu-doctor understands npu-doctor/1"); "command" is
+ * Checks: a JSON object; "schema" is npu-doctor/1 or /2 (a newer one is
+ * refused with "this npu-doctor understands npu-doctor/2"); "command" is
  * "snapshot"; "snapshot_version" is at most ND_SNAPSHOT_VERSION; the
  * sections present have the right types. Returns 0 with *doc (the caller
  * decrefs), -EINVAL for bad JSON or a non-snapshot, -EPROTONOSUPPORT for a
- * newer schema or version. */
+ * newer schema or version. A schema 1 document comes back upgraded
+ * (nd_snapshot_upgrade). */
 int nd_snapshot_parse(const char *buf, size_t len, const char *name, json_t **doc, struct nd_error *err);
 /* Reads and checks a file: additionally -ENOENT/-EACCES/-EISDIR/-EFBIG for
  * missing, unreadable, directory or oversized input. */
 int nd_snapshot_load(const char *path, json_t **doc, struct nd_error *err);
+
+/* --- older documents (snapshot_upgrade.c) --- */
+
+/* Rewrites a document of an older schema (the number N of "npu-doctor/N")
+ * in place into the current names, types and units: tool_version becomes
+ * version, a device's "sample" values move up (utilization becomes
+ * utilization_ratio), health and the query status become words, cpu_quota
+ * and the HCCL timeouts get their unit suffix, counts are *_count. A current one is left as is. */
+void nd_snapshot_upgrade(json_t *doc, long schema);
 
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/fileio.h"
-#include "core/report.h"
+#include "core/json_envelope.h"
 
 /* "npu-doctor/N" -> N, or -1 when the schema is not ours at all. */
 static long nd_schema_number(const char *schema)
@@ -63,7 +63,7 @@ static int nd_snapshot_check(const json_t *doc, const char *name, struct nd_erro
     if (n < 0)
         return nd_error_set(err, -EINVAL, "%s: not an npu-doctor document (schema \"%s\")", name,
                             nd_shown(json_string_value(schema), shown, sizeof shown));
-    if (n > 1)
+    if (n > ND_JSON_SCHEMA_VERSION)
         return nd_error_set(err, -EPROTONOSUPPORT,
                             "%s: schema npu-doctor/%ld is newer than this npu-doctor understands (%s); upgrade npu-doctor",
                             name, n, ND_JSON_SCHEMA);
@@ -121,6 +121,7 @@ int nd_snapshot_parse(const char *buf, size_t len, const char *name, json_t **do
         json_decref(d);
         return nd_one_line(err, rc);
     }
+    nd_snapshot_upgrade(d, nd_schema_number(json_string_value(json_object_get(d, "schema"))));
     *doc = d;
     return 0;
 }

@@ -18,7 +18,7 @@ assert_contains "$T/out" "ascend_toolkit_install.info:2: CANN 8.0.0 installed" "
 assert_contains "$T/out" "ASCEND_HOME_PATH and ASCEND_OPP_PATH are not set"
 run_nd "$T/j" "$T/err" check --json --root "$C80" --env-file "$E/plain.env"
 expect_rc 2 "seed case --json"
-assert_json "$T/j" 'd["schema"] == "npu-doctor/1" and d["command"] == "check"'
+assert_json "$T/j" 'd["schema"] == "npu-doctor/2" and d["command"] == "check"'
 assert_json "$T/j" 'any(f["id"] == "env.cann-not-loaded" and f["category"] == "env-not-loaded" and f["severity"] == "error" and f["fix"][0] == "source /usr/local/Ascend/ascend-toolkit/set_env.sh" for f in d["findings"])' \
   "seed finding as in design.md §8"
 assert_json "$T/j" 'all(k in d["facts"] for k in ["host","ascend","nvidia","environment","python","distributed","devices"])' \

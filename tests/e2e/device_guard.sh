@@ -12,7 +12,7 @@ export ND_SIM_STATE="$T/state.ini"
 printf '[ascend]\ndevices = 8\nchip_name = 910B3\nhbm_total_mb = 65536\nhbm_used_mb = 1024\n[ascend.device.3]\naicore_util = 85\n' >"$ND_SIM_STATE"
 run_nd "$T/ok.json" "$T/ok.err" ps --json
 assert_json "$T/ok.json" 'len(d["devices"]) == 8 and all(x["name"] == "910B3" for x in d["devices"])' "8 simulated NPUs listed"
-assert_json "$T/ok.json" '[x["utilization"] for x in d["devices"]][3] == 85' "AI Core utilisation of npu:3"
+assert_json "$T/ok.json" '[x["utilization_ratio"] for x in d["devices"]][3] == 0.85' "AI Core utilisation of npu:3"
 assert_json "$T/ok.json" 'd["devices"][0]["memory_total_bytes"] == 65536 * 1024 * 1024' "HBM total in bytes (DCMI reports MB)"
 assert_json "$T/ok.json" 'not any(f["id"].startswith("device.ascend") for f in d["findings"])' "a healthy host gives no device finding"
 

@@ -21,7 +21,7 @@ printf '[nvidia]\ndevices = 2\nname = NVIDIA H200\ngpu_util = 40\nmem_total_mb =
   "$JOB" >"$ND_SIM_STATE"
 run_nd "$T/ps.json" "$T/ps.err" ps --json --pid "$JOB"
 assert_json "$T/ps.json" 'len(d["devices"]) == 2 and all(x["vendor"] == "nvidia" and x["name"] == "NVIDIA H200" for x in d["devices"])' "2 simulated H200s listed"
-assert_json "$T/ps.json" 'd["devices"][0]["memory_total_bytes"] == 143771 * 1024 * 1024 and d["devices"][0]["utilization"] == 40' "memory and utilisation from NVML"
+assert_json "$T/ps.json" 'd["devices"][0]["memory_total_bytes"] == 143771 * 1024 * 1024 and d["devices"][0]["utilization_ratio"] == 0.4' "memory and utilisation from NVML"
 assert_json "$T/ps.json" "any(p['pid'] == $JOB and p['verdict'] == 'on-device' and any(x['vendor'] == 'nvidia' and x['index'] == 1 and x['memory_bytes'] == 4096 * 1024 * 1024 for x in p['devices']) for p in d['processes'])" "the listed process holds gpu:1 with 4 GiB"
 
 # An old driver: the process list comes through the oldest NVML call.

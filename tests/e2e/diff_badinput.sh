@@ -51,10 +51,10 @@ run_nd "$T/out" "$T/err" diff "$GOOD" "$T/empty.json"
 expect_rc 66 "empty file"
 assert_contains "$T/err" "$T/empty.json: empty file"
 
-sed 's|"schema": "npu-doctor/1"|"schema": "npu-doctor/2"|' "$GOOD" >"$T/newer.json"
+sed 's|"schema": "npu-doctor/2"|"schema": "npu-doctor/3"|' "$GOOD" >"$T/newer.json"
 run_nd "$T/out" "$T/err" diff "$GOOD" "$T/newer.json"
 expect_rc 66 "newer schema"
-assert_contains "$T/err" "$T/newer.json: schema npu-doctor/2 is newer than this npu-doctor understands (npu-doctor/1)"
+assert_contains "$T/err" "$T/newer.json: schema npu-doctor/3 is newer than this npu-doctor understands (npu-doctor/2)"
 one_line "newer schema"
 
 sed 's|"snapshot_version": 1|"snapshot_version": 7|' "$GOOD" >"$T/newver.json"

@@ -41,7 +41,7 @@ assert_contains "$T/all" "noise (--all)" "--all puts noise last"
 
 run_nd "$T/j" "$T/err" diff --json "$FX/good.json" "$FX/bad.json"
 expect_rc 1 "--json"
-assert_json "$T/j" 'd["schema"] == "npu-doctor/1" and d["command"] == "diff" and d["findings"] == []' "diff JSON envelope"
+assert_json "$T/j" 'd["schema"] == "npu-doctor/2" and d["command"] == "diff" and d["findings"] == []' "diff JSON envelope"
 assert_json "$T/j" 'd["differences"][0]["category"] == "vendor" and d["differences"][0]["key"].startswith("env.ASCEND")' "most relevant first in JSON"
 assert_json "$T/j" 'any(x["key"] == "env.PYTHONPATH" and x["entry"] == "/usr/local/Ascend/ascend-toolkit/latest/python/site-packages" and list(x["values"].values())[1] is None for x in d["differences"])' "PATH entries in JSON"
 assert_json "$T/j" 'all("majority" not in x for x in d["differences"])' "two files: no majority"
@@ -84,5 +84,29 @@ assert_contains "$T/realhead" "ASCEND_HOME_PATH" "real: ASCEND_HOME_PATH first"
 assert_contains "$T/realhead" "missing: $TK/lib64" "real: toolkit lib64 missing"
 assert_contains "$T/realhead" "missing: $TK/python/site-packages" "real: tbe path missing"
 assert_not_contains "$T/real" "SHLVL" "real: SHLVL is noise"
+
+# Snapshots written before schema npu-doctor/2 (schema1/: the same two runs
+# as npu-doctor/1 wrote them, with utilisation under "sample", health as a
+# number, tool_version) are read and upgraded: an old run against a new one
+# gives the differences the two new documents give, and an old document
+# equals its new twin.
+S1=${ND_FIXTURES:?}/snapshots/schema1
+run_nd "$T/old" "$T/err" diff "$S1/good.json" "$S1/bad.json"
+expect_rc 1 "schema 1 snapshots are read"
+run_nd "$T/new" "$T/err" diff "$FX/good.json" "$FX/bad.json"
+run_nd "$T/mixed" "$T/err" diff "$S1/good.json" "$FX/bad.json"
+expect_rc 1 "a schema 1 and a schema 2 snapshot compare"
+# The headers name other files and the hidden-noise count depends on the
+# keys each schema has; the differences themselves must be the same.
+strip() { sed -e '1,2d' -e '$d' "$1"; }
+if [ "$(strip "$T/mixed")" = "$(strip "$T/new")" ] && [ "$(strip "$T/old")" = "$(strip "$T/new")" ]; then
+  pass "old and new snapshots give the same differences"
+else
+  fail "old and new snapshots differ in their differences"; diff <(strip "$T/mixed") <(strip "$T/new") | head -20 | sed 's/^/    | /'
+fi
+run_nd "$T/twin" "$T/err" diff "$S1/good.json" "$FX/good.json"
+expect_rc 0 "a schema 1 snapshot equals its schema 2 twin"
+run_nd "$T/oldj" "$T/err" diff --json "$S1/good.json" "$S1/bad.json"
+assert_json "$T/oldj" 'd["schema"] == "npu-doctor/2" and d["command"] == "diff" and d["version"]' "diff of old snapshots answers in the current schema"
 
 finish

@@ -28,7 +28,7 @@ for r in 0 1 2 3 4 5 6 7; do mk_rank "$r" "$T/job/logs/rank_$r.log"; done
 
 run_nd "$T/out.json" "$T/err" explain --json "$T/job"
 expect_rc 2 "errors found"
-assert_json "$T/out.json" 'd["schema"] == "npu-doctor/1" and d["command"] == "explain"' "schema and command"
+assert_json "$T/out.json" 'd["schema"] == "npu-doctor/2" and d["command"] == "explain"' "schema and command"
 assert_json "$T/out.json" 'd["findings"][0]["category"] == "device-oom"' "device-oom is the root cause"
 assert_json "$T/out.json" 'd["findings"][0]["rank"] == 5' "root cause on rank 5"
 assert_json "$T/out.json" 'd["findings"][0]["first"]["file"].endswith("rank_5.log")' "first location is rank 5's log"

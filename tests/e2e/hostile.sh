@@ -429,7 +429,7 @@ assert_contains "$T/o" "ascend.driver-version-missing" "the missing version.info
   "$ND" ps --json --interval 0 >"$T/vps.json" 2>"$T/vps.err"
 )
 assert_json "$T/vps.json" 'all(not (x.get("memory_used_bytes") is not None and x.get("memory_total_bytes") is not None and x["memory_used_bytes"] > x["memory_total_bytes"]) for x in d["devices"])' "no device shows used > total memory"
-assert_json "$T/vps.json" 'all(x.get("utilization") is None or 0 <= x["utilization"] <= 1 for x in d["devices"])' "no device shows utilisation over 100%"
+assert_json "$T/vps.json" 'all("utilization_ratio" in x and (x["utilization_ratio"] is None or 0 <= x["utilization_ratio"] <= 1) for x in d["devices"])' "no device shows utilisation over 100%"
 assert_json "$T/vps.json" 'all(x.get("memory_used_bytes") is None or x["memory_used_bytes"] >= 0 for x in d["devices"]) and len(d["devices"]) == 8' "the 8 devices are listed, none with an impossible count"
 
 finish

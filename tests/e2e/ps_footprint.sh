@@ -54,7 +54,7 @@ ND_BG_PIDS="$P1"
 wait_ready "$T/r1"
 run_nd "$T/out" "$T/err" ps --root "$T/root" --pid "$P1" --interval 0.2 --json
 expect_rc 0 "ps --pid holder --json"
-assert_json "$T/out" "d['schema'] == 'npu-doctor/1' and d['command'] == 'ps' and d['findings'] == []"
+assert_json "$T/out" "d['schema'] == 'npu-doctor/2' and d['command'] == 'ps' and d['findings'] == []"
 assert_json "$T/out" "[p['pid'] for p in d['processes']] == [$P1]" "only the asked pid"
 assert_json "$T/out" "d['processes'][0]['devices'] == [{'vendor': 'ascend', 'index': 3, 'memory_bytes': None, 'how': 'device-file'}]" "holds ascend 3 through the device file"
 assert_json "$T/out" "d['processes'][0]['verdict'] == 'on-device' and d['processes'][0]['verdict_text'] == 'npu:3'"

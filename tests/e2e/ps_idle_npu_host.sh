@@ -51,7 +51,7 @@ if [ -s "$T/ready" ]; then pass "torch job started"; else fail "torch job never 
 run_nd "$T/out" "$T/err" ps --interval 2 --busy 0.001 --json
 expect_rc 1 "ps warns (exit 1)"
 assert_json "$T/out" "len(d['devices']) == 8 and all(x['vendor'] == 'ascend' and x['name'] == '910B3' for x in d['devices'])" "8 simulated 910B devices"
-assert_json "$T/out" "all(x['utilization'] == 0 and x['memory_total_bytes'] == 64 << 30 for x in d['devices'])" "idle, 64 GiB each"
+assert_json "$T/out" "all(x['utilization_ratio'] == 0 and x['memory_total_bytes'] == 64 << 30 for x in d['devices'])" "idle, 64 GiB each"
 assert_json "$T/out" "[p['verdict'] for p in d['processes'] if p['pid'] == $JOB] == ['cpu-only']" "the torch job is cpu-only"
 assert_json "$T/out" "[p for p in d['processes'] if p['pid'] == $JOB][0]['devices'] == []" "it holds no device"
 assert_json "$T/out" "{'torch', 'torch_cpu', 'python'} <= set([p for p in d['processes'] if p['pid'] == $JOB][0]['frameworks'])" "torch seen in its maps"

@@ -20,9 +20,9 @@ assert_not_contains "$T/err" "npu-doctor: error"
 assert_not_contains "$T/err" "npu-doctor: warning"
 assert_contains "$T/err" "no problems found"
 # The job held npu0 for (almost) the whole run, at 92% utilisation.
-assert_json "$T/rep/report.json" "d['facts']['job']['on_device_fraction'] > 0.5" "on a device most of the time"
-assert_json "$T/rep/report.json" "any(p['on_device'] and p['job_util_pct'] == 92 for p in d['series']['points'])" "job utilisation from the held device"
-assert_json "$T/rep/report.json" "any(p['util_pct'][0] == 92 and p['mem_used_bytes'][0] == 30000 << 20 for p in d['series']['points'])"
+assert_json "$T/rep/report.json" "d['facts']['job']['on_device_ratio'] > 0.5" "on a device most of the time"
+assert_json "$T/rep/report.json" "any(p['on_device'] and p['job_utilization_ratio'] == 0.92 for p in d['series']['points'])" "job utilisation from the held device"
+assert_json "$T/rep/report.json" "any(p['utilization_ratio'][0] == 0.92 and p['memory_used_bytes'][0] == 30000 << 20 for p in d['series']['points'])"
 # The Prometheus textfile as last written.
 assert_contains "$T/job.prom" 'npu_doctor_device_utilization_ratio{device="0",vendor="ascend"} 0.920'
 assert_contains "$T/job.prom" 'npu_doctor_device_memory_used_bytes{device="0",vendor="ascend"} 31457280000'

@@ -21,7 +21,7 @@ expect_rc 0 "run returns the job's own status"
 assert_contains "$T/out" "training on cpu" "the job's stdout passes through"
 assert_contains "$T/out" "done: " "the job ran to its end"
 assert_contains "$T/err" "npu-doctor: error: The job computes on the CPU while 8 Ascend NPUs sit idle" "live alert on stderr"
-assert_json "$T/sum.json" "d['schema'] == 'npu-doctor/1' and d['command'] == 'run'"
+assert_json "$T/sum.json" "d['schema'] == 'npu-doctor/2' and d['command'] == 'run'"
 assert_json "$T/sum.json" "d['job']['argv'][0] == '/usr/bin/python3' and d['job']['exit_status'] == 0 and d['job']['pid'] > 0 and d['job']['duration_s'] > 0"
 assert_json "$T/sum.json" "[f['severity'] for f in d['findings'] if f['category'] == 'cpu-fallback'] == ['error']" "one cpu-fallback error"
 # The sampler clock: reported at the first tick that covers the window, or within two more.
@@ -35,7 +35,7 @@ assert_json "$T/sum.json" "${F}['fix'][0] == 'source /usr/local/Ascend/ascend-to
 assert_json "$T/sum.json" "not any(f['category'] in ('hang', 'input-bound') for f in d['findings'])" "no other detector fired"
 # The report folder.
 assert_json "$T/rep/report.json" "0 < len(d['series']['points']) <= 2000 and len(d['series']['devices']) == 8" "report.json holds the series"
-assert_json "$T/rep/report.json" "d['facts']['devices']['usable'] and d['facts']['job']['on_device_fraction'] == 0"
+assert_json "$T/rep/report.json" "d['facts']['devices']['usable'] and d['facts']['job']['on_device_ratio'] == 0"
 assert_contains "$T/rep/timeline.csv" "t_s,cpu_cores,rss_bytes"
 assert_contains "$T/rep/timeline.svg" "cpu-fallback @ 5s" "the chart marks the finding"
 
