@@ -803,6 +803,23 @@ static long nd_kb_in_read(struct nd_kb_in *in, char *buf, size_t n, int *err)
  * binary data. */
 #define ND_KB_NUL_RUN 8
 
+/* The compressor whose magic bytes start buf (gzip is read directly). */
+static const char *nd_kb_compressed_by(const char *buf, size_t len)
+{
+    static const struct {
+        const char *magic;
+        size_t len;
+        const char *tool;
+    } forms[] = {
+        {"\xfd" "7zXZ\0", 6, "xz"}, {"\x28\xb5\x2f\xfd", 4, "zstd"}, {"BZh", 3, "bzip2"},
+        {"\x04\x22\x4d\x18", 4, "lz4"}, {"\x5d\0\0", 3, "lzma"},
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+        if (len >= forms[i].len && memcmp(buf, forms[i].magic, forms[i].len) == 0)
+            return forms[i].tool;
+    return NULL;
+}
+
 /* Binary: NULs outside holes in more than 1% of the bytes (executables,
  * checkpoints; a few stray ones do not count), or more than 10% other
  * control bytes. One stray NUL in a log is neither. */
@@ -897,7 +914,12 @@ static int nd_kb_scan_stream(struct nd_kb_scan *s, const char *name, struct nd_k
             }
             first = false;
             if (nd_kb_binary(buf + have, (size_t)n)) {
-                nd_kb_note(s, "%s: skipped: binary data", name);
+                const char *tool = nd_kb_compressed_by(buf + have, (size_t)n);
+                if (tool)
+                    nd_kb_note(s, "%s: skipped: %s-compressed (read it with: %s -dc FILE | npu-doctor explain -)",
+                               name, tool, tool);
+                else
+                    nd_kb_note(s, "%s: skipped: binary data", name);
                 return -EINVAL;
             }
         }

@@ -79,6 +79,14 @@ assert_not_contains "$T/out" "hf_SeCrEt123" "token redacted from evidence"
 assert_not_contains "$T/out" "pa55word" "URL password redacted from evidence"
 assert_json "$T/out" 'd["findings"][0]["category"] == "device-oom"' "still explained"
 
+# A log compressed with something explain does not read (gzip it does):
+# skipped with the command that reads it. Only the magic bytes matter.
+printf '\x28\xb5\x2f\xfd\x00\x01\x02\x03\x04\x05\x06\x07\x08' >"$T/train.log.zst"
+printf '\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46\x02\x00\x21\x01' >"$T/train.log.xz"
+nd_t "$T/out" "$T/err" explain "$T/train.log.zst" "$T/train.log.xz"
+assert_contains "$T/err" "train.log.zst: skipped: zstd-compressed (read it with: zstd -dc FILE | npu-doctor explain -)" "zstd named, with the command"
+assert_contains "$T/err" "train.log.xz: skipped: xz-compressed" "xz named"
+
 # Usage errors.
 nd_t "$T/out" "$T/err" explain
 expect_rc 64 "no input named"
