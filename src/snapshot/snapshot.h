@@ -10,8 +10,8 @@
  * (snapshot_read.c). The gathered parts come from probes: check's facts
  * (probe/checkup.h), devices (snapshot/snapshot_devices.h), limits and device
  * files (snapshot/snapshot_host.h), Python packages (probe/python_packages.h). */
-#ifndef ND_CORE_SNAPSHOT_H
-#define ND_CORE_SNAPSHOT_H
+#ifndef ND_SNAPSHOT_SNAPSHOT_H
+#define ND_SNAPSHOT_SNAPSHOT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -16,7 +16,7 @@
 #include "core/finding.h"
 #include "monitor/detect.h"
 #include "monitor/sampler.h"
-#include "monitor/series.h"
+#include "core/series.h"
 #include "core/timeline.h"
 #include "proc/footprint.h"
 
