@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/redact.h"
+#include "core/array.h"
 #include "core/report.h"
 #include "core/strbuf.h"
 #include "core/term.h"
@@ -68,7 +69,7 @@ static char *nd_out_text(const char *s)
             continue;
         }
         bool done = false;
-        for (size_t i = 0; i < sizeof nd_ascii_glyphs / sizeof *nd_ascii_glyphs && !done; i++) {
+        for (size_t i = 0; i < ND_ARRAY_SIZE(nd_ascii_glyphs) && !done; i++) {
             size_t gl = strlen(nd_ascii_glyphs[i].glyph);
             if (strncmp(p, nd_ascii_glyphs[i].glyph, gl) == 0) {
                 nd_strbuf_adds(&sb, nd_ascii_glyphs[i].ascii);

@@ -11,6 +11,7 @@
 #include <ini.h>
 
 #include "core/fileio.h"
+#include "core/array.h"
 #include "core/strbuf.h"
 #include "kb/kb_internal.h"
 
@@ -177,10 +178,7 @@ static void nd_kb_rule_init(struct nd_kb_rule *r)
 
 static struct nd_kb_rule *nd_kb_set_push(struct nd_kb_ruleset *set)
 {
-    if (set->n == set->cap) {
-        set->cap = set->cap ? set->cap * 2 : 64;
-        set->v = nd_xrealloc(set->v, set->cap * sizeof *set->v);
-    }
+    ND_ALLOC_GROW(set->v, set->n + 1, set->cap);
     struct nd_kb_rule *r = &set->v[set->n++];
     nd_kb_rule_init(r);
     return r;
@@ -422,7 +420,7 @@ int nd_kb_category_tier(const char *category)
         {ND_CAT_CPU_FALLBACK, 50},   {ND_CAT_DISTRIBUTED, 45},      {ND_CAT_INPUT_BOUND, 40},
         {ND_CAT_HANG, 30},
     };
-    for (size_t i = 0; i < sizeof tiers / sizeof tiers[0]; i++)
+    for (size_t i = 0; i < ND_ARRAY_SIZE(tiers); i++)
         if (category && strcmp(tiers[i].cat, category) == 0)
             return tiers[i].tier;
     return 0;
