@@ -1,4 +1,4 @@
-/* JSON output per design.md §8: one object with "schema", "command" and
+/* JSON output (README, "Exit codes and JSON"): one object with "schema", "command" and
  * "findings", plus each command's keys. */
 #include <errno.h>
 #include <stdio.h>

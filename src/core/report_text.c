@@ -157,7 +157,7 @@ void nd_finding_print_text(const struct nd_finding *f, FILE *fp, bool color, con
     const char *bold = color ? C_BLD : "";
     const char *dim = color ? C_DIM : "";
     fprintf(fp, "%s%s%s%s%s: %s", p, sc, bold, nd_severity_name(f->severity), off, bold);
-    nd_put(fp, f->title);   /* a title is one line (design.md 5): people and scripts grep for it */
+    nd_put(fp, f->title);   /* a title is one line: people and scripts grep for it */
     fprintf(fp, "%s  %s[%s]%s\n", off, dim, f->id, off);
     for (size_t i = 0; i < f->nevidence; i++) {
         const struct nd_evidence *e = &f->evidence[i];

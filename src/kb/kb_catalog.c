@@ -303,7 +303,7 @@ static void nd_cat_default(struct nd_cat_parser *p, const char *text, long line)
         else if (strcmp(key, "confidence") == 0 && nd_cat_confidence(val) < 0)
             bad = "confidence '%s' is not high, medium or low";
         else if (strcmp(key, "category") == 0 && !nd_category_is_valid(val))
-            bad = "category '%s' is not one of design.md 5";
+            bad = "category '%s' is not a known category (rules/FORMAT.md lists them)";
         if (bad) {
             char msg[300];
             snprintf(msg, sizeof msg, bad, val);

@@ -256,7 +256,8 @@ static void nd_kb_vocab_key(struct nd_kb_reader *rd, const char *category, const
     rd->new_section = false;
     rd->cur = NULL;
     if (!nd_category_is_valid(category)) {
-        nd_kb_problem(rd->problems, rd->file, rd->lineno, "[vocab.%s]: '%s' is not a category of design.md 5",
+        nd_kb_problem(rd->problems, rd->file, rd->lineno,
+                      "[vocab.%s]: '%s' is not a known category (rules/FORMAT.md lists them)",
                       category, category);
         return;
     }
@@ -653,7 +654,8 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
         if (!r->category)
             nd_kb_problem(problems, r->file, r->line, "[%s] has no category", r->id);
         else if (!nd_category_is_valid(r->category))
-            nd_kb_problem(problems, r->file, r->line, "[%s] category '%s' is not one of design.md 5", r->id,
+            nd_kb_problem(problems, r->file, r->line,
+                          "[%s] category '%s' is not a known category (rules/FORMAT.md lists them)", r->id,
                           r->category);
         if (r->fixes.n == 0)
             nd_kb_problem(problems, r->file, r->line, "[%s] has no fix", r->id);

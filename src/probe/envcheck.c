@@ -1,5 +1,5 @@
-/* The job environment judged against CANN's set_env.sh (ascend.md §1) and
- * the CUDA selection variables (nvidia.md). This is the seed case: CANN
+/* The job environment judged against CANN's set_env.sh and the CUDA
+ * selection variables. This is the seed case: CANN
  * installed, set_env.sh never sourced, the job silently on the CPU. */
 #include "probe/envcheck.h"
 

@@ -1,4 +1,4 @@
-/* Does a process hold a device? (design.md §4) Three ways, strongest first:
+/* Does a process hold a device? Three ways, strongest first:
  * the vendor's process list (host pids, matched through NSpid), open device
  * files in /proc/PID/fd, and runtime/framework libraries in /proc/PID/maps.
  * Maps of a torch process run to thousands of lines and cost the kernel far

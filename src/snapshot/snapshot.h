@@ -1,4 +1,4 @@
-/* The snapshot document (design.md §8): what `npu-doctor snapshot` writes and
+/* The snapshot document: what `npu-doctor snapshot` writes and
  * `npu-doctor diff` reads. One JSON object:
  *   {"schema": "npu-doctor/1", "command": "snapshot", "snapshot_version": 1,
  *    "findings": [...], "facts": {...}, "identity": {...}, "devices": [...],
