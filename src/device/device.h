@@ -1,4 +1,4 @@
-/* The vendor device interface (design.md §4): one vtable per vendor, every
+/* The vendor device interface (docs/architecture.md): one vtable per vendor, every
  * vendor library opened with dlopen and its symbols declared by us. Callers
  * outside device/ use the guarded entry points (nd_device_query and the
  * session), which run the vtable in a child process with a deadline, so a
