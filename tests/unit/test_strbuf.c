@@ -128,6 +128,9 @@ static void test_array_size(void **state)
     assert_int_equal(ND_ARRAY_SIZE(h.fixed), 7);
     assert_int_equal(ND_ARRAY_SIZE(names), 3);
     assert_int_equal(ND_ARRAY_SIZE(sized), 3);
+    sized[2] = 7;   /* the bound really is 3 */
+    assert_int_equal(sized[2], 7);
+    assert_string_equal(names[2], "kb");
     char two[2][5];
     assert_int_equal(ND_ARRAY_SIZE(two), 2);
     assert_int_equal(ND_ARRAY_SIZE(two[0]), 5);
