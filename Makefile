@@ -103,3 +103,9 @@ uninstall:
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+
+# Applies .clang-format to the C sources (scripts/dev/format.sh --check only
+# counts the lines it would change).
+.PHONY: format
+format:
+	@scripts/dev/format.sh

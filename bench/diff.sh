@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Benchmark: `npu-doctor diff` over 1000 snapshots (the issue's "1000
-# snapshots in seconds"). Generates 1000 realistic snapshots from the cluster
+# Benchmark: `npu-doctor diff` over 1000 snapshots (the goal: a cluster's
+# 1000 snapshots compared in seconds). Generates 1000 realistic snapshots from the cluster
 # fixture (every node differs in noise; three differ for real), then times
 #   - npu-doctor diff (text) and diff --json;
 #   - the anchor: a plain Python script that loads the same files and finds

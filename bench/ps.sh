@@ -6,7 +6,7 @@
 # plus the CPU cost of one footprint sample of a 64-process tree (run/watch
 # sample this way; target under 2 ms CPU per sample), from bench/footprint_cost.c.
 #
-# Two rounds: (A) the 300 idle processes are `sleep`s, as the issue asks;
+# Two rounds: (A) the 300 idle processes are `sleep`s;
 # (B) the same plus an ML-host-like set: one PyTorch process (Debian's
 # /usr/bin/python3) forked into 63 idle workers, as DataLoader workers are.
 # lsof's cost grows with every open and mapped file, ours mostly does not,

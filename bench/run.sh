@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh: the costs of `npu-doctor run` and `watch`, each against an
 # anchor measured in the same run. Prints figures and ratios; passes or fails
-# nothing (targets from the issue in brackets).
+# nothing (the targets in brackets).
 #   1. passthrough of 1 GiB of log lines: `npu-doctor run -- cat F` vs
 #      `cat F | cat`, both into /dev/null                      [>= 0.9x cat]
 #  1b. a 3M-line flood with three root-cause lines, every line matched:

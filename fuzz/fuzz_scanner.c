@@ -1,4 +1,4 @@
-/* Fuzz target for the explain scanner (kb_scan.c, kb_rank.c) and the live
+/* Fuzz target for the explain scanner (kb_scan.c, kb_order.c) and the live
  * line matcher: arbitrary bytes as a log, never a crash, every finding
  * points at a line that exists. */
 #include <stddef.h>

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/strbuf.h"
 #include "core/termsafe.h"
 
@@ -100,7 +101,7 @@ static void nd_fmt_value(double v, char *buf, size_t size)
 static double nd_time_step(double range)
 {
     static const double steps[] = {1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800, 86400};
-    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
+    for (size_t i = 0; i < ND_ARRAY_SIZE(steps); i++)
         if (range / steps[i] <= 10)
             return steps[i];
     return 86400 * ceil(range / 86400 / 10);

@@ -1,8 +1,8 @@
 /* The environment a job will get: this process's, a running process's
  * (/proc/PID/environ), or a file of KEY=VALUE lines as `env` prints them or a
  * `docker inspect` JSON document. Parsers take buffers so they can be fuzzed. */
-#ifndef ND_PROBE_ENVIRON_H
-#define ND_PROBE_ENVIRON_H
+#ifndef ND_CORE_ENVIRON_H
+#define ND_CORE_ENVIRON_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* Exit codes shared by every command (design.md §5). */
+/* Exit codes shared by every command (docs/architecture.md, "Findings and exit codes"). */
 #ifndef ND_CORE_EXITCODE_H
 #define ND_CORE_EXITCODE_H
 

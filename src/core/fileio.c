@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/strbuf.h"
 
 int nd_open_input(const char *path, int *fdp, struct nd_error *err)
@@ -451,7 +452,7 @@ void nd_format_bytes(unsigned long long bytes, char *buf, size_t size)
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     double v = (double)bytes;
     size_t u = 0;
-    while (v >= 1024 && u + 1 < sizeof units / sizeof *units) {
+    while (v >= 1024 && u + 1 < ND_ARRAY_SIZE(units)) {
         v /= 1024;
         u++;
     }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/strbuf.h"
 
 static const char *const nd_categories[] = {
@@ -30,10 +31,7 @@ static char *nd_vformat(const char *fmt, va_list ap)
 
 static struct nd_finding *nd_findings_push(struct nd_findings *list)
 {
-    if (list->n == list->cap) {
-        list->cap = list->cap ? list->cap * 2 : 8;
-        list->v = nd_xrealloc(list->v, list->cap * sizeof *list->v);
-    }
+    ND_ALLOC_GROW(list->v, list->n + 1, list->cap);
     struct nd_finding *f = nd_xcalloc(1, sizeof *f);
     f->rank = -1;
     f->at_s = -1.0;
@@ -193,7 +191,7 @@ const char *nd_confidence_name(enum nd_confidence c)
 
 bool nd_category_is_valid(const char *category)
 {
-    for (size_t i = 0; i < sizeof nd_categories / sizeof *nd_categories; i++)
+    for (size_t i = 0; i < ND_ARRAY_SIZE(nd_categories); i++)
         if (strcmp(category, nd_categories[i]) == 0)
             return true;
     return false;

@@ -1,5 +1,6 @@
-/* The finding model (design.md §5): what every detector, rule and probe
- * judgement produces, and what every reporter consumes. */
+/* The finding model (docs/architecture.md, "Findings and exit codes"): what
+ * every detector, rule and probe judgement produces, and what every reporter
+ * consumes. */
 #ifndef ND_CORE_FINDING_H
 #define ND_CORE_FINDING_H
 
@@ -9,7 +10,7 @@
 enum nd_severity { ND_SEV_INFO = 0, ND_SEV_WARNING = 1, ND_SEV_ERROR = 2 };
 enum nd_confidence { ND_CONF_LOW = 0, ND_CONF_MEDIUM = 1, ND_CONF_HIGH = 2 };
 
-/* Stable category names (design.md §5); scripts match on them. */
+/* Stable category names; scripts match on them. */
 #define ND_CAT_ENV_NOT_LOADED   "env-not-loaded"
 #define ND_CAT_VERSION_MISMATCH "version-mismatch"
 #define ND_CAT_NO_DEVICE        "no-device"
@@ -78,7 +79,7 @@ void nd_finding_free(struct nd_finding *f);
 
 /* Highest severity present; -1 when the list is empty. */
 int nd_findings_max_severity(const struct nd_findings *list);
-/* Exit code per design.md §5: 0 nothing above info, 1 warnings, 2 errors. */
+/* The exit code of a finding list: 0 nothing above info, 1 warnings, 2 errors. */
 int nd_findings_exit_code(const struct nd_findings *list);
 
 const char *nd_severity_name(enum nd_severity s);

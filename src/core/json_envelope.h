@@ -1,4 +1,4 @@
-/* The envelope every command's JSON output starts with (design.md §8):
+/* The envelope every command's JSON output starts with (docs/json.md):
  * "schema", "command" and "version" (the tool's), in that order, before the
  * command's own keys. One writer, so the commands cannot drift apart. */
 #ifndef ND_CORE_JSON_ENVELOPE_H

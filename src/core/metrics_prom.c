@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/fileio.h"
 #include "core/strbuf.h"
 #include "core/termsafe.h"
@@ -110,7 +111,7 @@ char *nd_prom_render(const struct nd_prom_snapshot *m, size_t *len)
         }
     nd_strbuf_adds(&sb, "# HELP npu_doctor_findings_total Findings reported so far, by category and severity.\n"
                         "# TYPE npu_doctor_findings_total counter\n");
-    for (size_t c = 0; c < sizeof nd_prom_categories / sizeof *nd_prom_categories; c++)
+    for (size_t c = 0; c < ND_ARRAY_SIZE(nd_prom_categories); c++)
         for (int sev = ND_SEV_ERROR; sev >= ND_SEV_INFO; sev--) {
             long n = 0;
             for (size_t i = 0; m->findings && i < m->findings->n; i++)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/strbuf.h"
 
 #define ND_REDACT_MAX_PATTERNS 64
@@ -58,7 +59,7 @@ static bool nd_in_list(const char *w, const char *const *list, size_t n)
     return false;
 }
 
-#define ND_IN(w, list) nd_in_list((w), (list), sizeof(list) / sizeof *(list))
+#define ND_IN(w, list) nd_in_list((w), (list), ND_ARRAY_SIZE(list))
 
 static bool nd_ends_with(const char *s, const char *suffix)
 {
@@ -97,7 +98,7 @@ static bool nd_builtin_secret_name(const char *name)
     for (; name[n] && n + 1 < sizeof up; n++)
         up[n] = (char)toupper((unsigned char)name[n]);
     up[n] = '\0';
-    for (size_t i = 0; i < sizeof nd_pathlike_suffixes / sizeof *nd_pathlike_suffixes; i++)
+    for (size_t i = 0; i < ND_ARRAY_SIZE(nd_pathlike_suffixes); i++)
         if (nd_ends_with(up, nd_pathlike_suffixes[i]))
             return false;
     char words[ND_NAME_MAX_WORDS][64];
@@ -111,7 +112,7 @@ static bool nd_builtin_secret_name(const char *name)
         return true;
     for (size_t i = 0; i < nw; i++) {
         bool hit = ND_IN(words[i], nd_secret_words);
-        for (size_t t = 0; !hit && t < sizeof nd_secret_tails / sizeof *nd_secret_tails; t++)
+        for (size_t t = 0; !hit && t < ND_ARRAY_SIZE(nd_secret_tails); t++)
             hit = nd_ends_with(words[i], nd_secret_tails[t]);
         if (!hit)
             continue;
@@ -329,7 +330,7 @@ static size_t nd_token_at(const char *start, const char *p)
     size_t jwt = nd_jwt_at(p);
     if (jwt)
         return jwt;
-    for (size_t i = 0; i < sizeof nd_token_shapes / sizeof *nd_token_shapes; i++) {
+    for (size_t i = 0; i < ND_ARRAY_SIZE(nd_token_shapes); i++) {
         const struct nd_token_shape *t = &nd_token_shapes[i];
         size_t plen = strlen(t->prefix);
         if (strncmp(p, t->prefix, plen) != 0)
@@ -352,7 +353,7 @@ static size_t nd_token_at(const char *start, const char *p)
 static char *nd_scrub_tokens(char *s)
 {
     bool maybe = strstr(s, "eyJ") != NULL;
-    for (size_t i = 0; i < sizeof nd_token_shapes / sizeof *nd_token_shapes && !maybe; i++)
+    for (size_t i = 0; i < ND_ARRAY_SIZE(nd_token_shapes) && !maybe; i++)
         maybe = strstr(s, nd_token_shapes[i].prefix) != NULL;
     if (!maybe)
         return s;
@@ -459,7 +460,7 @@ static char *nd_scrub_colon_pairs(char *s)
             v++;
         /* "Authorization: Basic <credentials>": the scheme word stays. */
         static const char *const schemes[] = {"Basic ", "Bearer ", "Token ", "Digest ", "Negotiate "};
-        for (size_t i = 0; i < sizeof schemes / sizeof *schemes; i++)
+        for (size_t i = 0; i < ND_ARRAY_SIZE(schemes); i++)
             if (strncasecmp(v, schemes[i], strlen(schemes[i])) == 0) {
                 v += strlen(schemes[i]);
                 while (*v == ' ')

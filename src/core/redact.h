@@ -1,4 +1,4 @@
-/* Secret redaction (design.md §6): every output that may be pasted into a
+/* Secret redaction: every output that may be pasted into a
  * public issue passes env values and free text through here. A redacted
  * value becomes "<redacted:XXXXXXXX>", a keyed hash (HMAC-SHA-256, see
  * redact_key.c), so two snapshots made under one key can still be compared

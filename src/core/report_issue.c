@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/redact.h"
+#include "core/array.h"
 #include "core/report.h"
 #include "core/strbuf.h"
 
@@ -88,7 +89,7 @@ static void nd_issue_python(FILE *fp, const json_t *py)
     const json_t *p = json_object_get(py, "packages");
     struct nd_strbuf sb = ND_STRBUF_INIT;
     nd_strbuf_init(&sb);
-    for (size_t i = 0; i < sizeof pkgs / sizeof *pkgs; i++) {
+    for (size_t i = 0; i < ND_ARRAY_SIZE(pkgs); i++) {
         const char *v = nd_str_at(json_object_get(p, pkgs[i]), "version");
         if (v)
             nd_strbuf_addf(&sb, "%s%s %s", sb.len ? ", " : "", pkgs[i], v);

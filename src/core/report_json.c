@@ -1,4 +1,4 @@
-/* JSON output per design.md §8: the envelope (core/json_envelope.h), the
+/* JSON output (docs/json.md): the envelope (core/json_envelope.h), the
  * findings, then each command's keys. */
 #include <errno.h>
 #include <stdio.h>

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/redact.h"
+#include "core/array.h"
 #include "core/report.h"
 #include "core/strbuf.h"
 #include "core/term.h"
@@ -68,7 +69,7 @@ static char *nd_out_text(const char *s)
             continue;
         }
         bool done = false;
-        for (size_t i = 0; i < sizeof nd_ascii_glyphs / sizeof *nd_ascii_glyphs && !done; i++) {
+        for (size_t i = 0; i < ND_ARRAY_SIZE(nd_ascii_glyphs) && !done; i++) {
             size_t gl = strlen(nd_ascii_glyphs[i].glyph);
             if (strncmp(p, nd_ascii_glyphs[i].glyph, gl) == 0) {
                 nd_strbuf_adds(&sb, nd_ascii_glyphs[i].ascii);
@@ -156,7 +157,7 @@ void nd_finding_print_text(const struct nd_finding *f, FILE *fp, bool color, con
     const char *bold = color ? C_BLD : "";
     const char *dim = color ? C_DIM : "";
     fprintf(fp, "%s%s%s%s%s: %s", p, sc, bold, nd_severity_name(f->severity), off, bold);
-    nd_put(fp, f->title);   /* a title is one line (design.md 5): people and scripts grep for it */
+    nd_put(fp, f->title);   /* a title is one line: people and scripts grep for it */
     fprintf(fp, "%s  %s[%s]%s\n", off, dim, f->id, off);
     for (size_t i = 0; i < f->nevidence; i++) {
         const struct nd_evidence *e = &f->evidence[i];

@@ -1,4 +1,4 @@
-/* Root-prefixed access to installation and device paths (design.md §2):
+/* Root-prefixed access to installation and device paths:
  * every read of /usr, /etc, /opt, /dev, /sys, /var/log and /proc/driver goes
  * through here, so tests can point the probes at a fixture tree (--root DIR)
  * and an operator can inspect a container's filesystem from outside.

@@ -1,4 +1,4 @@
-/* Child processes with deadlines (design.md §6). Every probe that can block
+/* Child processes with deadlines. Every probe that can block
  * (a Python import, npu-smi, a vendor library's init) runs through here, so a
  * hang or a crash becomes a described result instead of a hang of ours. */
 #ifndef ND_CORE_SPAWN_H

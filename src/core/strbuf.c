@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char nd_strbuf_empty[1];
+char nd_strbuf_empty[1];
 
 static void nd_oom(void)
 {
@@ -77,7 +77,8 @@ void nd_strbuf_init(struct nd_strbuf *sb)
 
 void nd_strbuf_grow(struct nd_strbuf *sb, size_t extra)
 {
-    if (!sb->buf || sb->cap == 0) {
+    /* cap 0: buf is nd_strbuf_empty (or NULL in a zeroed struct). */
+    if (sb->cap == 0) {
         size_t cap = extra + 1 < 64 ? 64 : extra + 1;
         sb->buf = nd_xmalloc(cap);
         sb->buf[0] = '\0';
@@ -138,12 +139,14 @@ void nd_strbuf_reset(struct nd_strbuf *sb)
     sb->len = 0;
     if (sb->cap)
         sb->buf[0] = '\0';
+    else
+        sb->buf = nd_strbuf_empty;
 }
 
 char *nd_strbuf_detach(struct nd_strbuf *sb, size_t *len)
 {
     char *p;
-    if (!sb->buf || sb->cap == 0)
+    if (sb->cap == 0)
         p = nd_xstrdup("");
     else
         p = sb->buf;

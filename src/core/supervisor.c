@@ -25,6 +25,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/array.h"
 #include "core/spawn.h"
 #include "core/strbuf.h"
 
@@ -117,7 +118,7 @@ static void nd_child_exec(const struct nd_supervisor *sv, const struct nd_superv
 {
     /* Dispositions back to what a shell would give: forwarded signals default
      * (SIGHUP stays ignored under nohup), SIGPIPE as we got it. */
-    for (size_t i = 0; i < sizeof nd_forwarded / sizeof *nd_forwarded; i++)
+    for (size_t i = 0; i < ND_ARRAY_SIZE(nd_forwarded); i++)
         if (!(nd_forwarded[i] == SIGHUP && sv->hup_ignored))
             signal(nd_forwarded[i], SIG_DFL);
     signal(SIGCHLD, SIG_DFL);
@@ -164,7 +165,7 @@ int nd_supervisor_start(const struct nd_supervisor_opts *opt, struct nd_supervis
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
-    for (size_t i = 0; i < sizeof nd_forwarded / sizeof *nd_forwarded; i++) {
+    for (size_t i = 0; i < ND_ARRAY_SIZE(nd_forwarded); i++) {
         struct sigaction old;
         sigaction(nd_forwarded[i], NULL, &old);
         if (nd_forwarded[i] == SIGHUP && old.sa_handler == SIG_IGN) {

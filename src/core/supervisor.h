@@ -3,8 +3,8 @@
  * own pipe, or a pty when ours is a terminal), forwards signals to the group,
  * escalates a second Ctrl-C, and reaps everything at the end. Monitoring hooks
  * in through callbacks; nothing here judges the job. */
-#ifndef ND_MONITOR_SUPERVISOR_H
-#define ND_MONITOR_SUPERVISOR_H
+#ifndef ND_CORE_SUPERVISOR_H
+#define ND_CORE_SUPERVISOR_H
 
 #include <stdbool.h>
 #include <stddef.h>

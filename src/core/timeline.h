@@ -1,15 +1,15 @@
 /* The report views of a series: JSON points, CSV rows and the SVG chart,
  * each over the run downsampled to at most ND_SERIES_HISTORY points. Pure:
  * no I/O (monitor.c writes the files). */
-#ifndef ND_MONITOR_TIMELINE_H
-#define ND_MONITOR_TIMELINE_H
+#ifndef ND_CORE_TIMELINE_H
+#define ND_CORE_TIMELINE_H
 
 #include <stddef.h>
 
 #include <jansson.h>
 
 #include "core/finding.h"
-#include "monitor/series.h"
+#include "core/series.h"
 
 /* {"interval_s", "devices": [...], "points": [{"t_s", "cpu_cores", ...}]} */
 json_t *nd_timeline_json(const struct nd_series *s, size_t max_points);

@@ -1,4 +1,4 @@
-/* The vendor device interface (design.md §4): one vtable per vendor, every
+/* The vendor device interface (docs/architecture.md): one vtable per vendor, every
  * vendor library opened with dlopen and its symbols declared by us. Callers
  * outside device/ use the guarded entry points (nd_device_query and the
  * session), which run the vtable in a child process with a deadline, so a
@@ -61,9 +61,9 @@ struct nd_device_state {
     size_t nprocs;
     struct nd_device_proc procs[ND_MAX_DEVICE_PROCS];
     double elapsed_s;
-    /* Added by issue 3 (additive): how a guarded query ended when it did
-     * not return by itself, and the first non-fatal problem (a per-device
-     * call that failed, a process list that could not be read). */
+    /* How a guarded query ended when it did not return by itself, and
+     * the first non-fatal problem (a per-device call that failed, a
+     * process list that could not be read). */
     bool timed_out;             /* the child hung in failed_call and was killed */
     bool crashed;               /* the child died from crash_signal in failed_call */
     int crash_signal;

@@ -1,6 +1,6 @@
 /* The device layer as JSON, one encoder for every command that shows
  * devices (ps, check, snapshot), so a field has one name, type and unit
- * wherever it appears (design.md §8: ratios 0-1 in *_ratio, bytes in
+ * wherever it appears (docs/json.md: ratios 0-1 in *_ratio, bytes in
  * *_bytes, words for states). Vendor-neutral: it reads struct nd_device and
  * struct nd_device_state only. */
 #ifndef ND_DEVICE_DEVICE_JSON_H

@@ -1,4 +1,4 @@
-/* The NVIDIA backend of the device vtable (design.md §4): NVML
+/* The NVIDIA backend of the device vtable: NVML
  * (libnvidia-ml.so.1) opened with dlopen, its symbols declared here from
  * docs/vendor-apis.md. Runs inside the guarded child of
  * nd_device_query / the device session, never in the tool's own process. */

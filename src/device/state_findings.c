@@ -1,5 +1,5 @@
 /* Judgement of the device layer's results: a failed, hung or crashed query
- * and notable vendor codes become findings (design.md §5), and so does a
+ * and notable vendor codes become findings, and so does a
  * failed runtime smoke test. Pure functions of the state: no I/O here. */
 #include <stdio.h>
 #include <string.h>

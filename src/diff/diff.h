@@ -9,8 +9,8 @@
  * the finding's severity), so "missing: /usr/local/Ascend/driver/lib64" and
  * "node-12 lacks /dev/davinci3" fall out of the same comparison. Values are
  * redacted as they are read. */
-#ifndef ND_CORE_DIFF_H
-#define ND_CORE_DIFF_H
+#ifndef ND_DIFF_DIFF_H
+#define ND_DIFF_DIFF_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* Private to the diff engine (diff.c, diff_flatten.c, diff_report.c): the
  * comparison's state and the one way facts enter it. */
-#ifndef ND_CORE_DIFF_PRIV_H
-#define ND_CORE_DIFF_PRIV_H
+#ifndef ND_DIFF_DIFF_PRIV_H
+#define ND_DIFF_DIFF_PRIV_H
 
 #include "diff/diff.h"
 #include "core/strtab.h"

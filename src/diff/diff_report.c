@@ -1,6 +1,6 @@
 /* Saying a diff: aligned text sections most relevant first (two files as
  * "A -> B" and "missing:/added:" entries; more files as "node-17: CANN 8.0.0
- * (others: 8.1.RC1)"), or the JSON of design.md §8. */
+ * (others: 8.1.RC1)"), or JSON. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -41,7 +41,7 @@ int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char 
 typedef void (*nd_kb_block_fn)(void *arg, const char *line, size_t len, size_t index);
 size_t nd_kb_block_lines(struct nd_kb *kb, const char *buf, size_t len, nd_kb_block_fn fn, void *arg);
 
-/* ---- Additions for explain, rules and tests (issue 5) ---- */
+/* ---- Introspection for explain, `rules list|test` and the tests ---- */
 
 #include <stdbool.h>
 #include <stdio.h>

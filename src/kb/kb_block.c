@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/strbuf.h"
+#include "core/array.h"
 #include "kb/kb_internal.h"
 
 struct nd_kb_block_ctx {
@@ -36,10 +37,7 @@ static int nd_kb_block_cb(unsigned int id, unsigned long long from, unsigned lon
     while (p > c->buf && p[-1] != '\n')
         p--;
     size_t start = (size_t)(p - c->buf);
-    if (c->n == c->cap) {
-        c->cap = c->cap ? 2 * c->cap : 64;
-        c->starts = nd_xrealloc(c->starts, c->cap * sizeof *c->starts);
-    }
+    ND_ALLOC_GROW(c->starts, c->n + 1, c->cap);
     c->starts[c->n++] = start;
     c->last_start = start;
     c->any = true;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/cachedir.h"
+#include "core/array.h"
 #include "core/fileio.h"
 #include "core/sha256.h"
 #include "core/strbuf.h"
@@ -104,10 +105,7 @@ static void nd_kb_cache_prune(const char *dir)
         struct stat st;
         if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
             continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            files = nd_xrealloc(files, cap * sizeof *files);
-        }
+        ND_ALLOC_GROW(files, n + 1, cap);
         files[n].name = nd_xstrdup(e->d_name);
         files[n].used = st.st_mtim;
         n++;

@@ -13,6 +13,7 @@
 #include <hs/hs.h>
 
 #include "core/finding.h"
+#include "core/array.h"
 #include "core/strbuf.h"
 #include "kb/kb_internal.h"
 
@@ -289,7 +290,7 @@ static void nd_cat_default(struct nd_cat_parser *p, const char *text, long line)
         else if (nd_cat_template_ok(p, val, line))
             nd_strv_push(&p->def.templates, val, line);
     }
-    for (size_t i = 0; !known && i < sizeof singles / sizeof singles[0]; i++) {
+    for (size_t i = 0; !known && i < ND_ARRAY_SIZE(singles); i++) {
         if (strcmp(key, singles[i].name) != 0)
             continue;
         known = true;
@@ -303,7 +304,7 @@ static void nd_cat_default(struct nd_cat_parser *p, const char *text, long line)
         else if (strcmp(key, "confidence") == 0 && nd_cat_confidence(val) < 0)
             bad = "confidence '%s' is not high, medium or low";
         else if (strcmp(key, "category") == 0 && !nd_category_is_valid(val))
-            bad = "category '%s' is not one of design.md 5";
+            bad = "category '%s' is not a known category (rules/FORMAT.md lists them)";
         if (bad) {
             char msg[300];
             snprintf(msg, sizeof msg, bad, val);
@@ -343,7 +344,7 @@ static void nd_cat_header(struct nd_cat_parser *p, char **fields, size_t n, long
         }
     }
     static const enum nd_cat_col required[] = {COL_CODE, COL_TITLE, COL_FIX, COL_EXAMPLE};
-    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+    for (size_t i = 0; i < ND_ARRAY_SIZE(required); i++)
         if (p->colpos[required[i]] < 0) {
             nd_cat_problem(p, line, "header lacks the required column '%s'", nd_cat_col_names[required[i]]);
             ok = false;
@@ -378,10 +379,7 @@ static void nd_cat_insert(struct nd_cat_parser *p, struct nd_kb_rule *r)
         nd_kb_rule_free(r);
         return;
     }
-    if (p->set->n == p->set->cap) {
-        p->set->cap = p->set->cap ? p->set->cap * 2 : 64;
-        p->set->v = nd_xrealloc(p->set->v, p->set->cap * sizeof *p->set->v);
-    }
+    ND_ALLOC_GROW(p->set->v, p->set->n + 1, p->set->cap);
     p->set->v[p->set->n] = *r;
     nd_cat_index_put(&p->idx, p->set, p->set->n);
     p->set->n++;
@@ -511,10 +509,7 @@ static size_t nd_cat_fields(const char *s, size_t len, char ***fields, size_t *c
     for (const char *p = s, *end = s + len;;) {
         const char *t = memchr(p, '\t', (size_t)(end - p));
         const char *e = t ? t : end;
-        if (n == *cap) {
-            *cap = *cap ? *cap * 2 : 16;
-            *fields = nd_xrealloc(*fields, *cap * sizeof **fields);
-        }
+        ND_ALLOC_GROW(*fields, n + 1, *cap);
         (*fields)[n++] = nd_cat_trim(p, (size_t)(e - p));
         if (!t)
             break;

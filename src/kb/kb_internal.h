@@ -1,5 +1,5 @@
 /* Private to src/kb/: the rule model, the rule-file parser and the compiled
- * matcher that kb_rules.c, kb_load.c, kb_scan.c and kb_rank.c share. Unit
+ * matcher that kb_rules.c, kb_load.c, kb_scan.c and kb_order.c share. Unit
  * tests include it to test the parser and the ranking directly. */
 #ifndef ND_KB_KB_INTERNAL_H
 #define ND_KB_KB_INTERNAL_H
@@ -192,7 +192,7 @@ struct nd_kb_occ {
 
 struct nd_strbuf;
 
-/* The ranks a rule was seen on (see kb_ranks.c). Zeroed is empty. */
+/* The ranks a rule was seen on (see kb_rankset.c). Zeroed is empty. */
 #define ND_KB_RANK_MAX 1000000
 struct nd_rank_set {
     uint64_t *words;

@@ -1,8 +1,8 @@
 /* Loads the knowledge base in a background thread, so `run` starts the job
  * and passes its output through at once while the rule database compiles
  * (tens of milliseconds). The monitor holds early lines until it is ready. */
-#ifndef ND_MONITOR_KB_LOADER_H
-#define ND_MONITOR_KB_LOADER_H
+#ifndef ND_KB_KB_LOADER_H
+#define ND_KB_KB_LOADER_H
 
 #include <stdbool.h>
 

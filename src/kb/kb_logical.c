@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/strbuf.h"
+#include "core/array.h"
 #include "kb/kb_logical.h"
 
 #define ND_KB_JOIN_MAX_LINES 32
@@ -58,7 +59,7 @@ static size_t nd_kb_vllm_header(const char *l, const char *e)
 {
     static const char *const levels[] = {"DEBUG ", "INFO ", "WARNING ", "ERROR ", "CRITICAL "};
     const char *p = NULL;
-    for (size_t i = 0; i < sizeof levels / sizeof levels[0] && !p; i++) {
+    for (size_t i = 0; i < ND_ARRAY_SIZE(levels) && !p; i++) {
         size_t k = strlen(levels[i]);
         if ((size_t)(e - l) > k && memcmp(l, levels[i], k) == 0)
             p = l + k;
@@ -217,10 +218,7 @@ size_t nd_kb_logical_build(const char *buf, size_t len, struct nd_kb_logical *lg
         }
         if (!indented)
             in_pytb = nd_kb_starts(c, le, "Traceback (most recent call last)");
-        if (lg->nlines == lg->tcap) {
-            lg->tcap = lg->tcap ? lg->tcap * 2 : 4096;
-            lg->lines = nd_xrealloc(lg->lines, lg->tcap * sizeof *lg->lines);
-        }
+        ND_ALLOC_GROW(lg->lines, lg->nlines + 1, lg->tcap);
         struct nd_kb_pline *pl = &lg->lines[lg->nlines];
         if (join) {
             /* The '\n' written after the previous line becomes the joint. */

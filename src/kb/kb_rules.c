@@ -11,6 +11,7 @@
 #include <ini.h>
 
 #include "core/fileio.h"
+#include "core/array.h"
 #include "core/strbuf.h"
 #include "kb/kb_internal.h"
 
@@ -184,10 +185,7 @@ static void nd_kb_rule_init(struct nd_kb_rule *r)
 
 static struct nd_kb_rule *nd_kb_set_push(struct nd_kb_ruleset *set)
 {
-    if (set->n == set->cap) {
-        set->cap = set->cap ? set->cap * 2 : 64;
-        set->v = nd_xrealloc(set->v, set->cap * sizeof *set->v);
-    }
+    ND_ALLOC_GROW(set->v, set->n + 1, set->cap);
     struct nd_kb_rule *r = &set->v[set->n++];
     nd_kb_rule_init(r);
     return r;
@@ -267,7 +265,8 @@ static void nd_kb_vocab_key(struct nd_kb_reader *rd, const char *category, const
     rd->new_section = false;
     rd->cur = NULL;
     if (!nd_category_is_valid(category)) {
-        nd_kb_problem(rd->problems, rd->file, rd->lineno, "[vocab.%s]: '%s' is not a category of design.md 5",
+        nd_kb_problem(rd->problems, rd->file, rd->lineno,
+                      "[vocab.%s]: '%s' is not a known category (rules/FORMAT.md lists them)",
                       category, category);
         return;
     }
@@ -432,7 +431,7 @@ int nd_kb_category_tier(const char *category)
         {ND_CAT_CPU_FALLBACK, 50},   {ND_CAT_DISTRIBUTED, 45},      {ND_CAT_INPUT_BOUND, 40},
         {ND_CAT_HANG, 30},
     };
-    for (size_t i = 0; i < sizeof tiers / sizeof tiers[0]; i++)
+    for (size_t i = 0; i < ND_ARRAY_SIZE(tiers); i++)
         if (category && strcmp(tiers[i].cat, category) == 0)
             return tiers[i].tier;
     return 0;
@@ -665,7 +664,8 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
         if (!r->category)
             nd_kb_problem(problems, r->file, r->line, "[%s] has no category", r->id);
         else if (!nd_category_is_valid(r->category))
-            nd_kb_problem(problems, r->file, r->line, "[%s] category '%s' is not one of design.md 5", r->id,
+            nd_kb_problem(problems, r->file, r->line,
+                          "[%s] category '%s' is not a known category (rules/FORMAT.md lists them)", r->id,
                           r->category);
         if (r->fixes.n == 0)
             nd_kb_problem(problems, r->file, r->line, "[%s] has no fix", r->id);

@@ -22,6 +22,7 @@
 #endif
 
 #include "core/fileio.h"
+#include "core/array.h"
 #include "core/strbuf.h"
 #include "kb/kb_internal.h"
 #include "kb/kb_logical.h"
@@ -350,7 +351,7 @@ static void nd_kb_wrapper_window(struct nd_kb_scan *s, size_t ri, long line, con
             size_t k = 0;
             while (k < s->nwrap && s->wrap_rule[k] != ri)
                 k++;
-            if (k == s->nwrap && k < sizeof s->wrap_rule / sizeof s->wrap_rule[0]) {
+            if (k == s->nwrap && k < ND_ARRAY_SIZE(s->wrap_rule)) {
                 s->wrap_rule[k] = ri;
                 s->wrap_count[k] = 0;
                 s->nwrap++;

@@ -34,7 +34,7 @@
 #include <sys/types.h>
 
 #include "core/finding.h"
-#include "monitor/series.h"
+#include "core/series.h"
 
 #define ND_BUSY_CORES 0.8           /* "about one core": tick rounding absorbed */
 #define ND_BUSY_RUNNABLE 0.8

@@ -32,7 +32,7 @@
 #include "monitor/linecache.h"
 #include "monitor/procverdict.h"
 #include "monitor/sampler.h"
-#include "monitor/series.h"
+#include "core/series.h"
 #include "monitor/threads.h"
 #include "core/timeline.h"
 #include "probe/checkup.h"

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "monitor/detect.h"
-#include "monitor/series.h"
+#include "core/series.h"
 
 /* Past this many processes the rest are counted, not listed. */
 #define ND_PROC_REGISTRY_MAX 4096

@@ -15,7 +15,7 @@
 #include "core/error.h"
 #include "core/finding.h"
 #include "monitor/detect.h"
-#include "monitor/series.h"
+#include "core/series.h"
 
 struct nd_sampler_opts {
     pid_t root;                 /* the job's main process */

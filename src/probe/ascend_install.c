@@ -1,4 +1,4 @@
-/* The Ascend install as files (ascend.md §1-2): driver and firmware
+/* The Ascend install as files: driver and firmware
  * version.info, /etc/ascend_install.info, the CANN toolkit in the classic
  * (ascend-toolkit/latest) and the 8.5+ (cann-<v>, ascend_cann_install.info)
  * layouts, /dev/davinci* and npu-smi. Every path goes through the root. */

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/array.h"
+
 static const char *const nd_logver_names[ND_LOGVER_COUNT] = {
     "torch", "torch_npu", "torch's CUDA", "Python", "CANN", "NPU driver", "NVIDIA driver", "driver CUDA",
     "CUDA toolkit", "ROCm",
@@ -101,7 +103,7 @@ int nd_logver_scan(const char *line, size_t len, struct nd_logver *out)
     for (const char *p = line; p < end; p++) {
         if (p > line && nd_word_char(p[-1]))
             continue;
-        for (size_t k = 0; k < sizeof nd_logkeys / sizeof nd_logkeys[0]; k++) {
+        for (size_t k = 0; k < ND_ARRAY_SIZE(nd_logkeys); k++) {
             size_t n = strlen(nd_logkeys[k].key);
             if ((size_t)(end - p) < n || strncasecmp(p, nd_logkeys[k].key, n) != 0)
                 continue;

@@ -1,4 +1,4 @@
-/* The NVIDIA install as files (nvidia.md): /proc/driver/nvidia/version,
+/* The NVIDIA install as files: /proc/driver/nvidia/version,
  * /dev/nvidia*, libcuda.so.1 and libnvidia-ml.so.1 on the job's library path. */
 #include "probe/cuda_install.h"
 

@@ -1,5 +1,5 @@
-/* The job environment judged against CANN's set_env.sh (ascend.md §1) and
- * the CUDA selection variables (nvidia.md). This is the seed case: CANN
+/* The job environment judged against CANN's set_env.sh and the CUDA
+ * selection variables. This is the seed case: CANN
  * installed, set_env.sh never sourced, the job silently on the CPU. */
 #include "probe/envcheck.h"
 
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/json_util.h"
 #include "core/redact.h"
 #include "core/rootfs.h"
@@ -253,7 +254,7 @@ static void nd_check_debug(const struct nd_environ *env, struct nd_findings *out
         {"CUDA_LAUNCH_BLOCKING", {"1", NULL, NULL}, "runs every CUDA kernel synchronously"},
     };
     struct nd_finding *f = NULL;
-    for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++) {
+    for (size_t i = 0; i < ND_ARRAY_SIZE(sw); i++) {
         const char *v = nd_environ_get(env, sw[i].var);
         if (!v)
             continue;

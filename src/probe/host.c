@@ -13,6 +13,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/fileio.h"
 #include "core/json_util.h"
 #include "core/rootfs.h"
@@ -88,7 +89,7 @@ const char *nd_host_cgroup_container(const char *buf, size_t len)
         {"kubepods", "kubernetes"}, {"docker", "docker"}, {"libpod", "podman"},
         {"containerd", "containerd"}, {"/lxc/", "lxc"}, {"crio", "cri-o"},
     };
-    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
+    for (size_t i = 0; i < ND_ARRAY_SIZE(marks); i++)
         if (memmem(buf, len, marks[i].needle, strlen(marks[i].needle)))
             return marks[i].kind;
     return NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/array.h"
 #include "core/fileio.h"
 #include "core/rootfs.h"
 #include "core/strbuf.h"
@@ -62,10 +63,7 @@ int nd_kvfile_parse(const char *buf, size_t len, struct nd_kvfile *out, struct n
         }
         if (vn > ND_KV_MAX_VALUE)
             vn = ND_KV_MAX_VALUE;
-        if (out->n == cap) {
-            cap = cap ? cap * 2 : 16;
-            out->v = nd_xrealloc(out->v, cap * sizeof *out->v);
-        }
+        ND_ALLOC_GROW(out->v, out->n + 1, cap);
         out->v[out->n].key = nd_xstrndup(k, kn);
         out->v[out->n].value = nd_xstrndup(v, vn);
         out->v[out->n].line = lineno;

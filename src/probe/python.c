@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/array.h"
 #include "core/fileio.h"
 #include "core/json_util.h"
 #include "core/rootfs.h"
@@ -719,7 +720,7 @@ void nd_python_judge(const struct nd_python *py, bool ascend, bool nvidia, bool 
                                    ND_PKG_SYMPY, ND_PKG_CLOUDPICKLE, ND_PKG_TORNADO};
         struct nd_strbuf miss = ND_STRBUF_INIT;
         nd_strbuf_init(&miss);
-        for (size_t i = 0; i < sizeof deps / sizeof deps[0]; i++)
+        for (size_t i = 0; i < ND_ARRAY_SIZE(deps); i++)
             if (!py->pkg[deps[i]].found)
                 nd_strbuf_addf(&miss, "%s%s", miss.len ? " " : "", nd_pkg_names[deps[i]]);
         if (miss.len) {

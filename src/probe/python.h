@@ -16,7 +16,7 @@
 
 enum nd_pkg_id {
     ND_PKG_TORCH, ND_PKG_TORCH_NPU, ND_PKG_TRANSFORMERS, ND_PKG_ACCELERATE, ND_PKG_DEEPSPEED, ND_PKG_NUMPY,
-    /* the tbe compiler's own imports (ascend.md §1) */
+    /* the tbe compiler's own imports */
     ND_PKG_DECORATOR, ND_PKG_SCIPY, ND_PKG_ATTRS, ND_PKG_PSUTIL, ND_PKG_SYMPY, ND_PKG_CLOUDPICKLE, ND_PKG_TORNADO,
     ND_PKG_COUNT
 };

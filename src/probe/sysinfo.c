@@ -11,6 +11,7 @@
 #include <gnu/libc-version.h>
 #endif
 
+#include "core/array.h"
 #include "core/error.h"
 #include "core/fileio.h"
 #include "core/json_util.h"
@@ -76,7 +77,7 @@ const char *nd_sysinfo_arm_part(unsigned implementer, unsigned part, const char 
 {
     if (vendor)
         *vendor = nd_arm_vendor(implementer);
-    for (size_t i = 0; i < sizeof nd_arm_parts / sizeof *nd_arm_parts; i++)
+    for (size_t i = 0; i < ND_ARRAY_SIZE(nd_arm_parts); i++)
         if (nd_arm_parts[i].implementer == implementer && nd_arm_parts[i].part == part)
             return nd_arm_parts[i].name;
     return NULL;

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "core/array.h"
 #include "core/rootfs.h"
 #include "probe/pathfmt.h"
 
@@ -81,7 +82,7 @@ void nd_cuda_toolkit_probe(char *out, size_t size, char *file, size_t file_size)
     static const char *const files[] = {"/usr/local/cuda/version.json", "/usr/local/cuda/version.txt"};
     nd_pfmt(out, size, "%s", "");
     nd_pfmt(file, file_size, "%s", "");
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+    for (size_t i = 0; i < ND_ARRAY_SIZE(files); i++)
         if (nd_probe_file(files[i], nd_cuda_toolkit_parse, out, size)) {
             nd_pfmt(file, file_size, "%s", files[i]);
             return;

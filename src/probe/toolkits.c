@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "core/array.h"
 #include "core/error.h"
 #include "core/json_util.h"
 #include "core/rootfs.h"
@@ -233,7 +234,7 @@ static bool nd_probe_cudnn_header(const struct nd_toolkits *t, const char *const
         if (t->cuda_home[0] && nd_pfmt(p, sizeof p, "%s/include/%s", t->cuda_home, names[k]) >= 0 &&
             nd_read_parse(p, nd_tk_parse_cudnn_header, out->cudnn_version, sizeof out->cudnn_version))
             goto found;
-        for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+        for (size_t i = 0; i < ND_ARRAY_SIZE(dirs); i++)
             if (nd_pfmt(p, sizeof p, "%s/%s", dirs[i], names[k]) >= 0 &&
                 nd_read_parse(p, nd_tk_parse_cudnn_header, out->cudnn_version, sizeof out->cudnn_version))
                 goto found;

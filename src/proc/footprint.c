@@ -1,4 +1,4 @@
-/* Does a process hold a device? (design.md §4) Three ways, strongest first:
+/* Does a process hold a device? Three ways, strongest first:
  * the vendor's process list (host pids, matched through NSpid), open device
  * files in /proc/PID/fd, and runtime/framework libraries in /proc/PID/maps.
  * Maps of a torch process run to thousands of lines and cost the kernel far
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/rootfs.h"
+#include "core/array.h"
 #include "core/spawn.h"
 #include "core/strbuf.h"
 #include "proc/footprint.h"
@@ -463,10 +464,7 @@ static int nd_fd_scan(int dfd, bool rewind, struct nd_fp_entry *e, bool full)
             if (d->d_name[0] < '0' || d->d_name[0] > '9')
                 continue;
             int fd = atoi(d->d_name);
-            if (nfds == capfds) {
-                capfds = capfds ? capfds * 2 : 64;
-                fds = nd_xrealloc(fds, capfds * sizeof *fds);
-            }
+            ND_ALLOC_GROW(fds, nfds + 1, capfds);
             fds[nfds++] = fd;
             struct nd_fp_devfd dev = {fd, -1, ""};
             bool is_dev = false;
@@ -487,10 +485,7 @@ static int nd_fd_scan(int dfd, bool rewind, struct nd_fp_entry *e, bool full)
                 }
             }
             if (is_dev) {
-                if (ndevs == capdevs) {
-                    capdevs = capdevs ? capdevs * 2 : 8;
-                    devs = nd_xrealloc(devs, capdevs * sizeof *devs);
-                }
+                ND_ALLOC_GROW(devs, ndevs + 1, capdevs);
                 devs[ndevs++] = dev;
             }
         }

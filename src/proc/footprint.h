@@ -1,4 +1,4 @@
-/* Does a process hold a device? Three ways, strongest first (design.md §4):
+/* Does a process hold a device? Three ways, strongest first:
  * the vendor's process list, open device files in /proc/PID/fd, and mapped
  * runtime/framework libraries in /proc/PID/maps. The frameworks found in maps
  * are evidence on their own: "torch loaded, torch_npu not loaded" means a

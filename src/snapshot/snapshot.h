@@ -1,4 +1,4 @@
-/* The snapshot document (design.md §8): what `npu-doctor snapshot` writes and
+/* The snapshot document: what `npu-doctor snapshot` writes and
  * `npu-doctor diff` reads. One JSON object:
  *   {"schema": "npu-doctor/2", "command": "snapshot", "version": "0.x",
  *    "snapshot_version": 1,
@@ -11,8 +11,8 @@
  * (snapshot_read.c). The gathered parts come from probes: check's facts
  * (probe/checkup.h), devices (snapshot/snapshot_devices.h), limits and device
  * files (snapshot/snapshot_host.h), Python packages (probe/python_packages.h). */
-#ifndef ND_CORE_SNAPSHOT_H
-#define ND_CORE_SNAPSHOT_H
+#ifndef ND_SNAPSHOT_SNAPSHOT_H
+#define ND_SNAPSHOT_SNAPSHOT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* The devices a snapshot records: one guarded query per vendor of the
  * device layer, as the snapshot's "devices" and "device_layer" sections. */
-#ifndef ND_PROBE_SNAPSHOT_DEVICES_H
-#define ND_PROBE_SNAPSHOT_DEVICES_H
+#ifndef ND_SNAPSHOT_SNAPSHOT_DEVICES_H
+#define ND_SNAPSHOT_SNAPSHOT_DEVICES_H
 
 #include <jansson.h>
 

@@ -1,7 +1,7 @@
 /* Host facts a snapshot records beside check's: the limits a training job
  * trips over and the accelerator device files present. */
-#ifndef ND_PROBE_SNAPSHOT_HOST_H
-#define ND_PROBE_SNAPSHOT_HOST_H
+#ifndef ND_SNAPSHOT_SNAPSHOT_HOST_H
+#define ND_SNAPSHOT_SNAPSHOT_HOST_H
 
 #include <jansson.h>
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The real-hardware check of the NVIDIA path (issue 3 §7), for a session lent
+# The real-hardware check of the NVIDIA path, for a session lent
 # an NVIDIA GPU: in one call, under 5 minutes, it builds npu-doctor, runs
 # `check --level 3`, and asserts that `ps` sees a PyTorch job on the GPU as
 # on-device and a CPU-only one (CUDA_VISIBLE_DEVICES=) as cpu-only, and that

@@ -20,7 +20,7 @@ run_nd "$T/j" "$T/err" check --json --root "$C80" --env-file "$E/plain.env"
 expect_rc 2 "seed case --json"
 assert_json "$T/j" 'd["schema"] == "npu-doctor/2" and d["command"] == "check"'
 assert_json "$T/j" 'any(f["id"] == "env.cann-not-loaded" and f["category"] == "env-not-loaded" and f["severity"] == "error" and f["fix"][0] == "source /usr/local/Ascend/ascend-toolkit/set_env.sh" for f in d["findings"])' \
-  "seed finding as in design.md §8"
+  "seed finding in the documented JSON shape"
 assert_json "$T/j" 'all(k in d["facts"] for k in ["host","ascend","nvidia","environment","python","distributed","devices"])' \
   "facts grouped host/ascend/nvidia/environment/python/distributed/devices"
 assert_json "$T/j" 'd["facts"]["ascend"]["cann"]["version"] == "8.0.0" and d["facts"]["ascend"]["cann"]["layout"] == "classic"'

@@ -11,7 +11,7 @@ if [ "${#files[@]}" -eq 16 ]; then pass "16 fixture snapshots"; else fail "${#fi
 run_nd "$T/out" "$T/err" diff "${files[@]}"
 expect_rc 1 "outliers found"
 assert_contains "$T/out" "16 snapshots: 2 differ from the majority (node-07, node-12)" "summary names both nodes"
-assert_contains "$T/out" "node-07: firmware 7.3.0.1.231 (others: 7.5.0.1.129)" "older firmware reads like the issue"
+assert_contains "$T/out" "node-07: firmware 7.3.0.1.231 (others: 7.5.0.1.129)" "older firmware reads as the outlier against the rest"
 assert_contains "$T/out" "node-12: missing device file /dev/davinci3 (others have it)" "missing device file"
 assert_contains "$T/out" "node-12: missing device ascend:3 (others have it)" "missing device"
 for n in 01 02 03 04 05 06 08 09 10 11 13 14 15 16; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# explain on the shapes real logs have (issue 9): an EZ9999 wrapper whose
+# explain on the shapes real logs have: an EZ9999 wrapper whose
 # indented TraceBack names the cause, rank prefixes on every line, context
 # rules (CUDA calls on a torch_npu host; an AI CPU timeout on GetNext), one
 # finding per line, and a low-confidence finding for an unknown failure.

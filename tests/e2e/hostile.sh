@@ -3,7 +3,7 @@
 # are symlinks, devices or FIFOs; closed standard descriptors; jobs that
 # ignore SIGTERM or outlive a SIGKILLed supervisor; planted secrets; escape
 # sequences and invalid UTF-8 in what other users control; odd input files.
-# One section per class of the hardening issue. Every wait here is bounded
+# One section per class of hostile input or environment. Every wait here is bounded
 # (a hang is a failure, never a pass) and nothing asserts on elapsed time.
 . "$(dirname "$0")/lib/assert.sh"
 

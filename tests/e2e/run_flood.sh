@@ -36,7 +36,7 @@ flood_case() { # flood_case NAME LINES EVERY
   assert_not_contains "$T/$name.err" "no problems found" "$name: not called healthy"
 }
 
-# torch_npu's dtype warning on every line (the 2M copies).
+# torch_npu's dtype warning on every line, 2M copies (as real floods go).
 flood_case same 2000000 1
 # A warning on every fifth line, distinct step lines between.
 flood_case mixed 1500000 5

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Planted secrets appear in no output of any command (design.md §6): HF_TOKEN,
+# Planted secrets appear in no output of any command: HF_TOKEN,
 # AWS_SECRET_ACCESS_KEY, WANDB_API_KEY, a MASTER_URL with user:password, and a
 # variable the operator adds with --redact. Every command that could print
 # them is run with them in its environment, argv or input, and everything it

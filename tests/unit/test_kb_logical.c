@@ -1,4 +1,4 @@
-/* Unit tests for the matcher's view of a log (issue 9): per-line prefixes
+/* Unit tests for the matcher's view of a log: per-line prefixes
  * and continuation lines (kb_logical.c), one finding per line (kb_spec.c),
  * context rules (requires/unless/within), the fallback for unknown
  * failures (kb_fallback.c) and the refusal of unsafe captures. */
@@ -147,7 +147,7 @@ static void test_wrapped_message_matches(void **state)
     f = explain(kb, line);
     assert_true(has(&f, "t.split"));
     nd_findings_free(&f);
-    /* A prefix no longer defeats an anchored pattern. */
+    /* A prefix does not defeat an anchored pattern. */
     f = explain(kb, "[rank0]: Anchored start of a message\n");
     assert_true(has(&f, "t.anchored"));
     nd_findings_free(&f);

@@ -16,7 +16,7 @@
 #include "core/finding.h"
 #include "monitor/detect.h"
 #include "monitor/sampler.h"
-#include "monitor/series.h"
+#include "core/series.h"
 #include "core/timeline.h"
 #include "proc/footprint.h"
 
@@ -640,7 +640,7 @@ static void test_timeline_views(void **state)
     assert_true(json_array_size(json_object_get(j, "points")) <= 2000);
     assert_int_equal(json_array_size(json_object_get(j, "devices")), 8);
     json_t *p0 = json_array_get(json_object_get(j, "points"), 1);
-    /* Utilisation is a 0-1 ratio in JSON (design.md §8), a percent in the CSV. */
+    /* Utilisation is a 0-1 ratio in JSON (docs/json.md), a percent in the CSV. */
     assert_null(json_object_get(p0, "util_pct"));
     assert_float_equal(json_real_value(json_array_get(json_object_get(p0, "utilization_ratio"), 3)), 0.70, 1e-9);
     json_decref(j);

@@ -17,7 +17,7 @@
 #include "monitor/exit_tail.h"
 #include "monitor/kmsg.h"
 #include "monitor/procverdict.h"
-#include "monitor/series.h"
+#include "core/series.h"
 #include "proc/footprint.h"
 
 #define NDEV 8

@@ -1,4 +1,4 @@
-/* Unit tests for ranking (kb_rank.c) and the scanner's grouping (kb_scan.c):
+/* Unit tests for the order of findings (kb_order.c) and the scanner's grouping (kb_scan.c):
  * causes before symptoms, outranks, earliest timestamp across files,
  * wrappers deferring to specific lines, repeats grouped with counts. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Ranking: turns per-rule hits into findings ordered root cause first.
+/* The order of explain's findings: per-rule hits become findings, root cause first.
  * Order: severity, then the rule's tier (cause categories above symptoms,
  * wrappers last), then the earliest timestamp across files, then first
  * appearance; finally each rule's `outranks` list is enforced. Pure. */

@@ -4,8 +4,8 @@
  * buckets (pairs merge when full). Every sample also carries running
  * integrals (CPU seconds, seconds on a device, utilisation x seconds...),
  * so a detector gets the average over any span by subtracting two samples. */
-#ifndef ND_MONITOR_SERIES_H
-#define ND_MONITOR_SERIES_H
+#ifndef ND_CORE_SERIES_H
+#define ND_CORE_SERIES_H
 
 #include <stdbool.h>
 #include <stddef.h>

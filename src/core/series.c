@@ -1,6 +1,6 @@
 /* The bounded time series of run/watch: a raw ring for the detectors plus a
  * downsampled history for the report and chart (see series.h). */
-#include "monitor/series.h"
+#include "core/series.h"
 
 #include <math.h>
 #include <stdlib.h>
