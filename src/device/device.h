@@ -130,6 +130,7 @@ struct nd_vendor {
 
 extern const struct nd_vendor nd_vendor_ascend;
 extern const struct nd_vendor nd_vendor_nvidia;
+extern const struct nd_vendor nd_vendor_rocm;
 /* NULL-terminated list of every vendor, Ascend first; at most ND_MAX_VENDORS. */
 extern const struct nd_vendor *const nd_vendors[];
 
@@ -193,6 +194,7 @@ const char *nd_dcmi_strerror(int code);
 const char *nd_acl_strerror(int code);
 const char *nd_nvml_strerror(int code);
 const char *nd_cuda_strerror(int code);
+const char *nd_rsmi_strerror(int code);
 
 /* Runtime smoke tests (check --level 2/3), each in a guarded child:
  * Ascend through ACL, NVIDIA through the CUDA driver API. */

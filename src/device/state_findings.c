@@ -68,6 +68,32 @@ static struct nd_code_judgement nd_judge_dcmi(int code)
     return j;
 }
 
+static struct nd_code_judgement nd_judge_rsmi(int code)
+{
+    struct nd_code_judgement j = {ND_CAT_NO_DEVICE, "driver-error", "check the GPUs with rocm-smi (hy-smi on Hygon)",
+                                  NULL};
+    switch (code) {
+    case 8: /* RSMI_STATUS_INIT_ERROR */
+    case 3: /* RSMI_STATUS_FILE_ERROR */
+        j.suffix = "driver-not-loaded";
+        j.fix1 = "load the amdgpu kernel driver (modprobe amdgpu) and check dmesg | grep -i amdgpu";
+        j.fix2 = "in a container pass --device /dev/kfd --device /dev/dri";
+        break;
+    case 4: /* RSMI_STATUS_PERMISSION */
+        j.suffix = "permission-denied";
+        j.fix1 = "add this user to the render and video groups (usermod -aG render,video USER), or run as root";
+        break;
+    case 16: /* RSMI_STATUS_BUSY */
+        j.category = ND_CAT_DEVICE_FAULT;
+        j.suffix = "device-busy";
+        j.fix1 = "wait and retry; check rocm-smi and dmesg | grep -i amdgpu";
+        break;
+    default:
+        break;
+    }
+    return j;
+}
+
 static struct nd_code_judgement nd_judge_nvml(int code)
 {
     struct nd_code_judgement j = {ND_CAT_NO_DEVICE, "driver-error", "check the GPUs with nvidia-smi", NULL};
@@ -151,7 +177,9 @@ static void nd_failed_state_findings(const struct nd_device_state *st, struct nd
         f->confidence = ND_CONF_HIGH;
         return;
     }
-    struct nd_code_judgement j = nd_is_ascend(st) ? nd_judge_dcmi(st->vendor_code) : nd_judge_nvml(st->vendor_code);
+    struct nd_code_judgement j = nd_is_ascend(st)                  ? nd_judge_dcmi(st->vendor_code)
+                                 : strcmp(st->vendor, "rocm") == 0 ? nd_judge_rsmi(st->vendor_code)
+                                                                   : nd_judge_nvml(st->vendor_code);
     snprintf(id, sizeof id, "device.%s.%s", st->vendor, j.suffix);
     f = nd_findings_add(out, id, j.category, ND_SEV_ERROR, "%s", st->error[0] ? st->error : "device query failed");
     /* The title already carries the meaning; the evidence is the raw fact. */

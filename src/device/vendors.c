@@ -10,7 +10,7 @@
 #include "core/rootfs.h"
 #include "device/device.h"
 
-const struct nd_vendor *const nd_vendors[] = {&nd_vendor_ascend, &nd_vendor_nvidia, NULL};
+const struct nd_vendor *const nd_vendors[] = {&nd_vendor_ascend, &nd_vendor_nvidia, &nd_vendor_rocm, NULL};
 
 _Static_assert(sizeof nd_vendors / sizeof nd_vendors[0] - 1 <= ND_MAX_VENDORS, "raise ND_MAX_VENDORS");
 

@@ -193,12 +193,13 @@ static void nd_do_cuda(struct nd_checkup *c)
 
 /* ---- devices (level 2+): the device layer ---- */
 
+/* The vendor's library is there (its own search), or its device nodes are. */
 static bool nd_vendor_relevant(const struct nd_vendor *v)
 {
-    char lib[4096];
-    if (nd_device_find_library(v->lib_soname, v->lib_override_env, v->lib_dirs, lib, sizeof lib) == 0)
-        return true;
-    return nd_vendor_count_nodes(v) > 0;
+    struct nd_device_state *st = nd_xcalloc(1, sizeof *st);
+    bool found = v->locate(st) == 0;
+    free(st);
+    return found || nd_vendor_count_nodes(v) > 0;
 }
 
 /* The device state of vendor v, NULL when it was not queried. */
