@@ -433,7 +433,7 @@ const struct nd_vendor nd_vendor_rocm = {
     .label = "ROCm",
     .device_word = "gpu",
     .device_noun = "GPU",
-    .device_phrase = "AMD GPU or Hygon DCU",
+    .device_phrase = "ROCm GPU",
     .visible_env = nd_rocm_visible_env,
     /* Render nodes start at 128; they count only beside /dev/kfd, so an
      * ordinary graphics card without ROCm is not taken for one. */
