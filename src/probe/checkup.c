@@ -26,6 +26,7 @@
 #include "probe/distributed.h"
 #include "probe/envcheck.h"
 #include "probe/host.h"
+#include "probe/install_probe.h"
 #include "probe/pathfmt.h"
 #include "probe/pyimport.h"
 #include "probe/python.h"
@@ -381,6 +382,17 @@ static void nd_do_smoke(struct nd_checkup *c)
     }
 }
 
+/* ---- installs of vendors that have an install probe (install_probe.h) ---- */
+
+static void nd_do_install_probes(struct nd_checkup *c)
+{
+    for (size_t i = 0; nd_install_probes[i]; i++) {
+        const struct nd_install_probe *p = nd_install_probes[i];
+        struct nd_install_ctx ctx = {c->opt->env, c->py, nd_state_of(c, p->vendor), c->opt->level};
+        p->run(&ctx, c->rep);
+    }
+}
+
 /* ---- what collect_env shows: OS, kernel, glibc, CPU, toolkits ---- */
 
 static void nd_do_system(struct nd_checkup *c)
@@ -717,6 +729,7 @@ int nd_checkup_run(const struct nd_check_options *opt, struct nd_report *rep, st
         c.has_nvidia |= nv && nv->status == 0 && nv->ndevices > 0;
     }
     nd_do_python(&c);
+    nd_do_install_probes(&c);
     nd_do_system(&c);
     nd_do_env(&c);
     nd_do_compat(&c);

@@ -8,9 +8,11 @@ import re
 import sys
 
 # Words that only a vendor's own code should need.
+# "rocm" and "hip" inside identifiers count (nd_vendor_rocm, ND_FW_HIP), inside
+# words not (sigprocmask, ownership).
 PATTERN = re.compile(
-    r"ascend|nvidia|cuda|\brocm|\bhip|\bamd(?:gpu|\b)|hygon|npu-smi|hy-smi|davinci|dcmi|nvml|rsmi|\bcann\b|"
-    r"torch_npu|hccl|nccl|rccl|\bkfd\b",
+    r"ascend|nvidia|cuda|(?<![a-z])rocm|(?<![a-z])hip|(?<![a-z])amd(?:gpu|hip|(?![a-z0-9]))|hygon|npu-smi|"
+    r"hy-smi|davinci|dcmi|nvml|rsmi|(?<![a-z])cann(?![a-z])|torch_npu|hccl|nccl|rccl|(?<![a-z])kfd(?![a-z])",
     re.IGNORECASE,
 )
 EXEMPT_DIRS = ("src/device/",)
