@@ -423,6 +423,7 @@ const struct nd_vendor nd_vendor_ascend = {
     .collective_fix = "HCCL_CONNECT_TIMEOUT and HCCL_EXEC_TIMEOUT decide how long a collective waits; "
                       "device logs: ~/ascend/log/debug/plog/, npu-smi info",
     .smoke = nd_smoke_ascend,
+    .env_findings = nd_env_hints_ascend,
     .lib_soname = "libdcmi.so",
     .lib_override_env = "NPU_DOCTOR_DCMI_LIB",
     .lib_dirs = nd_ascend_dcmi_dirs,

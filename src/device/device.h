@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/environ.h"
 #include "core/error.h"
 #include "core/finding.h"
 #include "device/framework.h"
@@ -107,6 +108,9 @@ struct nd_vendor {
     const char *torch_check;                /* a one-line command that must print True */
     const char *set_device_fix;             /* how every rank picks its device */
     const char *collective_fix;             /* how to see a stuck collective */
+    /* Why the job's own environment keeps it off the device (set_env.sh not
+     * sourced, a visible-devices list naming none): findings, or nothing. */
+    void (*env_findings)(const struct nd_environ *env, pid_t pid, struct nd_findings *out);
     /* The runtime smoke test (check --level 2/3), or NULL when there is none. */
     int (*smoke)(int level, double timeout_s, struct nd_smoke_result *out);
     const char *lib_soname;                 /* "libdcmi.so", "libnvidia-ml.so.1" */
@@ -185,6 +189,11 @@ void nd_device_session_close(struct nd_device_session *s);
  * Returns 0 with the path, or -ENOENT. */
 int nd_device_find_library(const char *soname, const char *override_env, const char *const *std_dirs,
                            char *out, size_t size);
+
+/* The env_findings hooks of the descriptors (env_hints.c). */
+void nd_env_hints_ascend(const struct nd_environ *env, pid_t pid, struct nd_findings *out);
+void nd_env_hints_nvidia(const struct nd_environ *env, pid_t pid, struct nd_findings *out);
+void nd_env_hints_rocm(const struct nd_environ *env, pid_t pid, struct nd_findings *out);
 
 /* Turns a failed or noteworthy state into findings (-8005, NVML 18, a hang...). */
 void nd_device_state_findings(const struct nd_device_state *st, struct nd_findings *out);

@@ -487,6 +487,7 @@ const struct nd_vendor nd_vendor_nvidia = {
                       "building the model",
     .collective_fix = "NCCL_DEBUG=INFO and TORCH_NCCL_BLOCKING_WAIT=1; device logs: dmesg | grep -i xid",
     .smoke = nd_smoke_cuda,
+    .env_findings = nd_env_hints_nvidia,
     .lib_soname = "libnvidia-ml.so.1",
     .lib_override_env = "NPU_DOCTOR_NVML_LIB",
     .lib_dirs = nd_nvml_std_dirs,

@@ -456,6 +456,7 @@ const struct nd_vendor nd_vendor_rocm = {
                       "torch.cuda.set_device(LOCAL_RANK) before building the model",
     .collective_fix = "NCCL_DEBUG=INFO (RCCL reads the same variables); device logs: dmesg | grep -i amdgpu",
     .smoke = NULL,
+    .env_findings = nd_env_hints_rocm,
     .lib_soname = "librocm_smi64.so",
     .lib_override_env = "NPU_DOCTOR_RSMI_LIB",
     .lib_dirs = nd_rsmi_std_dirs,

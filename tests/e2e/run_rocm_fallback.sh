@@ -37,7 +37,7 @@ exit 0
 SH
 chmod +x "$T/job.sh"
 
-ONDEV=0 "$ND" run --interval 0.5 --window 3 --warmup 1 --json-summary="$T/cpu.json" \
+ONDEV=0 HIP_VISIBLE_DEVICES= "$ND" run --interval 0.5 --window 3 --warmup 1 --json-summary="$T/cpu.json" \
   -- "$T/job.sh" libtorch.so libtorch_cpu.so >"$T/out" 2>"$T/err"
 rc=$?
 expect_rc 0 "run returns the CPU job's own status"
@@ -45,6 +45,7 @@ F="[f for f in d['findings'] if f['id'] == 'fallback.cpu-fallback'][0]"
 assert_json "$T/cpu.json" "${F}['severity'] == 'error' and '8 ROCm GPUs sit idle' in ${F}['title']" "cpu-fallback: 8 ROCm GPUs sit idle"
 assert_json "$T/cpu.json" "any('not loaded: torch built for ROCm' in e['text'] for e in ${F}['evidence'])" "evidence: no HIP library mapped"
 assert_json "$T/cpu.json" "any('8 x rocm AMD Instinct MI300X' in e['text'] for e in ${F}['evidence'])" "evidence: the idle MI300X"
+assert_json "$T/cpu.json" "any('reason: HIP_VISIBLE_DEVICES hides every GPU' in e['text'] for e in ${F}['evidence'])" "the reason, from the job's own environment"
 assert_json "$T/cpu.json" "any('torch.version.hip' in x for x in ${F}['fix']) and any('model.to(\"cuda\")' in x for x in ${F}['fix'])" "fixes: torch for ROCm, and the device torch calls cuda"
 
 # The twin: it maps the HIP runtime, ROCm SMI lists it on GPU 0, GPU 0 is busy.
