@@ -456,12 +456,16 @@ static void nd_do_python(struct nd_checkup *c)
     }
     nd_report_line(rep, area, ND_CHECK_OK, "%s -> %s (Python %s, %s)", py->path, py->exe, py->version, py->how);
     const struct nd_py_pkg *t = &py->pkg[ND_PKG_TORCH];
+    /* Another accelerator's wheel says so in its local version ("2.5.1+rocm6.2"). */
+    char local_build[48] = "build unknown";
+    if (py->torch_local[0])
+        nd_pfmt(local_build, sizeof local_build, "%s build", py->torch_local);
     if (t->found)
         nd_report_line(rep, area, nd_status_since(rep, mark, "python.torch", ND_CHECK_OK), "torch %s (%s) in %s",
                        t->version,
                        nd_python_torch_cpu_only(py)
                            ? (py->pkg[ND_PKG_TORCH_NPU].found ? "CPU build; torch_npu adds the NPU" : "CPU-only build")
-                           : py->torch_cuda[0] ? "CUDA build" : "build unknown",
+                           : py->torch_cuda[0] ? "CUDA build" : local_build,
                        t->location);
     else
         nd_report_line(rep, area, ND_CHECK_INFO, "torch not installed for this interpreter");
