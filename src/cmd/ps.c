@@ -273,7 +273,7 @@ static json_t *nd_ps_row_json(const struct nd_ps_row *r)
     json_object_set_new(o, "devices", devs);
     json_object_set_new(o, "control_node_open", json_boolean(fp->control_only));
     json_t *fws = json_array();
-    for (unsigned bit = 1; bit <= ND_FW_PYTHON; bit <<= 1)
+    for (unsigned bit = 1; bit <= ND_FW_LAST; bit <<= 1)
         if ((fp->frameworks & bit) && nd_framework_name(bit))
             json_array_append_new(fws, json_string(nd_framework_name(bit)));
     json_object_set_new(o, "frameworks", fws);
@@ -664,7 +664,7 @@ int cmd_ps(int argc, char **argv)
 
     struct nd_report rep;
     nd_report_init(&rep, "ps");
-    struct nd_device_state *states[8];
+    struct nd_device_state *states[ND_MAX_VENDORS];
     size_t nstates = nd_ps_query_devices(states, sizeof states / sizeof states[0], &rep.findings);
     const struct nd_device_state *const *cstates = (const struct nd_device_state *const *)states;
 

@@ -14,9 +14,10 @@
 
 #define ND_CHART_PER_DEVICE_MAX 6
 
-static const char *nd_dev_word(const char *vendor)
+/* The device's word ("npu"), which the series took from the vendor table. */
+static const char *nd_dev_word(const struct nd_series_device *d)
 {
-    return strcmp(vendor, "nvidia") == 0 ? "gpu" : strcmp(vendor, "ascend") == 0 ? "npu" : vendor;
+    return d->word[0] ? d->word : d->vendor;
 }
 
 json_t *nd_timeline_json(const struct nd_series *s, size_t max_points)
@@ -81,8 +82,8 @@ char *nd_timeline_csv(const struct nd_series *s, size_t *len)
     nd_strbuf_init(&sb);
     nd_strbuf_adds(&sb, "t_s,cpu_cores,rss_bytes,procs,threads,on_device,job_util_pct,out_bytes,out_lines,oom_kill");
     for (size_t d = 0; d < s->ndev; d++)
-        nd_strbuf_addf(&sb, ",util_pct_%s%d,mem_used_bytes_%s%d", nd_dev_word(s->dev[d].vendor), s->dev[d].index,
-                       nd_dev_word(s->dev[d].vendor), s->dev[d].index);
+        nd_strbuf_addf(&sb, ",util_pct_%s%d,mem_used_bytes_%s%d", nd_dev_word(&s->dev[d]), s->dev[d].index,
+                       nd_dev_word(&s->dev[d]), s->dev[d].index);
     nd_strbuf_addc(&sb, '\n');
     for (size_t i = 0; i < n; i++) {
         const struct nd_sample *x = &pts[i];
@@ -183,11 +184,11 @@ char *nd_timeline_svg(const struct nd_series *s, const struct nd_findings *findi
         panels[3].ymax = mem_total_gib > 0 ? mem_total_gib : 0;
         for (size_t l = 0; l < nlines; l++) {
             if (per_dev)
-                snprintf(labels[l], sizeof labels[l], "%s%d", nd_dev_word(s->dev[l].vendor), s->dev[l].index);
+                snprintf(labels[l], sizeof labels[l], "%s%d", nd_dev_word(&s->dev[l]), s->dev[l].index);
             else if (l == 0)
-                snprintf(labels[l], sizeof labels[l], "mean of %zu %ss", nd, nd_dev_word(s->dev[0].vendor));
+                snprintf(labels[l], sizeof labels[l], "mean of %zu %ss", nd, nd_dev_word(&s->dev[0]));
             else
-                snprintf(labels[l], sizeof labels[l], "busiest %s", nd_dev_word(s->dev[0].vendor));
+                snprintf(labels[l], sizeof labels[l], "busiest %s", nd_dev_word(&s->dev[0]));
             panels[2].lines[l] = (struct nd_chart_line){labels[l], &util[l * n], 0};
             panels[3].lines[l] = (struct nd_chart_line){labels[l], &mem[l * n], 0};
         }

@@ -396,8 +396,34 @@ static int nd_dcmi_processes(struct nd_vendor_ctx *ctx, struct nd_device_state *
     return 0;
 }
 
+static const char *const nd_ascend_visible_env[] = {"ASCEND_RT_VISIBLE_DEVICES", "ASCEND_VISIBLE_DEVICES", NULL};
+static const char *const nd_ascend_ctl_nodes[] = {"/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc", NULL};
+
 const struct nd_vendor nd_vendor_ascend = {
     .name = "ascend",
+    .label = "Ascend",
+    .device_word = "npu",
+    .device_noun = "NPU",
+    .device_phrase = "Ascend NPU",
+    .visible_env = nd_ascend_visible_env,
+    .dev_node_prefix = "/dev/davinci",
+    .ctl_nodes = nd_ascend_ctl_nodes,
+    .dev_node_glob = "/dev/davinci*",
+    .smi_tool = "npu-smi info",
+    .install_fix = "install the Ascend driver, or mount /usr/local/Ascend/driver into the container",
+    .bandwidth_fix = "check the link: npu-smi info -t pcie-info -i N, lspci -vv (LnkSta)",
+    .frameworks = ND_FW_TORCH_NPU | ND_FW_ASCENDCL | ND_FW_HCCL,
+    .torch_backend = ND_FW_TORCH_NPU,
+    .frameworks_text = "torch_npu or the CANN runtime (libascendcl)",
+    .torch_backend_text = "torch_npu",
+    .torch_device = "npu",
+    .torch_check = "python3 -c 'import torch, torch_npu; print(torch.npu.is_available())'",
+    .set_device_fix = "give every rank the same environment (source set_env.sh in the launcher, not in one "
+                      "rank's shell), and torch.npu.set_device(LOCAL_RANK) before building the model",
+    .collective_fix = "HCCL_CONNECT_TIMEOUT and HCCL_EXEC_TIMEOUT decide how long a collective waits; "
+                      "device logs: ~/ascend/log/debug/plog/, npu-smi info",
+    .smoke = nd_smoke_ascend,
+    .env_findings = nd_env_hints_ascend,
     .lib_soname = "libdcmi.so",
     .lib_override_env = "NPU_DOCTOR_DCMI_LIB",
     .lib_dirs = nd_ascend_dcmi_dirs,

@@ -12,11 +12,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/environ.h"
 #include "core/error.h"
 #include "core/finding.h"
+#include "device/framework.h"
 
 #define ND_MAX_DEVICES 64
 #define ND_MAX_DEVICE_PROCS 512
+/* The most vendors the table (vendors.c) may list; arrays indexed by vendor use it. */
+#define ND_MAX_VENDORS 8
 
 struct nd_device {
     int index;                  /* the index the job uses: Ascend logic id, CUDA ordinal */
@@ -71,9 +75,44 @@ struct nd_device_state {
 };
 
 struct nd_vendor_ctx;
+struct nd_smoke_result;
 
+/* A vendor: its backend vtable, and every vendor-specific word, path and
+ * library that code outside device/ needs. Shared code loops over
+ * nd_vendors[] and reads these fields; it never names a vendor itself. */
 struct nd_vendor {
-    const char *name;                       /* "ascend", "nvidia" */
+    const char *name;                       /* "ascend", "nvidia": ids, JSON "vendor" */
+    const char *label;                      /* "Ascend", "NVIDIA": report areas, titles */
+    const char *device_word;                /* "npu", "gpu": ids such as npu:0, chart columns */
+    const char *device_noun;                /* "NPU", "GPU" */
+    const char *device_phrase;              /* "Ascend NPU", "NVIDIA GPU" */
+    /* Variables that choose the visible devices, the one to suggest first. */
+    const char *const *visible_env;
+    /* Device nodes: numbered nodes dev_node_prefix<N> are device N - dev_node_base;
+     * ctl_nodes are control nodes (an entry ending in '/' is a folder of them).
+     * When dev_node_needs is set, numbered nodes count only where it exists. */
+    const char *dev_node_prefix;            /* "/dev/davinci" */
+    int dev_node_base;
+    const char *dev_node_needs;
+    const char *const *ctl_nodes;
+    const char *dev_node_glob;              /* "/dev/davinci*": how messages name them */
+    const char *smi_tool;                   /* "npu-smi info" */
+    const char *install_fix;                /* the fix when the vendor library is missing */
+    const char *bandwidth_fix;              /* how to check a slow host link */
+    /* Frameworks: mapped, any of these bits means the process can use the device. */
+    unsigned frameworks;
+    unsigned torch_backend;                 /* the bit of torch's backend for it (torch_npu) */
+    const char *frameworks_text;            /* "torch_npu or the CANN runtime (libascendcl)" */
+    const char *torch_backend_text;         /* "torch_npu", "libtorch_cuda" */
+    const char *torch_device;               /* what torch calls it: "npu", "cuda" */
+    const char *torch_check;                /* a one-line command that must print True */
+    const char *set_device_fix;             /* how every rank picks its device */
+    const char *collective_fix;             /* how to see a stuck collective */
+    /* Why the job's own environment keeps it off the device (set_env.sh not
+     * sourced, a visible-devices list naming none): findings, or nothing. */
+    void (*env_findings)(const struct nd_environ *env, pid_t pid, struct nd_findings *out);
+    /* The runtime smoke test (check --level 2/3), or NULL when there is none. */
+    int (*smoke)(int level, double timeout_s, struct nd_smoke_result *out);
     const char *lib_soname;                 /* "libdcmi.so", "libnvidia-ml.so.1" */
     const char *lib_override_env;           /* "NPU_DOCTOR_DCMI_LIB" */
     const char *const *lib_dirs;            /* its standard folders, NULL-terminated */
@@ -95,8 +134,19 @@ struct nd_vendor {
 
 extern const struct nd_vendor nd_vendor_ascend;
 extern const struct nd_vendor nd_vendor_nvidia;
-/* NULL-terminated list of every vendor, Ascend first. */
+extern const struct nd_vendor nd_vendor_rocm;
+/* NULL-terminated list of every vendor, Ascend first; at most ND_MAX_VENDORS. */
 extern const struct nd_vendor *const nd_vendors[];
+
+/* The vendor called name ("nvidia"), or NULL. */
+const struct nd_vendor *nd_vendor_by_name(const char *name);
+/* vendor->device_word for a vendor name, the name itself when unknown. */
+const char *nd_vendor_word(const char *name);
+/* Classifies a device path: "/dev/davinci3" is that vendor's device 3,
+ * "/dev/nvidiactl" a control node (index -1). NULL for other paths. */
+const struct nd_vendor *nd_vendor_of_node(const char *path, int *index);
+/* How many numbered device nodes of v exist under the root ("/dev/davinci3"...). */
+size_t nd_vendor_count_nodes(const struct nd_vendor *v);
 
 #define ND_DEVICE_DEFAULT_TIMEOUT 5.0
 
@@ -140,6 +190,11 @@ void nd_device_session_close(struct nd_device_session *s);
 int nd_device_find_library(const char *soname, const char *override_env, const char *const *std_dirs,
                            char *out, size_t size);
 
+/* The env_findings hooks of the descriptors (env_hints.c). */
+void nd_env_hints_ascend(const struct nd_environ *env, pid_t pid, struct nd_findings *out);
+void nd_env_hints_nvidia(const struct nd_environ *env, pid_t pid, struct nd_findings *out);
+void nd_env_hints_rocm(const struct nd_environ *env, pid_t pid, struct nd_findings *out);
+
 /* Turns a failed or noteworthy state into findings (-8005, NVML 18, a hang...). */
 void nd_device_state_findings(const struct nd_device_state *st, struct nd_findings *out);
 
@@ -148,6 +203,7 @@ const char *nd_dcmi_strerror(int code);
 const char *nd_acl_strerror(int code);
 const char *nd_nvml_strerror(int code);
 const char *nd_cuda_strerror(int code);
+const char *nd_rsmi_strerror(int code);
 
 /* Runtime smoke tests (check --level 2/3), each in a guarded child:
  * Ascend through ACL, NVIDIA through the CUDA driver API. */

@@ -460,8 +460,34 @@ static void nd_nvml_close(struct nd_vendor_ctx *vctx)
     nd_nvml_release((struct nd_nvml_ctx *)vctx);
 }
 
+static const char *const nd_nvidia_visible_env[] = {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", NULL};
+static const char *const nd_nvidia_ctl_nodes[] = {"/dev/nvidiactl",      "/dev/nvidia-uvm",   "/dev/nvidia-uvm-tools",
+                                                  "/dev/nvidia-modeset", "/dev/nvidia-caps/", NULL};
+
 const struct nd_vendor nd_vendor_nvidia = {
     .name = "nvidia",
+    .label = "NVIDIA",
+    .device_word = "gpu",
+    .device_noun = "GPU",
+    .device_phrase = "NVIDIA GPU",
+    .visible_env = nd_nvidia_visible_env,
+    .dev_node_prefix = "/dev/nvidia",
+    .ctl_nodes = nd_nvidia_ctl_nodes,
+    .dev_node_glob = "/dev/nvidia*",
+    .smi_tool = "nvidia-smi",
+    .install_fix = "install the NVIDIA driver, or run the container with the NVIDIA runtime",
+    .bandwidth_fix = "check the link: nvidia-smi -q -d PCIE, lspci -vv (LnkSta)",
+    .frameworks = ND_FW_TORCH_CUDA | ND_FW_CUDA | ND_FW_CUDART | ND_FW_NCCL,
+    .torch_backend = ND_FW_TORCH_CUDA,
+    .frameworks_text = "torch with CUDA (libtorch_cuda, libcudart)",
+    .torch_backend_text = "libtorch_cuda",
+    .torch_device = "cuda",
+    .torch_check = "python3 -c 'import torch; print(torch.cuda.is_available())'",
+    .set_device_fix = "give every rank the same environment, and torch.cuda.set_device(LOCAL_RANK) before "
+                      "building the model",
+    .collective_fix = "NCCL_DEBUG=INFO and TORCH_NCCL_BLOCKING_WAIT=1; device logs: dmesg | grep -i xid",
+    .smoke = nd_smoke_cuda,
+    .env_findings = nd_env_hints_nvidia,
     .lib_soname = "libnvidia-ml.so.1",
     .lib_override_env = "NPU_DOCTOR_NVML_LIB",
     .lib_dirs = nd_nvml_std_dirs,

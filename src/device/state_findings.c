@@ -14,8 +14,13 @@ static bool nd_is_ascend(const struct nd_device_state *st)
 
 static const char *nd_vendor_label(const char *vendor)
 {
-    return strcmp(vendor, "ascend") == 0 ? "Ascend" : strcmp(vendor, "nvidia") == 0 ? "NVIDIA" : vendor;
+    const struct nd_vendor *v = nd_vendor_by_name(vendor);
+    return v ? v->label : vendor;
 }
+
+/* A descriptor field, or fallback for a vendor name we do not know. */
+#define ND_VFIELD(vendor, field, fallback) \
+    (nd_vendor_by_name(vendor) && nd_vendor_by_name(vendor)->field ? nd_vendor_by_name(vendor)->field : (fallback))
 
 /* Category and fix for a vendor code from a failed call. */
 struct nd_code_judgement {
@@ -56,6 +61,32 @@ static struct nd_code_judgement nd_judge_dcmi(int code)
         j.category = ND_CAT_DEVICE_FAULT;
         j.suffix = "device-busy";
         j.fix1 = "wait and retry; check npu-smi info -t health -i N and the device logs in /var/log/npu/slog";
+        break;
+    default:
+        break;
+    }
+    return j;
+}
+
+static struct nd_code_judgement nd_judge_rsmi(int code)
+{
+    struct nd_code_judgement j = {ND_CAT_NO_DEVICE, "driver-error", "check the GPUs with rocm-smi (hy-smi on Hygon)",
+                                  NULL};
+    switch (code) {
+    case 8: /* RSMI_STATUS_INIT_ERROR */
+    case 3: /* RSMI_STATUS_FILE_ERROR */
+        j.suffix = "driver-not-loaded";
+        j.fix1 = "load the amdgpu kernel driver (modprobe amdgpu) and check dmesg | grep -i amdgpu";
+        j.fix2 = "in a container pass --device /dev/kfd --device /dev/dri";
+        break;
+    case 4: /* RSMI_STATUS_PERMISSION */
+        j.suffix = "permission-denied";
+        j.fix1 = "add this user to the render and video groups (usermod -aG render,video USER), or run as root";
+        break;
+    case 16: /* RSMI_STATUS_BUSY */
+        j.category = ND_CAT_DEVICE_FAULT;
+        j.suffix = "device-busy";
+        j.fix1 = "wait and retry; check rocm-smi and dmesg | grep -i amdgpu";
         break;
     default:
         break;
@@ -105,7 +136,7 @@ static void nd_add_common_evidence(struct nd_finding *f, const struct nd_device_
 static void nd_failed_state_findings(const struct nd_device_state *st, struct nd_findings *out)
 {
     const char *label = nd_vendor_label(st->vendor);
-    const char *tool = nd_is_ascend(st) ? "npu-smi info" : "nvidia-smi";
+    const char *tool = ND_VFIELD(st->vendor, smi_tool, "the vendor's smi tool");
     char id[96];
     struct nd_finding *f;
     if (st->timed_out || st->crashed) {
@@ -133,9 +164,7 @@ static void nd_failed_state_findings(const struct nd_device_state *st, struct nd
         snprintf(id, sizeof id, "device.%s.library-missing", st->vendor);
         f = nd_findings_add(out, id, ND_CAT_NO_DEVICE, ND_SEV_INFO, "%s driver library not found", label);
         nd_finding_add_evidence(f, NULL, 0, "%s", st->error[0] ? st->error : "library not found");
-        nd_finding_add_fix(f, "%s", nd_is_ascend(st)
-                                        ? "install the Ascend driver, or mount /usr/local/Ascend/driver into the container"
-                                        : "install the NVIDIA driver, or run the container with the NVIDIA runtime");
+        nd_finding_add_fix(f, "%s", ND_VFIELD(st->vendor, install_fix, "install the vendor's driver"));
         f->confidence = ND_CONF_MEDIUM;
         return;
     }
@@ -144,11 +173,13 @@ static void nd_failed_state_findings(const struct nd_device_state *st, struct nd
         f = nd_findings_add(out, id, ND_CAT_NO_DEVICE, ND_SEV_ERROR, "%s driver library cannot be used", label);
         nd_finding_add_evidence(f, NULL, 0, "%s", st->error);
         nd_finding_add_fix(f, "reinstall the driver package, or point %s at the right library",
-                           nd_is_ascend(st) ? "NPU_DOCTOR_DCMI_LIB" : "NPU_DOCTOR_NVML_LIB");
+                           ND_VFIELD(st->vendor, lib_override_env, "the library override variable"));
         f->confidence = ND_CONF_HIGH;
         return;
     }
-    struct nd_code_judgement j = nd_is_ascend(st) ? nd_judge_dcmi(st->vendor_code) : nd_judge_nvml(st->vendor_code);
+    struct nd_code_judgement j = nd_is_ascend(st)                  ? nd_judge_dcmi(st->vendor_code)
+                                 : strcmp(st->vendor, "rocm") == 0 ? nd_judge_rsmi(st->vendor_code)
+                                                                   : nd_judge_nvml(st->vendor_code);
     snprintf(id, sizeof id, "device.%s.%s", st->vendor, j.suffix);
     f = nd_findings_add(out, id, j.category, ND_SEV_ERROR, "%s", st->error[0] ? st->error : "device query failed");
     /* The title already carries the meaning; the evidence is the raw fact. */
@@ -181,8 +212,8 @@ void nd_device_state_findings(const struct nd_device_state *st, struct nd_findin
         struct nd_finding *f =
             nd_findings_add(out, id, ND_CAT_NO_DEVICE, ND_SEV_ERROR, "the %s driver reports no devices", label);
         nd_add_common_evidence(f, st, true);
-        nd_finding_add_fix(f, "%s", nd_is_ascend(st) ? "check npu-smi info and the device files /dev/davinci*"
-                                                     : "check nvidia-smi and the device files /dev/nvidia*");
+        nd_finding_add_fix(f, "check %s and the device files %s", ND_VFIELD(st->vendor, smi_tool, "the smi tool"),
+                           ND_VFIELD(st->vendor, dev_node_glob, "in /dev"));
     }
     /* Ascend health: 1 warning, 2 alarm, 3 critical. */
     for (size_t i = 0; i < st->ndevices; i++) {
@@ -297,9 +328,7 @@ void nd_smoke_findings(const struct nd_smoke_result *r, struct nd_findings *out)
                                 s->h2d_gbps, s->d2h_gbps);
         nd_finding_set_cause(f, "A PCIe link trained at a lower width or speed, or a device placed on a remote NUMA "
                                 "node, slows every transfer to it.");
-        nd_finding_add_fix(f, "%s", strcmp(r->vendor, "ascend") == 0
-                                        ? "check the link: npu-smi info -t pcie-info -i N, lspci -vv (LnkSta)"
-                                        : "check the link: nvidia-smi -q -d PCIE, lspci -vv (LnkSta)");
+        nd_finding_add_fix(f, "%s", ND_VFIELD(r->vendor, bandwidth_fix, "check the link: lspci -vv (LnkSta)"));
         f->confidence = ND_CONF_MEDIUM;
     }
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/device.h"
 #include "proc/footprint.h"
 
 void nd_detect_config_default(struct nd_detect_config *cfg)
@@ -19,9 +20,8 @@ void nd_detect_config_default(struct nd_detect_config *cfg)
 
 unsigned nd_detect_device_frameworks(const char *vendor)
 {
-    if (vendor && strcmp(vendor, "nvidia") == 0)
-        return ND_FW_TORCH_CUDA | ND_FW_CUDA | ND_FW_CUDART | ND_FW_NCCL;
-    return ND_FW_TORCH_NPU | ND_FW_ASCENDCL | ND_FW_HCCL;
+    const struct nd_vendor *v = nd_vendor_by_name(vendor);
+    return (v ? v : nd_vendors[0])->frameworks;
 }
 
 static int nd_proc_cmp_cores(const void *a, const void *b)
@@ -71,25 +71,5 @@ void nd_detect_all(const struct nd_series *s, const struct nd_detect_config *cfg
 
 void nd_detect_frameworks_text(unsigned frameworks, char *buf, size_t size)
 {
-    static const struct {
-        unsigned bit;
-        const char *name;
-    } names[] = {
-        {ND_FW_TORCH, "torch"},         {ND_FW_TORCH_CPU, "torch_cpu"}, {ND_FW_TORCH_NPU, "torch_npu"},
-        {ND_FW_TORCH_CUDA, "torch_cuda"}, {ND_FW_ASCENDCL, "ascendcl"}, {ND_FW_HCCL, "hccl"},
-        {ND_FW_CUDA, "cuda"},           {ND_FW_CUDART, "cudart"},       {ND_FW_NCCL, "nccl"},
-        {ND_FW_PYTHON, "python"},
-    };
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < sizeof names / sizeof *names && used + 1 < size; i++) {
-        if (!(frameworks & names[i].bit))
-            continue;
-        int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", names[i].name);
-        if (n < 0)
-            break;
-        used += (size_t)n;
-        if (used >= size)
-            used = size - 1;
-    }
+    nd_frameworks_describe(frameworks, buf, size);
 }

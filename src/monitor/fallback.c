@@ -4,17 +4,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "device/device.h"
 #include "monitor/detect.h"
 
-static const char *nd_device_word(const char *vendor)
+/* The descriptor of the device the job could use; the first vendor when
+ * the sampler named none (device nodes without any library). */
+static const struct nd_vendor *nd_fallback_vendor(const struct nd_detect_context *ctx)
 {
-    return strcmp(vendor, "nvidia") == 0 ? "NVIDIA GPU" : "Ascend NPU";
-}
-
-static const char *nd_framework_word(const char *vendor)
-{
-    return strcmp(vendor, "nvidia") == 0 ? "torch with CUDA (libtorch_cuda, libcudart)"
-                                         : "torch_npu or the CANN runtime (libascendcl)";
+    const struct nd_vendor *v = nd_vendor_by_name(ctx->device_vendor);
+    return v ? v : nd_vendors[0];
 }
 
 /* Total used/total device memory at a sample, in MiB; false when unknown. */
@@ -47,8 +45,9 @@ void nd_detect_fallback(const struct nd_series *s, const struct nd_detect_config
     if (cores < ND_BUSY_CORES && runnable < ND_BUSY_RUNNABLE)
         return;
 
-    const char *vendor = ctx->device_vendor[0] ? ctx->device_vendor : "ascend";
-    unsigned devfw = nd_detect_device_frameworks(vendor);
+    const struct nd_vendor *v = nd_fallback_vendor(ctx);
+    const char *vendor = v->name;
+    unsigned devfw = v->frameworks;
     bool fw_loaded = !ctx->frameworks_known || (b->frameworks & devfw);
     enum nd_severity sev = ND_SEV_ERROR;
     if (fw_loaded) {
@@ -59,7 +58,7 @@ void nd_detect_fallback(const struct nd_series *s, const struct nd_detect_config
         sev = (c && b->held_s - c->held_s <= 0) ? ND_SEV_ERROR : ND_SEV_WARNING;
     }
 
-    const char *word = nd_device_word(vendor);
+    const char *word = v->device_phrase;
     size_t ndev = ctx->ndevices;
     struct nd_finding *f;
     if (ndev > 0)
@@ -102,7 +101,7 @@ void nd_detect_fallback(const struct nd_series *s, const struct nd_detect_config
         nd_finding_add_evidence(f, NULL, 0, "frameworks mapped: unknown (/proc/PID/maps not readable)");
     else if (!(b->frameworks & devfw))
         nd_finding_add_evidence(f, NULL, 0, "frameworks mapped: %s; not loaded: %s", fw[0] ? fw : "none",
-                                nd_framework_word(vendor));
+                                v->frameworks_text);
     else
         nd_finding_add_evidence(f, NULL, 0, "frameworks mapped: %s (loaded, but no device opened)", fw);
     char busy[512];
@@ -115,7 +114,7 @@ void nd_detect_fallback(const struct nd_series *s, const struct nd_detect_config
                              "No process of the job has loaded %s, so nothing in it can run on the %s; a "
                              "framework whose device fails to initialise silently keeps every tensor on the "
                              "CPU (device_map=\"auto\" picks the CPU).",
-                             nd_framework_word(vendor), word);
+                             v->frameworks_text, word);
     else if (sev == ND_SEV_ERROR)
         nd_finding_set_cause(f,
                              "The device framework is loaded, but for %.0f s no process of the job opened a "
@@ -127,11 +126,7 @@ void nd_detect_fallback(const struct nd_series *s, const struct nd_detect_config
                              "if this is not data loading, the model was never moved to the device "
                              "(an error follows after %.0f s).",
                              cfg->fallback_after_s);
-    if (strcmp(vendor, "nvidia") == 0) {
-        nd_finding_add_fix(f, "python3 -c 'import torch; print(torch.cuda.is_available())'   # must print True");
-        nd_finding_add_fix(f, "move the model and batches to the device: model.to(\"cuda\"), batch.to(\"cuda\")");
-    } else {
-        nd_finding_add_fix(f, "python3 -c 'import torch, torch_npu; print(torch.npu.is_available())'   # must print True");
-        nd_finding_add_fix(f, "move the model and batches to the device: model.to(\"npu\"), batch.to(\"npu\")");
-    }
+    nd_finding_add_fix(f, "%s   # must print True", v->torch_check);
+    nd_finding_add_fix(f, "move the model and batches to the device: model.to(\"%s\"), batch.to(\"%s\")",
+                       v->torch_device, v->torch_device);
 }

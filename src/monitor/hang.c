@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "device/device.h"
 #include "monitor/detect.h"
 
 void nd_detect_hang(const struct nd_series *s, const struct nd_detect_config *cfg,
@@ -71,12 +72,9 @@ void nd_detect_hang(const struct nd_series *s, const struct nd_detect_config *cf
     if (distributed) {
         nd_finding_add_fix(f, "TORCH_DISTRIBUTED_DEBUG=DETAIL, and init_process_group(timeout=...) decides how long "
                               "a collective waits; check every rank is alive");
-        bool usable = ctx->device_usable;
-        if (usable && strcmp(ctx->device_vendor, "nvidia") == 0)
-            nd_finding_add_fix(f, "NCCL_DEBUG=INFO and TORCH_NCCL_BLOCKING_WAIT=1; device logs: dmesg | grep -i xid");
-        else if (usable && strcmp(ctx->device_vendor, "ascend") == 0)
-            nd_finding_add_fix(f, "HCCL_CONNECT_TIMEOUT and HCCL_EXEC_TIMEOUT decide how long a collective waits; "
-                                  "device logs: ~/ascend/log/debug/plog/, npu-smi info");
+        const struct nd_vendor *v = ctx->device_usable ? nd_vendor_by_name(ctx->device_vendor) : NULL;
+        if (v && v->collective_fix)
+            nd_finding_add_fix(f, "%s", v->collective_fix);
     }
 }
 

@@ -24,6 +24,7 @@
 #include "core/rootfs.h"
 #include "core/spawn.h"
 #include "core/strbuf.h"
+#include "device/device.h"
 #include "kb/kb.h"
 #include "monitor/backlog.h"
 #include "monitor/exit_tail.h"
@@ -136,44 +137,6 @@ static void nd_prepend_fixes(struct nd_finding *f, char **fix, size_t nfix)
     f->nfix += nfix;
 }
 
-/* A rough reason when the check probes have nothing to say (or are not
- * built): the CANN variables missing while set_env.sh is installed. */
-static void nd_guess_env_reason(const struct nd_environ *env, const char *vendor, pid_t pid, struct nd_findings *out)
-{
-    if (strcmp(vendor, "nvidia") == 0) {
-        const char *cvd = nd_environ_get(env, "CUDA_VISIBLE_DEVICES");
-        if (cvd && (cvd[0] == '\0' || strcmp(cvd, "-1") == 0)) {
-            struct nd_finding *f = nd_findings_add(out, "env.cuda-devices-hidden", ND_CAT_NO_DEVICE, ND_SEV_ERROR,
-                                                   "CUDA_VISIBLE_DEVICES hides every GPU from the job");
-            nd_finding_add_evidence(f, NULL, 0, "CUDA_VISIBLE_DEVICES=\"%s\" in the environment of pid %d", cvd, (int)pid);
-            nd_finding_add_fix(f, "unset CUDA_VISIBLE_DEVICES   # or list the GPUs: CUDA_VISIBLE_DEVICES=0,1");
-        }
-        return;
-    }
-    if (nd_environ_get(env, "ASCEND_OPP_PATH") || nd_environ_get(env, "ASCEND_TOOLKIT_HOME"))
-        return;
-    static const char *const setenv_paths[] = {
-        "/usr/local/Ascend/ascend-toolkit/set_env.sh",
-        "/usr/local/Ascend/ascend-toolkit/latest/set_env.sh",
-        "/usr/local/Ascend/nnae/set_env.sh",
-        "/usr/local/Ascend/cann/set_env.sh",
-    };
-    const char *found = NULL;
-    for (size_t i = 0; i < sizeof setenv_paths / sizeof *setenv_paths && !found; i++)
-        if (nd_rootfs_is_file(setenv_paths[i]))
-            found = setenv_paths[i];
-    struct nd_finding *f = nd_findings_add(out, "env.cann-not-loaded", ND_CAT_ENV_NOT_LOADED, ND_SEV_ERROR,
-                                           "The CANN environment is not loaded in the job");
-    nd_finding_add_evidence(f, NULL, 0,
-                            "the job's environment (pid %d) has no ASCEND_OPP_PATH and no ASCEND_TOOLKIT_HOME, "
-                            "and its PYTHONPATH lacks the tbe path: CANN set_env.sh was not sourced",
-                            (int)pid);
-    if (found)
-        nd_finding_add_fix(f, "source %s", found);
-    else
-        nd_finding_add_fix(f, "source /usr/local/Ascend/ascend-toolkit/set_env.sh   # where CANN is installed");
-}
-
 static pid_t nd_busiest_pid(const struct nd_monitor *m)
 {
     pid_t best = m->opt.root;
@@ -215,8 +178,14 @@ static void nd_enrich_fallback(struct nd_monitor *m, struct nd_finding *f)
             for (size_t i = 0; i < m->env_reasons.n; i++)
                 any = any || m->env_reasons.v[i]->severity >= ND_SEV_WARNING;
             if (!any)
-                nd_guess_env_reason(&env, m->ctx.device_vendor[0] ? m->ctx.device_vendor : "ascend", pid,
-                                    &m->env_reasons);
+            {
+                /* A rough reason when the check probes have nothing to say (or are not built). */
+                const struct nd_vendor *v = nd_vendor_by_name(m->ctx.device_vendor);
+                if (!v)
+                    v = nd_vendors[0];
+                if (v->env_findings)
+                    v->env_findings(&env, pid, &m->env_reasons);
+            }
         }
         nd_environ_free(&env);
     }

@@ -10,6 +10,7 @@
 
 #include "core/json_util.h"
 #include "core/strbuf.h"
+#include "device/device.h"
 #include "monitor/detect.h"
 #include "proc/footprint.h"
 
@@ -18,8 +19,7 @@
  * gives it less, so the cut stays well under one core. */
 #define ND_PROC_BUSY_CORES 0.5
 
-#define ND_FW_ANY_ML (ND_FW_TORCH | ND_FW_TORCH_CPU | ND_FW_TORCH_NPU | ND_FW_TORCH_CUDA | ND_FW_ASCENDCL | \
-                      ND_FW_HCCL | ND_FW_CUDA | ND_FW_CUDART | ND_FW_NCCL)
+#define ND_FW_ANY_ML ND_FW_ML
 
 enum nd_proc_verdict nd_detect_proc_verdict(const struct nd_detect_proc *p)
 {
@@ -110,7 +110,7 @@ static void nd_slots_text(const struct nd_series *s, uint32_t mask, char *buf, s
     for (size_t d = 0; d < s->ndev && d < 32 && used + 1 < size; d++) {
         if (!(mask & (1u << d)))
             continue;
-        const char *w = strcmp(s->dev[d].vendor, "nvidia") == 0 ? "gpu" : "npu";
+        const char *w = nd_vendor_word(s->dev[d].vendor);
         int n = snprintf(buf + used, size - used, "%s%s:%d", used ? "," : "", w, s->dev[d].index);
         if (n < 0)
             break;
@@ -144,8 +144,9 @@ void nd_detect_partial_fallback(const struct nd_series *s, const struct nd_detec
     if (!n)
         return;
     const struct nd_detect_proc *holder = nd_sibling_holder(ctx, cpu[0]);
-    const char *vendor = ctx->device_vendor[0] ? ctx->device_vendor : "ascend";
-    bool nvidia = strcmp(vendor, "nvidia") == 0;
+    const struct nd_vendor *v = nd_vendor_by_name(ctx->device_vendor);
+    if (!v)
+        v = nd_vendors[0];
     char who[64], hwho[64], hdev[96];
     nd_who(cpu[0], who, sizeof who);
     nd_who(holder, hwho, sizeof hwho);
@@ -163,7 +164,7 @@ void nd_detect_partial_fallback(const struct nd_series *s, const struct nd_detec
     /* A rank of its own is surely meant to train on a device; a sibling
      * without one may be a helper (a preprocessing server) computing on purpose. */
     f->confidence = cpu[0]->rank[0] || cpu[0]->local_rank[0] ? ND_CONF_HIGH : ND_CONF_MEDIUM;
-    unsigned devfw = nd_detect_device_frameworks(vendor);
+    unsigned devfw = v->frameworks;
     for (size_t i = 0; i < n; i++) {
         char w[64], fw[160];
         nd_who(cpu[i], w, sizeof w);
@@ -174,10 +175,11 @@ void nd_detect_partial_fallback(const struct nd_series *s, const struct nd_detec
         else   /* computing, but a crowded host gives it little */
             snprintf(use, sizeof use, "runnable %.0f%% of the last %.0f s (%.1f cores: the host is busy)",
                      cpu[i]->win_runnable * 100, cfg->window_s, cpu[i]->win_cores);
-        nd_finding_add_evidence(f, NULL, 0, "%s %s: %s, frameworks %s%s, no device held", w,
+        nd_finding_add_evidence(f, NULL, 0, "%s %s: %s, frameworks %s%s%s%s, no device held", w,
                                 cpu[i]->cmd[0] ? cpu[i]->cmd : cpu[i]->comm, use, fw[0] ? fw : "none",
-                                (cpu[i]->frameworks & devfw) ? "" : nvidia ? " (no CUDA runtime mapped)"
-                                                                           : " (torch_npu not loaded)");
+                                (cpu[i]->frameworks & devfw) ? "" : " (",
+                                (cpu[i]->frameworks & devfw) ? "" : v->torch_backend_text,
+                                (cpu[i]->frameworks & devfw) ? "" : " not loaded)");
     }
     size_t holders = 0;
     for (size_t i = 0; i < ctx->nprocs; i++)
@@ -190,12 +192,7 @@ void nd_detect_partial_fallback(const struct nd_series *s, const struct nd_detec
                             "CPU and slows every collective down to its pace.");
     nd_finding_add_fix(f, "npu-doctor check --env-from %d   # what that process's environment lacks",
                        (int)cpu[0]->pid);
-    if (nvidia)
-        nd_finding_add_fix(f, "give every rank the same environment, and torch.cuda.set_device(LOCAL_RANK) before "
-                              "building the model");
-    else
-        nd_finding_add_fix(f, "give every rank the same environment (source set_env.sh in the launcher, not in one "
-                              "rank's shell), and torch.npu.set_device(LOCAL_RANK) before building the model");
+    nd_finding_add_fix(f, "%s", v->set_device_fix);
 }
 
 /* ---- the registry behind the summary's "processes" ---- */
@@ -279,7 +276,7 @@ json_t *nd_proc_registry_json(const struct nd_proc_registry *r, const struct nd_
         }
         json_object_set_new(o, "devices", dev);
         json_t *fw = json_array();
-        for (unsigned bit = 1; bit && bit <= ND_FW_PYTHON; bit <<= 1)
+        for (unsigned bit = 1; bit && bit <= ND_FW_LAST; bit <<= 1)
             if ((e->frameworks & bit) && nd_framework_name(bit))
                 json_array_append_new(fw, json_string(nd_framework_name(bit)));
         json_object_set_new(o, "frameworks", fw);

@@ -35,7 +35,6 @@
 #define ND_FP_YOUNG_S 3.0
 /* Processes whose stat file stays open between ticks (an fd each). */
 #define ND_MAX_KEPT_STAT 512
-#define ND_MAX_VENDORS 2
 /* Checkpoints of a process's CPU time over the window: its sustained use is
  * known to within an eighth of the window. */
 #define ND_CP_PER_WINDOW 8
@@ -301,27 +300,17 @@ void nd_sampler_free(struct nd_sampler *s)
     free(s);
 }
 
+/* The first vendor (table order) with device nodes under the root is the
+ * one the job would use when no library answers. */
 static void nd_device_nodes(struct nd_sampler *s)
 {
-    DIR *d = nd_rootfs_opendir("/dev");
-    if (!d)
-        return;
-    size_t asc = 0, nv = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        const char *n = e->d_name;
-        if (strncmp(n, "davinci", 7) == 0 && isdigit((unsigned char)n[7]))
-            asc++;
-        else if (strncmp(n, "nvidia", 6) == 0 && isdigit((unsigned char)n[6]))
-            nv++;
-    }
-    closedir(d);
-    if (asc) {
-        snprintf(s->node_vendor, sizeof s->node_vendor, "ascend");
-        s->nnodes = asc;
-    } else if (nv) {
-        snprintf(s->node_vendor, sizeof s->node_vendor, "nvidia");
-        s->nnodes = nv;
+    for (size_t v = 0; v < ND_MAX_VENDORS && nd_vendors[v]; v++) {
+        size_t n = nd_vendor_count_nodes(nd_vendors[v]);
+        if (n) {
+            snprintf(s->node_vendor, sizeof s->node_vendor, "%s", nd_vendors[v]->name);
+            s->nnodes = n;
+            return;
+        }
     }
 }
 

@@ -27,6 +27,7 @@
 #include "probe/distributed.h"
 #include "probe/envcheck.h"
 #include "probe/host.h"
+#include "probe/install_probe.h"
 #include "probe/pathfmt.h"
 #include "probe/pyimport.h"
 #include "probe/python.h"
@@ -41,7 +42,7 @@ struct nd_checkup {
     struct nd_cuda_install *cuda;
     struct nd_python *py;
     struct nd_distributed dist;
-    struct nd_device_state *dev[2];   /* ascend, nvidia: NULL when not queried */
+    struct nd_device_state *dev[ND_MAX_VENDORS]; /* by nd_vendors index: NULL when not queried */
     int ascend_devices, cuda_devices; /* best known counts, -1 unknown */
     struct nd_envcheck_summary env;   /* what the environment leaves visible */
     bool has_ascend, has_nvidia;      /* the host has that accelerator (files or device layer) */
@@ -194,13 +195,22 @@ static void nd_do_cuda(struct nd_checkup *c)
 
 /* ---- devices (level 2+): the device layer ---- */
 
-static bool nd_vendor_relevant(const struct nd_checkup *c, const struct nd_vendor *v)
+/* The vendor's library is there (its own search), or its device nodes are. */
+static bool nd_vendor_relevant(const struct nd_vendor *v)
 {
-    char lib[4096];
-    bool ascend = strcmp(v->name, "ascend") == 0;
-    if (nd_device_find_library(v->lib_soname, v->lib_override_env, v->lib_dirs, lib, sizeof lib) == 0)
-        return true;
-    return ascend ? (c->asc->ndavinci > 0) : (c->cuda->ngpu_files > 0);
+    struct nd_device_state *st = nd_xcalloc(1, sizeof *st);
+    bool found = v->locate(st) == 0;
+    free(st);
+    return found || nd_vendor_count_nodes(v) > 0;
+}
+
+/* The device state of vendor v, NULL when it was not queried. */
+static struct nd_device_state *nd_state_of(const struct nd_checkup *c, const struct nd_vendor *v)
+{
+    for (size_t k = 0; k < ND_MAX_VENDORS && nd_vendors[k]; k++)
+        if (nd_vendors[k] == v)
+            return c->dev[k];
+    return NULL;
 }
 
 /* Devices in the vendor list held by processes of another user. */
@@ -225,8 +235,9 @@ static void nd_busy_other_user(struct nd_report *rep, const struct nd_device_sta
             f = nd_findings_add(&rep->findings, "devices.busy-other-user", ND_CAT_NO_DEVICE, ND_SEV_WARNING,
                                 "%s devices are in use by another user's processes", st->vendor);
             nd_finding_set_cause(f, "A job sharing the device competes for its memory and compute.");
+            const struct nd_vendor *v = nd_vendor_by_name(st->vendor);
             nd_finding_add_fix(f, "pick free devices with %s, or wait for them",
-                               strcmp(st->vendor, "ascend") == 0 ? "ASCEND_RT_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES");
+                               v && v->visible_env && v->visible_env[0] ? v->visible_env[0] : "the visible-devices variable");
         }
         nd_finding_add_evidence(f, NULL, 0, "pid %ld (uid %ld) on device %d", (long)st->procs[i].pid, uid,
                                 st->procs[i].device_index);
@@ -238,11 +249,10 @@ static void nd_do_devices(struct nd_checkup *c)
     struct nd_report *rep = c->rep;
     json_t *facts = nd_report_facts(rep, "devices");
     json_t *vendors = json_array();
-    for (size_t k = 0; nd_vendors[k] && k < 2; k++) {
+    for (size_t k = 0; nd_vendors[k] && k < ND_MAX_VENDORS; k++) {
         const struct nd_vendor *v = nd_vendors[k];
-        bool ascend = strcmp(v->name, "ascend") == 0;
-        const char *area = ascend ? "Ascend" : "NVIDIA";
-        if (!nd_vendor_relevant(c, v))
+        const char *area = v->label;
+        if (!nd_vendor_relevant(v))
             continue;
         struct nd_device_state *st = nd_xcalloc(1, sizeof *st);
         nd_device_query(v, c->opt->device_timeout_s > 0 ? c->opt->device_timeout_s : ND_DEVICE_DEFAULT_TIMEOUT, st);
@@ -250,7 +260,7 @@ static void nd_do_devices(struct nd_checkup *c)
             free(st);   /* the device layer is not built in: not a finding */
             continue;
         }
-        c->dev[ascend ? 0 : 1] = st;
+        c->dev[k] = st;
         json_array_append_new(vendors, nd_device_layer_json(st, true));
         size_t mark = rep->findings.n;
         nd_device_state_findings(st, &rep->findings);
@@ -272,23 +282,23 @@ static void nd_do_devices(struct nd_checkup *c)
                        st->lib_path, st->ndevices ? st->devices[0].name : "-", st->ndevices > 1 ? " …" : "", busy,
                        util_max);
         /* Device files against what the library reports. */
-        size_t files = ascend ? c->asc->ndavinci : c->cuda->ngpu_files;
+        size_t files = nd_vendor_count_nodes(v);
         if (st->ndevices != files && (files > 0 || st->ndevices > 0) && nd_rootfs_is_default()) {
             struct nd_finding *f = nd_findings_add(&rep->findings, "devices.files-mismatch", ND_CAT_NO_DEVICE,
                                                    ND_SEV_WARNING, "%zu %s device file%s but the driver reports %zu device%s",
-                                                   files, ascend ? "/dev/davinci*" : "/dev/nvidia*", files == 1 ? "" : "s",
+                                                   files, v->dev_node_glob, files == 1 ? "" : "s",
                                                    st->ndevices, st->ndevices == 1 ? "" : "s");
             nd_finding_add_evidence(f, NULL, 0, "%zu device file%s; %s lists %zu device%s", files, files == 1 ? "" : "s",
                                     st->lib_path, st->ndevices, st->ndevices == 1 ? "" : "s");
             nd_finding_set_cause(f, "Inside a container only the devices passed in have files; the driver may list "
                                     "more (or a device failed and lost its file).");
             nd_finding_add_fix(f, "pass every device the job should use into the container, and check %s",
-                               ascend ? "npu-smi info" : "nvidia-smi");
+                               v->smi_tool);
         }
         nd_busy_other_user(rep, st);
-        if (ascend)
+        if (v == &nd_vendor_ascend)
             c->ascend_devices = (int)st->ndevices;
-        else
+        else if (v == &nd_vendor_nvidia)
             c->cuda_devices = (int)st->ndevices;
     }
     json_object_set_new(facts, "vendors", vendors);
@@ -299,16 +309,13 @@ static void nd_do_smoke(struct nd_checkup *c)
     struct nd_report *rep = c->rep;
     json_t *smoke = json_array();
     size_t measured = 0;
-    for (int k = 0; k < 2; k++) {
+    for (size_t k = 0; k < ND_MAX_VENDORS && nd_vendors[k]; k++) {
         struct nd_device_state *st = c->dev[k];
-        if (!st || st->status < 0 || st->ndevices == 0)
+        if (!st || st->status < 0 || st->ndevices == 0 || !nd_vendors[k]->smoke)
             continue;
         struct nd_smoke_result *r = nd_xcalloc(1, sizeof *r);
         double t = c->opt->device_timeout_s > 0 ? c->opt->device_timeout_s * 4 : 20;
-        if (k == 0)
-            nd_smoke_ascend(c->opt->level, t, r);
-        else
-            nd_smoke_cuda(c->opt->level, t, r);
+        nd_vendors[k]->smoke(c->opt->level, t, r);
         if (r->status == -ENOSYS) {
             free(r);
             continue;
@@ -317,7 +324,7 @@ static void nd_do_smoke(struct nd_checkup *c)
             nd_smoke_flag_slow(r);
         size_t mark = rep->findings.n;
         nd_smoke_findings(r, &rep->findings);
-        const char *area = k == 0 ? "Ascend" : "NVIDIA";
+        const char *area = nd_vendors[k]->label;
         if (r->status < 0) {
             nd_report_line(rep, area, ND_CHECK_FAIL, "runtime smoke test fails in %s: %s", r->failed_call, r->error);
         } else {
@@ -341,12 +348,23 @@ static void nd_do_smoke(struct nd_checkup *c)
     /* Level 3 must not look like level 2 in silence: say what was skipped and why. */
     if (c->opt->level >= 3 && measured == 0) {
         bool any = false;
-        for (int k = 0; k < 2; k++)
+        for (size_t k = 0; k < ND_MAX_VENDORS; k++)
             any |= c->dev[k] && c->dev[k]->status == 0 && c->dev[k]->ndevices > 0;
         const char *why = any ? "the runtime smoke test did not pass or measured nothing"
                               : "no device answered (no Ascend NPU or NVIDIA GPU found)";
         nd_report_line(rep, "Devices", ND_CHECK_INFO, "level 3: host<->device bandwidth test skipped: %s", why);
         json_object_set_new(nd_report_facts(rep, "devices"), "bandwidth_skipped", json_string(why));
+    }
+}
+
+/* ---- installs of vendors that have an install probe (install_probe.h) ---- */
+
+static void nd_do_install_probes(struct nd_checkup *c)
+{
+    for (size_t i = 0; nd_install_probes[i]; i++) {
+        const struct nd_install_probe *p = nd_install_probes[i];
+        struct nd_install_ctx ctx = {c->opt->env, c->py, nd_state_of(c, p->vendor), c->opt->level};
+        p->run(&ctx, c->rep);
     }
 }
 
@@ -413,12 +431,16 @@ static void nd_do_python(struct nd_checkup *c)
     }
     nd_report_line(rep, area, ND_CHECK_OK, "%s -> %s (Python %s, %s)", py->path, py->exe, py->version, py->how);
     const struct nd_py_pkg *t = &py->pkg[ND_PKG_TORCH];
+    /* Another accelerator's wheel says so in its local version ("2.5.1+rocm6.2"). */
+    char local_build[48] = "build unknown";
+    if (py->torch_local[0])
+        nd_pfmt(local_build, sizeof local_build, "%s build", py->torch_local);
     if (t->found)
         nd_report_line(rep, area, nd_status_since(rep, mark, "python.torch", ND_CHECK_OK), "torch %s (%s) in %s",
                        t->version,
                        nd_python_torch_cpu_only(py)
                            ? (py->pkg[ND_PKG_TORCH_NPU].found ? "CPU build; torch_npu adds the NPU" : "CPU-only build")
-                           : py->torch_cuda[0] ? "CUDA build" : "build unknown",
+                           : py->torch_cuda[0] ? "CUDA build" : local_build,
                        t->location);
     else
         nd_report_line(rep, area, ND_CHECK_INFO, "torch not installed for this interpreter");
@@ -523,7 +545,7 @@ static void nd_do_compat(struct nd_checkup *c)
                        torch ? torch : "-", npu, cann ? cann : "-");
     }
     char driver_cuda[32] = "";
-    const struct nd_device_state *nv = c->dev[1];
+    const struct nd_device_state *nv = nd_state_of(c, &nd_vendor_nvidia);
     if (nv && nv->status == 0 && nv->cuda_driver_version > 0)
         nd_pfmt(driver_cuda, sizeof driver_cuda, "%d.%d", nv->cuda_driver_version / 1000,
                 (nv->cuda_driver_version % 1000) / 10);
@@ -680,10 +702,13 @@ int nd_checkup_run(const struct nd_check_options *opt, struct nd_report *rep, st
     if (opt->level >= 2) {
         nd_do_devices(&c);
         /* A device the driver library reports counts even without device files (a VM, a sim). */
-        c.has_ascend |= c.dev[0] && c.dev[0]->status == 0 && c.dev[0]->ndevices > 0;
-        c.has_nvidia |= c.dev[1] && c.dev[1]->status == 0 && c.dev[1]->ndevices > 0;
+        const struct nd_device_state *asc = nd_state_of(&c, &nd_vendor_ascend);
+        const struct nd_device_state *nv = nd_state_of(&c, &nd_vendor_nvidia);
+        c.has_ascend |= asc && asc->status == 0 && asc->ndevices > 0;
+        c.has_nvidia |= nv && nv->status == 0 && nv->ndevices > 0;
     }
     nd_do_python(&c);
+    nd_do_install_probes(&c);
     nd_do_system(&c);
     nd_do_env(&c);
     nd_do_compat(&c);
@@ -736,8 +761,8 @@ int nd_checkup_run(const struct nd_check_options *opt, struct nd_report *rep, st
     json_object_set_new(nd_report_facts(rep, "check"), "level", json_integer(opt->level));
     json_object_set_new(nd_report_facts(rep, "check"), "root", nd_json_str(nd_rootfs_is_default() ? "/" : nd_rootfs_prefix()));
 
-    free(c.dev[0]);
-    free(c.dev[1]);
+    for (size_t k = 0; k < ND_MAX_VENDORS; k++)
+        free(c.dev[k]);
     free(c.asc);
     free(c.cuda);
     free(c.py);

@@ -26,55 +26,6 @@
 
 /* ---- maps ---- */
 
-static bool nd_has_prefix(const char *s, size_t len, const char *prefix)
-{
-    size_t n = strlen(prefix);
-    return len >= n && memcmp(s, prefix, n) == 0;
-}
-
-/* "libfoo" followed by the end, '.' or '-': keeps libcuda from matching
- * libcudart or libcudnn. */
-static bool nd_lib_is(const char *base, size_t len, const char *lib)
-{
-    size_t n = strlen(lib);
-    if (len < n || memcmp(base, lib, n) != 0)
-        return false;
-    return len == n || base[n] == '.' || base[n] == '-';
-}
-
-static unsigned nd_classify_mapped_file(const char *base, size_t len)
-{
-    if (nd_has_prefix(base, len, "python"))
-        return ND_FW_PYTHON; /* the interpreter itself (Debian links libpython statically) */
-    if (!nd_has_prefix(base, len, "lib"))
-        return 0;
-    if (nd_has_prefix(base, len, "libtorch")) {
-        if (!(len == 8 || base[8] == '.' || base[8] == '_' || base[8] == '-'))
-            return 0; /* libtorchaudio, libtorchvision: not torch itself */
-        unsigned fw = ND_FW_TORCH;
-        if (nd_has_prefix(base, len, "libtorch_cpu"))
-            fw |= ND_FW_TORCH_CPU;
-        else if (nd_has_prefix(base, len, "libtorch_npu"))
-            fw |= ND_FW_TORCH_NPU;
-        else if (nd_has_prefix(base, len, "libtorch_cuda"))
-            fw |= ND_FW_TORCH_CUDA;
-        return fw;
-    }
-    if (nd_lib_is(base, len, "libascendcl"))
-        return ND_FW_ASCENDCL;
-    if (nd_lib_is(base, len, "libhccl"))
-        return ND_FW_HCCL;
-    if (nd_lib_is(base, len, "libcuda"))
-        return ND_FW_CUDA;
-    if (nd_lib_is(base, len, "libcudart"))
-        return ND_FW_CUDART;
-    if (nd_lib_is(base, len, "libnccl"))
-        return ND_FW_NCCL;
-    if (nd_has_prefix(base, len, "libpython"))
-        return ND_FW_PYTHON;
-    return 0;
-}
-
 /* Scans whole lines of a maps buffer. The path is the text from the first
  * '/' on (address, perms, offset, device and inode hold none); only the
  * base name matters. */
@@ -97,7 +48,7 @@ static unsigned nd_maps_scan(const char *buf, size_t len)
             const char *base = last;
             while (base > slash && base[-1] != '/')
                 base--;
-            fw |= nd_classify_mapped_file(base, (size_t)(last - base));
+            fw |= nd_framework_of_file(base, (size_t)(last - base));
         }
         p = eol + 1;
     }
@@ -178,54 +129,13 @@ static int nd_maps_read_frameworks(pid_t pid, unsigned *frameworks)
 
 /* ---- device paths ---- */
 
-static bool nd_parse_index(const char *s, int *index)
-{
-    if (!*s)
-        return false;
-    long v = 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9' || v > 100000)
-            return false;
-        v = v * 10 + (*s - '0');
-    }
-    *index = (int)v;
-    return true;
-}
-
 static bool nd_classify_dev(const char *p, char *vendor, size_t vsize, int *index)
 {
-    static const char *const ascend_ctl[] = {"/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc", NULL};
-    static const char *const nvidia_ctl[] = {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
-                                             "/dev/nvidia-modeset", NULL};
-    for (size_t i = 0; ascend_ctl[i]; i++)
-        if (strcmp(p, ascend_ctl[i]) == 0) {
-            snprintf(vendor, vsize, "ascend");
-            *index = -1;
-            return true;
-        }
-    for (size_t i = 0; nvidia_ctl[i]; i++)
-        if (strcmp(p, nvidia_ctl[i]) == 0) {
-            snprintf(vendor, vsize, "nvidia");
-            *index = -1;
-            return true;
-        }
-    if (strncmp(p, "/dev/nvidia-caps/", 17) == 0) {
-        snprintf(vendor, vsize, "nvidia");
-        *index = -1;
-        return true;
-    }
-    int idx;
-    if (strncmp(p, "/dev/davinci", 12) == 0 && nd_parse_index(p + 12, &idx)) {
-        snprintf(vendor, vsize, "ascend");
-        *index = idx;
-        return true;
-    }
-    if (strncmp(p, "/dev/nvidia", 11) == 0 && nd_parse_index(p + 11, &idx)) {
-        snprintf(vendor, vsize, "nvidia");
-        *index = idx;
-        return true;
-    }
-    return false;
+    const struct nd_vendor *v = nd_vendor_of_node(p, index);
+    if (!v)
+        return false;
+    snprintf(vendor, vsize, "%s", v->name);
+    return true;
 }
 
 bool nd_device_path_classify(const char *path, char *vendor, size_t vsize, int *index)
@@ -699,30 +609,13 @@ done:
     return 0;
 }
 
-const char *nd_framework_name(unsigned bit)
-{
-    switch (bit) {
-    case ND_FW_TORCH: return "torch";
-    case ND_FW_TORCH_CPU: return "torch_cpu";
-    case ND_FW_TORCH_NPU: return "torch_npu";
-    case ND_FW_TORCH_CUDA: return "torch_cuda";
-    case ND_FW_ASCENDCL: return "ascendcl";
-    case ND_FW_HCCL: return "hccl";
-    case ND_FW_CUDA: return "cuda";
-    case ND_FW_CUDART: return "cudart";
-    case ND_FW_NCCL: return "nccl";
-    case ND_FW_PYTHON: return "python";
-    default: return NULL;
-    }
-}
-
 void nd_frameworks_describe(unsigned frameworks, char *buf, size_t size)
 {
     if (!buf || size == 0)
         return;
     buf[0] = '\0';
     size_t len = 0;
-    for (unsigned bit = 1; bit <= ND_FW_PYTHON; bit <<= 1) {
+    for (unsigned bit = 1; bit <= ND_FW_LAST; bit <<= 1) {
         const char *name = (frameworks & bit) ? nd_framework_name(bit) : NULL;
         if (!name)
             continue;

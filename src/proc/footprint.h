@@ -13,19 +13,7 @@
 
 #include "device/device.h"
 
-/* Frameworks and runtimes seen in /proc/PID/maps (bit mask). */
-enum nd_framework {
-    ND_FW_TORCH = 1u << 0,       /* libtorch*.so or libtorch_python */
-    ND_FW_TORCH_CPU = 1u << 1,   /* libtorch_cpu.so */
-    ND_FW_TORCH_NPU = 1u << 2,   /* libtorch_npu.so */
-    ND_FW_TORCH_CUDA = 1u << 3,  /* libtorch_cuda.so */
-    ND_FW_ASCENDCL = 1u << 4,    /* libascendcl.so */
-    ND_FW_HCCL = 1u << 5,        /* libhccl.so */
-    ND_FW_CUDA = 1u << 6,        /* libcuda.so (driver API) */
-    ND_FW_CUDART = 1u << 7,      /* libcudart.so */
-    ND_FW_NCCL = 1u << 8,        /* libnccl.so */
-    ND_FW_PYTHON = 1u << 9,      /* libpython or a python executable */
-};
+/* The ND_FW_* bits are in device/framework.h (through device.h). */
 
 enum nd_hold_how {
     ND_HOLD_VENDOR_LIST = 1,     /* the vendor's process list names it */
@@ -85,7 +73,5 @@ int nd_footprint_of_flags(pid_t pid, const struct nd_device_state *const *states
 
 /* "torch, torch_npu, ascendcl" (empty string when none). */
 void nd_frameworks_describe(unsigned frameworks, char *buf, size_t size);
-/* The name of one ND_FW_* bit ("torch_npu"), or NULL for anything else. */
-const char *nd_framework_name(unsigned bit);
 
 #endif

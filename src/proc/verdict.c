@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/fileio.h"
+#include "device/device.h"
 #include "proc/verdict.h"
 
 const char *nd_verdict_name(enum nd_verdict v)
@@ -18,11 +19,7 @@ const char *nd_verdict_name(enum nd_verdict v)
 
 const char *nd_verdict_device_word(const char *vendor)
 {
-    if (strcmp(vendor, "ascend") == 0)
-        return "npu";
-    if (strcmp(vendor, "nvidia") == 0)
-        return "gpu";
-    return vendor;
+    return nd_vendor_word(vendor);
 }
 
 bool nd_footprint_device_mem(const struct nd_footprint *fp, uint64_t *bytes)
@@ -87,13 +84,20 @@ static void nd_frameworks_phrase(unsigned fw, const struct nd_device_state *cons
                                  char *buf, size_t size)
 {
     buf[0] = '\0';
-    if (fw & ND_FW_TORCH_NPU)
-        snprintf(buf, size, "torch_npu loaded");
-    else if (fw & ND_FW_TORCH_CUDA)
-        snprintf(buf, size, "torch (CUDA build) loaded");
-    else if (fw & (ND_FW_TORCH | ND_FW_TORCH_CPU))
-        snprintf(buf, size, "torch loaded%s", nd_have_devices(states, nstates, "ascend") ? " but not torch_npu" : "");
-    else if (fw & ND_FW_ML_MASK) {
+    /* A torch backend for a device: "torch_npu loaded", "libtorch_cuda loaded". */
+    for (size_t i = 0; nd_vendors[i]; i++)
+        if (fw & nd_vendors[i]->torch_backend) {
+            snprintf(buf, size, "%s loaded", nd_vendors[i]->torch_backend_text);
+            return;
+        }
+    if (fw & (ND_FW_TORCH | ND_FW_TORCH_CPU)) {
+        /* Plain torch on a host with devices: name the backend it lacks. */
+        const char *missing = NULL;
+        for (size_t i = 0; nd_vendors[i] && !missing; i++)
+            if (nd_have_devices(states, nstates, nd_vendors[i]->name))
+                missing = nd_vendors[i]->torch_backend_text;
+        snprintf(buf, size, "torch loaded%s%s", missing ? " but not " : "", missing ? missing : "");
+    } else if (fw & ND_FW_ML_MASK) {
         char names[128];
         nd_frameworks_describe(fw & ND_FW_ML_MASK, names, sizeof names);
         snprintf(buf, size, "%s loaded", names);
@@ -215,8 +219,10 @@ void nd_verdict_findings(const struct nd_proc_facts *procs, size_t nprocs,
         const struct nd_device_state *st = states ? states[s] : NULL;
         if (!st || !nd_state_idle(st, procs, nprocs))
             continue;
-        bool ascend = strcmp(st->vendor, "ascend") == 0;
-        const char *word = ascend ? "NPU" : strcmp(st->vendor, "nvidia") == 0 ? "GPU" : st->vendor;
+        const struct nd_vendor *v = nd_vendor_by_name(st->vendor);
+        if (!v)
+            continue;
+        const char *word = v->device_noun;
         struct nd_finding *f;
         if (nbound == 1)
             f = nd_findings_add(out, "ps.devices-idle-cpu-job", ND_CAT_CPU_FALLBACK, ND_SEV_WARNING,
@@ -228,15 +234,15 @@ void nd_verdict_findings(const struct nd_proc_facts *procs, size_t nprocs,
                                 "%zu %s%s idle while %zu ML processes compute on the CPU without holding one",
                                 st->ndevices, word, st->ndevices == 1 ? "" : "s", nbound);
         bool torch_without_backend = (fw_union & (ND_FW_TORCH | ND_FW_TORCH_CPU)) &&
-                                     !(fw_union & (ascend ? ND_FW_TORCH_NPU : ND_FW_TORCH_CUDA));
+                                     !(fw_union & v->torch_backend);
         f->confidence = torch_without_backend ? ND_CONF_HIGH : ND_CONF_MEDIUM;
         for (size_t i = 0; i < nprocs; i++) {
             if (!nd_cpu_bound_ml(&procs[i], busy_cores))
                 continue;
-            char v[256];
-            nd_verdict_judge(&procs[i], states, nstates, busy_cores, v, sizeof v);
+            char text[256];
+            nd_verdict_judge(&procs[i], states, nstates, busy_cores, text, sizeof text);
             nd_finding_add_evidence(f, NULL, 0, "PID %d (%s): %s", (int)procs[i].pid,
-                                    procs[i].command ? procs[i].command : "?", v);
+                                    procs[i].command ? procs[i].command : "?", text);
         }
         size_t nd = st->ndevices < ND_MAX_DEVICES ? st->ndevices : ND_MAX_DEVICES;
         unsigned maxu = 0;
@@ -246,29 +252,19 @@ void nd_verdict_findings(const struct nd_proc_facts *procs, size_t nprocs,
         nd_finding_add_evidence(f, NULL, 0, "%zu %s device%s (%s), utilisation at most %u%%, no process holds one",
                                 st->ndevices, st->vendor, st->ndevices == 1 ? "" : "s",
                                 st->devices[0].name[0] ? st->devices[0].name : "?", maxu);
-        if (ascend) {
-            if (torch_without_backend)
-                nd_finding_set_cause(f, "The job computes on the CPU: torch is loaded but torch_npu is not, so "
-                                        "no tensor can reach the NPU.");
-            else
-                nd_finding_set_cause(f, "The job computes on the CPU: it never opened an NPU, so its model and "
-                                        "tensors stay in host memory.");
-            nd_finding_add_fix(f, "npu-doctor check --env-from %d   # what the job's own environment lacks",
-                               (int)first->pid);
-            nd_finding_add_fix(f, "import torch_npu in the job, then move the model and inputs: model.to('npu:0')");
-        } else {
-            if (torch_without_backend)
-                nd_finding_set_cause(f, "The job computes on the CPU: a CPU-only torch build is loaded "
-                                        "(no libtorch_cuda), so no tensor can reach the GPU.");
-            else
-                nd_finding_set_cause(f, "The job computes on the CPU: it never opened a GPU (CUDA_VISIBLE_DEVICES "
-                                        "hides them, or the model and tensors are never moved).");
-            nd_finding_add_fix(f, "npu-doctor check --env-from %d   # what the job's own environment lacks",
-                               (int)first->pid);
-            nd_finding_add_fix(f, "python -c 'import torch; print(torch.cuda.is_available())'   # in the job's "
-                                  "environment");
-            nd_finding_add_fix(f, "move the model and inputs: model.to('cuda:0')");
-        }
+        if (torch_without_backend)
+            nd_finding_set_cause(f, "The job computes on the CPU: torch is loaded but %s is not (a CPU-only torch "
+                                    "build), so no tensor can reach the %s.",
+                                 v->torch_backend_text, v->device_noun);
+        else
+            nd_finding_set_cause(f, "The job computes on the CPU: it never opened a%s %s (%s hides them, or the "
+                                    "model and tensors are never moved), so they stay in host memory.",
+                                 v->device_noun[0] == 'N' ? "n" : "", v->device_noun,
+                                 v->visible_env && v->visible_env[0] ? v->visible_env[0] : "a visible-devices list");
+        nd_finding_add_fix(f, "npu-doctor check --env-from %d   # what the job's own environment lacks",
+                           (int)first->pid);
+        nd_finding_add_fix(f, "%s   # in the job's environment: must print True", v->torch_check);
+        nd_finding_add_fix(f, "move the model and inputs: model.to('%s:0')", v->torch_device);
         return; /* one finding: the first idle vendor tells the story */
     }
 }

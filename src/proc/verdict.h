@@ -31,8 +31,7 @@
 #define ND_VERDICT_IDLE_UTIL_PCT 5u
 
 /* Frameworks that make a process an ML job (python alone does not). */
-#define ND_FW_ML_MASK (ND_FW_TORCH | ND_FW_TORCH_CPU | ND_FW_TORCH_NPU | ND_FW_TORCH_CUDA | ND_FW_ASCENDCL | \
-                       ND_FW_HCCL | ND_FW_CUDA | ND_FW_CUDART | ND_FW_NCCL)
+#define ND_FW_ML_MASK ND_FW_ML
 
 enum nd_verdict { ND_VERDICT_ON_DEVICE, ND_VERDICT_CPU_ONLY, ND_VERDICT_IDLE };
 

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -10,6 +11,7 @@
 
 #include "core/json_util.h"
 #include "core/rootfs.h"
+#include "device/device.h"
 #include "core/strbuf.h"
 
 static void nd_set_limit(json_t *o, const char *key, int resource)
@@ -36,13 +38,17 @@ json_t *nd_snapshot_limits_json(void)
     return o;
 }
 
+/* A device or control node of any vendor in the table; a folder of
+ * control nodes (/dev/nvidia-caps) counts as well. */
 static bool nd_is_accel_dev(const char *name)
 {
-    static const char *const prefixes[] = {"davinci", "devmm_svm", "hisi_hdc", "nvidia"};
-    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
-        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
-            return true;
-    return false;
+    char path[300];
+    int index;
+    snprintf(path, sizeof path, "/dev/%s", name);
+    if (nd_vendor_of_node(path, &index))
+        return true;
+    snprintf(path, sizeof path, "/dev/%s/", name);
+    return nd_vendor_of_node(path, &index) != NULL;
 }
 
 static int nd_cmp_str(const void *a, const void *b)

@@ -37,7 +37,7 @@ assert_json "$T/s.json" 'len(d["identity"]["time"]) == 20 and d["identity"]["tim
 assert_json "$T/s.json" 'd["env"]["HOME"] == "/root" and d["env"]["HF_TOKEN"].startswith("<redacted:")' "env kept, token redacted"
 # Debian's python3-torch is seen by /usr/bin/python3: its version is recorded.
 assert_json "$T/s.json" '"torch" in d["python"]["packages"] and d["python"]["executable"].startswith("/usr/bin/python3")' "python packages from --python"
-assert_json "$T/s.json" 'all(l["vendor"] in ("ascend", "nvidia") and l["status"] in ("ok", "no-library", "failed", "timed-out", "crashed") for l in d["device_layer"])' "device layer status per vendor"
+assert_json "$T/s.json" '[l["vendor"] for l in d["device_layer"]] == ["ascend", "nvidia", "rocm"] and all(l["status"] in ("ok", "no-library", "failed", "timed-out", "crashed") for l in d["device_layer"])' "device layer status per vendor, every vendor of the table"
 assert_json "$T/s.json" 'isinstance(d["limits"]["nofile"], int)' "open-file limit recorded"
 # Everything check gathers at that level is in "facts", grouped as check groups it.
 assert_json "$T/s.json" 'all(g in d["facts"] for g in ("host", "ascend", "nvidia", "environment", "python", "distributed"))' "check's fact groups"

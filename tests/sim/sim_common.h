@@ -1,5 +1,5 @@
 /* Shared state for the simulated vendor libraries (libdcmi.so, libascendcl.so,
- * libnvidia-ml.so.1, libcuda.so.1): each reads one INI-like state file and
+ * libnvidia-ml.so.1, libcuda.so.1, librocm_smi64.so): each reads one INI-like state file and
  * answers from it, so tests run the real dlopen/dlsym paths without hardware.
  *
  * The file is named by the environment variable ND_SIM_STATE. It is re-read
@@ -59,6 +59,9 @@
  *   uuid = GPU-00000000-0000-0000-0000-000000000000
  *   [cuda]                      libcuda.so.1 (sim_cuda.c)
  *   fail = cuMemAlloc_v2 2
+ *   [rocm]                      librocm_smi64.so (sim_rocm_smi.c; its keys are listed there)
+ *   devices = 8
+ *   proc = 4242 0 1024          ; pid device mem_mb
  *
  * The simulators allocate nothing on the heap (they are loaded into
  * sanitizer-instrumented processes and must not show up as leaks). */

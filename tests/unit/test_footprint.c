@@ -198,6 +198,10 @@ static void test_maps_names(void **state)
         {"7f0000-7f1000 r-xp 00000000 08:01 12 /x/libhccl.so (deleted)", ND_FW_HCCL},
         {"7f0000-7f1000 r-xp 00000000 08:01 12 /dir with space/libascendcl.so", ND_FW_ASCENDCL},
         {"7f0000-7f1000 r-xp 00000000 08:01 12 /usr/lib/libpython3.10.so.1.0", ND_FW_PYTHON},
+        {"7f0000-7f1000 r-xp 00000000 08:01 12 /opt/rocm-6.2.0/lib/libamdhip64.so.6.2.60200", ND_FW_HIP},
+        {"7f0000-7f1000 r-xp 00000000 08:01 12 /x/torch/lib/libtorch_hip.so", ND_FW_TORCH | ND_FW_TORCH_HIP},
+        {"7f0000-7f1000 r-xp 00000000 08:01 12 /opt/rocm/lib/librccl.so.1", ND_FW_RCCL},
+        {"7f0000-7f1000 r-xp 00000000 08:01 12 /opt/rocm/lib/libhiprtc.so.6", 0},
         {"7f0000-7f1000 r-xp 00000000 08:01 12 /usr/lib/libtorch_cpu/notalib.so", 0},
         {"7f0000-7f1000 rw-p 00000000 00:00 0 [heap]", 0},
         {"7f0000-7f1000 rw-p 00000000 00:00 0 ", 0},
@@ -227,6 +231,7 @@ static void test_frameworks_describe(void **state)
     nd_frameworks_describe(ND_FW_TORCH | ND_FW_TORCH_NPU, small, sizeof small);
     assert_string_equal(small, "torch"); /* no half names */
     assert_string_equal(nd_framework_name(ND_FW_CUDA), "cuda");
+    assert_string_equal(nd_framework_name(ND_FW_HIP), "hip");
     assert_null(nd_framework_name(1u << 30));
 }
 
@@ -266,6 +271,17 @@ static void test_device_path_classify(void **state)
     assert_int_equal(idx, 5);
     assert_false(nd_device_path_classify("/tmp/elsewhere/dev/davinci5", v, sizeof v, &idx));
     assert_true(nd_device_path_classify("/dev/nvidia0", v, sizeof v, &idx)); /* real nodes still count */
+    /* A render node is a ROCm GPU (renderD128 is GPU 0) only beside /dev/kfd. */
+    char kfd[512], render[512], dri[512];
+    snprintf(dri, sizeof dri, "%s/dev/dri", tmpdir);
+    assert_true(mkdir(dri, 0755) == 0 || errno == EEXIST);
+    make_file("dev/dri/renderD129", render, sizeof render);
+    assert_false(nd_device_path_classify(render, v, sizeof v, &idx));
+    make_file("dev/kfd", kfd, sizeof kfd);
+    assert_true(nd_device_path_classify(render, v, sizeof v, &idx));
+    assert_string_equal(v, "rocm");
+    assert_int_equal(idx, 1);
+    assert_true(nd_device_path_classify(kfd, v, sizeof v, &idx) && idx == -1);
     assert_int_equal(nd_rootfs_set("/", &err), 0);
     assert_false(nd_device_path_classify(p, v, sizeof v, &idx));
 }
