@@ -28,7 +28,8 @@
 #include "core/spawn.h"
 #include "core/strbuf.h"
 
-#define ND_SV_BUF (256 * 1024)
+/* One read takes what a full pipe holds: fewer wake-ups under a flood. */
+#define ND_SV_BUF (1024 * 1024)
 #define ND_SV_PIPE_SIZE (1024 * 1024)
 /* After the job and its group are gone, output still held open by a process
  * that left the group is drained for this long. */
@@ -42,6 +43,7 @@ struct nd_stream {
     bool out_dead;          /* our side of the stream is gone (EPIPE) */
     char line[ND_SV_LINE_MAX + 1];  /* a line split across reads, and its newline */
     size_t linelen;
+    bool overflow;          /* that line was cut: its bytes up to the newline are dropped */
     long lineno;
 };
 
@@ -324,12 +326,16 @@ static size_t nd_count_newlines(const char *p, size_t n)
     return c;
 }
 
+/* The bytes after a read's last newline, kept for the next read (a line
+ * longer than ND_SV_LINE_MAX keeps its first bytes). */
 static void nd_keep_partial(struct nd_stream *s, const char *p, size_t n)
 {
     size_t room = ND_SV_LINE_MAX - s->linelen;
     size_t take = n < room ? n : room;
     memcpy(s->line + s->linelen, p, take);
     s->linelen += take;
+    if (take < n || s->linelen == ND_SV_LINE_MAX)
+        s->overflow = true;
 }
 
 /* The line held across reads, now whole: one block of its own. */
@@ -339,10 +345,12 @@ static void nd_deliver_partial(const struct nd_supervisor_hooks *h, int i, struc
     s->lineno++;
     h->lines(h->arg, i + 1, s->line, s->linelen, s->lineno);
     s->linelen = 0;
+    s->overflow = false;
 }
 
-/* Counts the lines of a read and hands its whole lines to the hook: first
- * the one begun in an earlier read, then the rest in one block. */
+/* Counts the lines of p (the line held from earlier reads, then the bytes
+ * just read) and hands its whole lines to the hook in one block; what
+ * follows the last newline is held for the next read. */
 static void nd_lines(struct nd_supervisor *sv, const struct nd_supervisor_hooks *h, int i, const char *p, size_t n)
 {
     struct nd_stream *s = &sv->st[i];
@@ -354,23 +362,9 @@ static void nd_lines(struct nd_supervisor *sv, const struct nd_supervisor_hooks 
     }
     size_t c = nd_count_newlines(p, (size_t)(last - p) + 1);
     sv->lines += c;
-    if (!h->lines) {
-        s->lineno += (long)c;
-        s->linelen = 0;
-    } else {
-        const char *q = p;
-        if (s->linelen) {
-            const char *nl = memchr(p, '\n', n);
-            nd_keep_partial(s, p, (size_t)(nl - p));
-            nd_deliver_partial(h, i, s);
-            q = nl + 1;
-            c--;
-        }
-        if (q <= last) {
-            h->lines(h->arg, i + 1, q, (size_t)(last - q) + 1, s->lineno + 1);
-            s->lineno += (long)c;
-        }
-    }
+    if (h->lines)
+        h->lines(h->arg, i + 1, p, (size_t)(last - p) + 1, s->lineno + 1);
+    s->lineno += (long)c;
     nd_keep_partial(s, last + 1, (size_t)(end - last - 1));
 }
 
@@ -384,12 +378,25 @@ static void nd_close_stream(struct nd_supervisor *sv, const struct nd_supervisor
     if (s->linelen && h->lines)
         nd_deliver_partial(h, i, s);
     s->linelen = 0;
+    s->overflow = false;
 }
 
+/* One read of a stream. The bytes go out first; then the line held from
+ * earlier reads and the new bytes, one contiguous block, go to the hook. The
+ * block is built where the hook asks for it (the monitor's backlog, so that
+ * output it cannot match at once is held without a copy), or in our buffer. */
 static void nd_read_stream(struct nd_supervisor *sv, const struct nd_supervisor_hooks *h, int i)
 {
     struct nd_stream *s = &sv->st[i];
-    ssize_t n = read(s->fd, sv->buf, ND_SV_BUF);
+    size_t cap = 0;
+    char *buf = h->buffer ? h->buffer(h->arg, ND_SV_BUF, &cap) : NULL;
+    if (!buf || cap < 2 * (ND_SV_LINE_MAX + 1)) {
+        buf = sv->buf;
+        cap = ND_SV_BUF;
+    }
+    size_t pre = s->linelen;
+    memcpy(buf, s->line, pre);
+    ssize_t n = read(s->fd, buf + pre, cap - pre);
     if (n < 0 && (errno == EINTR || errno == EAGAIN))
         return;
     if (n <= 0) {   /* EOF; EIO on a pty whose slave side is closed */
@@ -397,7 +404,7 @@ static void nd_read_stream(struct nd_supervisor *sv, const struct nd_supervisor_
         return;
     }
     sv->bytes += (uint64_t)n;
-    if (!s->out_dead && !nd_write_out(s->out_fd, sv->buf, (size_t)n)) {
+    if (!s->out_dead && !nd_write_out(s->out_fd, buf + pre, (size_t)n)) {
         s->out_dead = true;
         if (errno == EPIPE && !sv->pty[i]) {
             /* Like a shell pipeline: the job's next write gets SIGPIPE. */
@@ -405,7 +412,18 @@ static void nd_read_stream(struct nd_supervisor *sv, const struct nd_supervisor_
             return;
         }
     }
-    nd_lines(sv, h, i, sv->buf, (size_t)n);
+    size_t len = pre + (size_t)n;
+    if (s->overflow) {
+        /* A cut line: its rest, up to the newline, is not matched. */
+        const char *nl = memchr(buf + pre, '\n', (size_t)n);
+        if (!nl)
+            return;
+        len = pre + (size_t)(buf + len - nl);
+        memmove(buf + pre, nl, len - pre);
+        s->overflow = false;
+    }
+    s->linelen = 0;
+    nd_lines(sv, h, i, buf, len);
 }
 
 static void nd_send_term(struct nd_supervisor *sv, double now)

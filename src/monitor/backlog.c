@@ -1,7 +1,13 @@
 /* The matching backlog of `run` (see backlog.h). Blocks live either in one
  * append-only memory area or in one append-only file; each store is reset
- * when its last pending block leaves, so a backlog that keeps up uses a few
- * kilobytes and one that falls behind grows only the file. */
+ * when its last pending block leaves, so a backlog that keeps up uses the
+ * first megabyte of its area over and over. The area is one anonymous
+ * mapping of the whole memory bound, touched only as far as it is used: it
+ * never moves (no realloc copies), the supervisor reads the job's output
+ * straight into its tail (no copy on the passthrough path), and its pages
+ * are faulted in a few MiB at a time. (Not huge pages: where the kernel
+ * compacts memory to make them, a fault can stall the passthrough for
+ * seconds.) */
 #include "monitor/backlog.h"
 
 #include <errno.h>
@@ -9,10 +15,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/strbuf.h"
+
+/* Resident pages kept when the backlog empties, and how far ahead of the
+ * writes pages are faulted in at once past those. */
+#define ND_BACKLOG_KEEP_RESIDENT (2u << 20)
+#define ND_BACKLOG_PREFAULT (4u << 20)
+#define ND_BACKLOG_PAGE ((size_t)4096)
+/* The least memory bound nd_backlog_mem_bound gives, however little is free. */
+#define ND_BACKLOG_MEM_FLOOR (4u << 20)
 
 struct nd_backlog_seg {
     int stream;
@@ -27,8 +42,11 @@ struct nd_backlog_seg {
 struct nd_backlog {
     struct nd_backlog_seg *seg;     /* ring */
     size_t head, n, cap;
-    char *mem;
-    size_t mem_len, mem_cap, mem_limit, mem_pending;
+    char *mem;                      /* the mapping; NULL until first needed */
+    size_t mem_len, mem_limit, mem_pending;
+    size_t mem_touched;             /* how far pages may be resident */
+    bool mem_failed;
+    bool no_populate;
     int fd;                         /* -1 until first needed */
     bool fd_failed;
     uint64_t file_len;
@@ -37,6 +55,25 @@ struct nd_backlog {
     size_t rbuf_cap;
     uint64_t bytes, peak, spilled, dropped;
 };
+
+size_t nd_backlog_mem_bound(size_t most)
+{
+    FILE *f = fopen("/proc/meminfo", "re");
+    if (!f)
+        return most;
+    char line[256];
+    unsigned long long kib = 0;
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f))
+        found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+    fclose(f);
+    if (!found)
+        return most;
+    unsigned long long quarter = kib * 1024 / 4;
+    if (quarter < ND_BACKLOG_MEM_FLOOR)
+        quarter = ND_BACKLOG_MEM_FLOOR;
+    return quarter < most ? (size_t)quarter : most;
+}
 
 struct nd_backlog *nd_backlog_new(size_t mem_limit)
 {
@@ -53,7 +90,8 @@ void nd_backlog_free(struct nd_backlog *b)
     if (b->fd >= 0)
         close(b->fd);
     free(b->seg);
-    free(b->mem);
+    if (b->mem)
+        munmap(b->mem, b->mem_limit);
     free(b->rbuf);
     free(b);
 }
@@ -104,22 +142,76 @@ static int nd_backlog_write_file(struct nd_backlog *b, const char *data, size_t 
     return 0;
 }
 
+/* The area, mapped on first use. Without it (no address space left) all
+ * blocks go to the file. */
+static bool nd_backlog_map(struct nd_backlog *b)
+{
+    if (b->mem || b->mem_failed || b->mem_limit == 0)
+        return b->mem != NULL;
+    void *p = mmap(NULL, b->mem_limit, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+        b->mem_failed = true;
+        return false;
+    }
+    b->mem = p;
+    return true;
+}
+
+char *nd_backlog_tail(struct nd_backlog *b, size_t want, size_t *cap)
+{
+    *cap = 0;
+    if (!nd_backlog_map(b))
+        return NULL;
+    if (b->mem_pending == 0) {
+        b->mem_len = 0;
+        /* Nothing held: a flood's pages go back, but for the first ones,
+         * which the next reads reuse. */
+        if (b->mem_touched > ND_BACKLOG_KEEP_RESIDENT) {
+            madvise(b->mem + ND_BACKLOG_KEEP_RESIDENT, b->mem_touched - ND_BACKLOG_KEEP_RESIDENT, MADV_DONTNEED);
+            b->mem_touched = ND_BACKLOG_KEEP_RESIDENT;
+        }
+    }
+    size_t room = b->mem_limit - b->mem_len;
+    if (room == 0)
+        return NULL;
+    *cap = room < want ? room : want;
+    size_t end = b->mem_len + *cap;
+    if (end > b->mem_touched) {
+        /* Past the first pages (a job that keeps up never goes there), the
+         * pages ahead of the writes come in one call: a flood held here
+         * costs their clearing, not also a fault for each 4 KiB. */
+        size_t upto = end;
+        if (b->mem_touched >= ND_BACKLOG_KEEP_RESIDENT) {
+            upto = b->mem_touched + ND_BACKLOG_PREFAULT;
+            upto = upto < end ? end : upto > b->mem_limit ? b->mem_limit : upto;
+#ifdef MADV_POPULATE_WRITE
+            size_t from = b->mem_touched & ~(ND_BACKLOG_PAGE - 1);
+            upto = (upto + ND_BACKLOG_PAGE - 1) & ~(ND_BACKLOG_PAGE - 1);
+            if (upto > b->mem_limit)
+                upto = b->mem_limit;
+            if (!b->no_populate && madvise(b->mem + from, upto - from, MADV_POPULATE_WRITE) != 0)
+                b->no_populate = true;   /* older kernels: the pages fault in one by one */
+#endif
+        }
+        b->mem_touched = upto;
+    }
+    return b->mem + b->mem_len;
+}
+
 int nd_backlog_push(struct nd_backlog *b, int stream, long first_lineno, double at_s, unsigned flags, const char *data,
                     size_t len)
 {
     if (len == 0)
         return 0;
     struct nd_backlog_seg s = {stream, first_lineno, at_s, flags, false, 0, len};
-    if (b->mem_len + len <= b->mem_limit) {
-        if (b->mem_len + len > b->mem_cap) {
-            size_t cap = b->mem_cap ? b->mem_cap : 64 * 1024;
-            while (cap < b->mem_len + len)
-                cap *= 2;
-            if (cap > b->mem_limit)
-                cap = b->mem_limit;
-            b->mem = nd_xrealloc(b->mem, cap);
-            b->mem_cap = cap;
-        }
+    /* Bytes already in the area past what is held (written there through
+     * nd_backlog_tail) stay where they are. */
+    uintptr_t d = (uintptr_t)data, lo = (uintptr_t)b->mem;
+    if (b->mem && d >= lo + b->mem_len && d - lo <= b->mem_limit && len <= b->mem_limit - (d - lo)) {
+        s.off = d - lo;
+        b->mem_len = s.off + len;
+        b->mem_pending++;
+    } else if (b->mem_len + len <= b->mem_limit && nd_backlog_map(b)) {
         memcpy(b->mem + b->mem_len, data, len);
         s.off = b->mem_len;
         b->mem_len += len;
@@ -134,6 +226,8 @@ int nd_backlog_push(struct nd_backlog *b, int stream, long first_lineno, double 
         b->file_pending++;
         b->spilled += len;
     }
+    if (b->mem_len > b->mem_touched)
+        b->mem_touched = b->mem_len;
     if (b->n == b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 64;
         struct nd_backlog_seg *v = nd_xmalloc(cap * sizeof *v);

@@ -1,8 +1,8 @@
 /* The output `run` has passed through but not matched yet: while the
  * knowledge base loads, and whenever matching falls behind a flood. A FIFO of
  * blocks of whole lines, held in memory up to a bound and past it in an
- * unlinked temporary file, so a flood costs disk rather than memory and no
- * line goes unmatched. */
+ * unlinked temporary file, so a long flood costs disk rather than memory and
+ * no line goes unmatched. */
 #ifndef ND_MONITOR_BACKLOG_H
 #define ND_MONITOR_BACKLOG_H
 
@@ -21,12 +21,22 @@ struct nd_backlog_block {
     size_t len;
 };
 
-/* mem_limit: bytes held in memory before the file is used. */
+/* mem_limit: bytes held in memory before the file is used (address space
+ * for all of it is reserved at the first use; pages only as they fill). */
 struct nd_backlog *nd_backlog_new(size_t mem_limit);
+/* A memory bound for a backlog: most, or a quarter of the memory available
+ * now when that is less (never under a few MiB). */
+size_t nd_backlog_mem_bound(size_t most);
 void nd_backlog_free(struct nd_backlog *b);
 
-/* Appends a copy of the block. Returns 0, or -errno when neither memory nor
- * the file can take it: the block is then dropped and its bytes counted. */
+/* Where the next block may be written in place: up to *cap (<= want) bytes
+ * at the address returned, or NULL (and *cap 0) when memory is full. Writing
+ * there changes nothing held; a push of bytes from there keeps them where
+ * they are instead of copying them. Valid until the next push. */
+char *nd_backlog_tail(struct nd_backlog *b, size_t want, size_t *cap);
+/* Appends the block (a copy, unless it lies in the tail given above).
+ * Returns 0, or -errno when neither memory nor the file can take it: the
+ * block is then dropped and its bytes counted. */
 int nd_backlog_push(struct nd_backlog *b, int stream, long first_lineno, double at_s, unsigned flags, const char *data,
                     size_t len);
 /* The oldest block, false when empty (or when its bytes cannot be read back,

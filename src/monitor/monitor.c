@@ -45,13 +45,15 @@
  * matched: late while the job floods, in full before the summary). */
 #define ND_MATCH_SHARE 0.05
 #define ND_MATCH_BURST 0.05
-/* Backlog bytes held in memory before they go to a temporary file, and
- * the most it may hold in all: past that, matching catches up before more
- * output is read, so only a job printing faster than matching runs (about a
- * gigabyte a second) for longer than this lasts waits for it. */
-#define ND_BACKLOG_MEM (16u << 20)
+/* Backlog bytes held in memory before they go to a temporary file (less
+ * when little memory is free), and the most it may hold in all: past that,
+ * matching catches up before more output is read, so only a job printing
+ * faster than matching runs for longer than this lasts waits for it. */
+#define ND_BACKLOG_MEM (256u << 20)
 #define ND_BACKLOG_MAX (1ull << 30)
 #define ND_LINECACHE_SLOTS 4096
+/* How long the knowledge base may load at idle priority. */
+#define ND_KB_IDLE_S 1.0
 /* A backlog block whose detector notes were taken when it arrived, and how
  * much output gets its notes that way while the knowledge base loads (a job
  * flooding its output before then is noted as its backlog is matched). */
@@ -283,6 +285,8 @@ int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, s
     struct nd_monitor *m = nd_xcalloc(1, sizeof *m);
     m->opt = *opt;
     m->seen = nd_linecache_new(ND_LINECACHE_SLOTS);
+    /* Its memory is address space until output fills it. */
+    m->backlog = nd_backlog_new(nd_backlog_mem_bound(ND_BACKLOG_MEM));
     /* Maps are costly to read but must not be staler than a quarter window
      * when the window ends: they decide the cpu-fallback stage. */
     double refresh = opt->cfg.window_s / 4;
@@ -290,6 +294,8 @@ int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, s
     struct nd_sampler_opts so = {opt->root, opt->pgid, 0, opt->no_devices, refresh, opt->cfg.window_s};
     int rc = nd_sampler_new(&so, &m->sampler, err);
     if (rc < 0) {
+        nd_linecache_free(m->seen);
+        nd_backlog_free(m->backlog);
         free(m);
         return rc;
     }
@@ -520,6 +526,10 @@ double nd_monitor_clock(const struct nd_monitor *m)
 
 double nd_monitor_tick(struct nd_monitor *m, double now)
 {
+    /* The load runs at idle priority so a flood at the start does not wait
+     * for it; a job that keeps every core busy must not delay it for long. */
+    if (m->loader && now - m->start_mono >= ND_KB_IDLE_S)
+        nd_kb_loader_hurry(m->loader);
     nd_kb_collect(m, false);
     nd_drain(m, false);
     if (m->failed)
@@ -651,7 +661,7 @@ static void nd_budget_refill(struct nd_monitor *m, double now)
  * all of it (the end, before the summary). */
 static void nd_drain(struct nd_monitor *m, bool all)
 {
-    if (m->loader || !m->backlog)
+    if (m->loader)
         return;
     struct nd_backlog_block blk;
     double now = nd_monotonic_now();
@@ -665,18 +675,24 @@ static void nd_drain(struct nd_monitor *m, bool all)
     }
 }
 
+char *nd_monitor_buffer(struct nd_monitor *m, size_t want, size_t *cap)
+{
+    return nd_backlog_tail(m->backlog, want, cap);
+}
+
 void nd_monitor_lines(struct nd_monitor *m, int stream, const char *data, size_t len, long first_lineno)
 {
     nd_kb_collect(m, false);
     double at = nd_monitor_now(m);
     nd_drain(m, false);
-    if (m->backlog && nd_backlog_bytes(m->backlog) + len > ND_BACKLOG_MAX) {
+    if (nd_backlog_bytes(m->backlog) + len > ND_BACKLOG_MAX) {
         nd_kb_collect(m, true);
         nd_drain(m, true);
     }
-    if (m->loader || (m->backlog && !nd_backlog_empty(m->backlog)) || m->tokens <= 0) {
-        if (!m->backlog)
-            m->backlog = nd_backlog_new(ND_BACKLOG_MEM);
+    /* Also when nothing waits (nd_drain did not look): a knowledge base
+     * there from the start matches the first block at once. */
+    nd_budget_refill(m, nd_monotonic_now());
+    if (m->loader || !nd_backlog_empty(m->backlog) || m->tokens <= 0) {
         /* While the knowledge base loads, the detectors' notes are taken now:
          * the input-bound judgement must not wait for a slow load. */
         unsigned flags = 0;
@@ -767,11 +783,11 @@ static json_t *nd_monitor_json(const struct nd_monitor *m, int exit_status, doub
         json_object_set_new(lm, "caught_up_after_exit_s", json_real(round(m->final_drain_s * 1000) / 1000));
         json_object_set_new(lm, "repeats_from_cache", json_integer((json_int_t)(m->seen ? nd_linecache_hits(m->seen) : 0)));
         json_object_set_new(lm, "backlog_peak_bytes",
-                            json_integer((json_int_t)(m->backlog ? nd_backlog_peak_bytes(m->backlog) : 0)));
+                            json_integer((json_int_t)nd_backlog_peak_bytes(m->backlog)));
         json_object_set_new(lm, "backlog_spilled_bytes",
-                            json_integer((json_int_t)(m->backlog ? nd_backlog_spilled_bytes(m->backlog) : 0)));
+                            json_integer((json_int_t)nd_backlog_spilled_bytes(m->backlog)));
         json_object_set_new(lm, "bytes_not_matched",
-                            json_integer((json_int_t)(m->backlog ? nd_backlog_dropped_bytes(m->backlog) : 0)));
+                            json_integer((json_int_t)nd_backlog_dropped_bytes(m->backlog)));
         json_object_set_new(jf, "matching", lm);
     }
     json_object_set_new(jf, "samples", json_integer((json_int_t)nd_series_len(&m->series)));
