@@ -17,6 +17,7 @@
 #include "core/fileio.h"
 #include "core/termsafe.h"
 #include "core/json_util.h"
+#include "core/linecount.h"
 #include "core/metrics_prom.h"
 #include "core/redact.h"
 #include "core/report.h"
@@ -101,6 +102,7 @@ struct nd_monitor {
     double final_drain_s;           /* matching left when the job had ended */
     struct nd_exit_tail tail;       /* the output's last error line, from the matched blocks */
     size_t noted_early;             /* bytes noted on arrival while the kb loaded */
+    long lines_matched;             /* output lines matched so far, both streams, in order */
 };
 
 static void nd_drain(struct nd_monitor *m, bool all);
@@ -573,17 +575,13 @@ struct nd_block_match {
     bool late;
     bool noted;             /* notes taken on arrival */
     double matched_at;
+    long line_base;         /* output lines before the block, both streams */
 };
 
 /* Lines in a block (the last one may lack its newline). */
 static uint64_t nd_count_lines(const char *data, size_t len)
 {
-    uint64_t n = 0;
-    for (const char *p = data, *e = data + len; p < e; n++) {
-        const char *nl = memchr(p, '\n', (size_t)(e - p));
-        p = nl ? nl + 1 : e;
-    }
-    return n;
+    return len ? nd_count_newlines(data, len) + (data[len - 1] != '\n') : 0;
 }
 
 /* One line on which some pattern matched: a repeat costs a lookup. */
@@ -591,8 +589,11 @@ static void nd_match_candidate(void *arg, const char *line, size_t len, size_t i
 {
     struct nd_block_match *b = arg;
     struct nd_monitor *m = b->m;
+    /* Context rules' `within` counts output lines, not candidates. */
+    nd_kb_live_line(m->kb, b->line_base + (long)index + 1);
     const struct nd_linecache_entry *e = nd_linecache_get(m->seen, line, len);
     if (e) {
+        nd_kb_live_touch(m->kb, e->keys, e->nkeys);
         if (!b->noted)
             nd_loglines_note(e->flags, line, len, &m->ctx);
         for (size_t i = 0; i < e->nids; i++) {
@@ -618,7 +619,13 @@ static void nd_match_candidate(void *arg, const char *line, size_t len, size_t i
         if (i < ND_LINECACHE_IDS)
             ids[i] = found.v[i]->id;
     }
-    nd_linecache_put(m->seen, line, len, ids, found.n, notes);
+    /* A line whose result depended on the lines before it is matched again
+     * when it comes again; any other repeat sets the same context. */
+    unsigned keys[ND_LINECACHE_KEYS];
+    bool depends = false;
+    int nkeys = nd_kb_live_keys(m->kb, keys, ND_LINECACHE_KEYS, &depends);
+    if (nkeys >= 0 && !depends)
+        nd_linecache_put(m->seen, line, len, ids, found.n, keys, (size_t)nkeys, notes);
     nd_findings_free(&found);
 }
 
@@ -638,14 +645,17 @@ static void nd_match_block(struct nd_monitor *m, int stream, const char *data, s
     nd_exit_tail_feed_block(&m->tail, data, len, first_lineno);
     if (!m->kb)
         return;
-    struct nd_block_match b = {m, stream == 1 ? "stdout" : "stderr", first_lineno, at_s, late, noted, 0};
+    struct nd_block_match b = {m, stream == 1 ? "stdout" : "stderr", first_lineno, at_s, late, noted, 0,
+                               m->lines_matched};
+    uint64_t nlines = nd_count_lines(data, len);
     if (late) {
         b.matched_at = nd_monitor_now(m);
         if (b.matched_at - at_s > m->max_lag_s)
             m->max_lag_s = b.matched_at - at_s;
-        m->lines_late += nd_count_lines(data, len);
+        m->lines_late += nlines;
     }
     nd_kb_block_lines(m->kb, data, len, nd_match_candidate, &b);
+    m->lines_matched += (long)nlines;
 }
 
 static void nd_budget_refill(struct nd_monitor *m, double now)
