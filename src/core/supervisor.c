@@ -316,18 +316,27 @@ static void nd_deliver_partial(const struct nd_supervisor_hooks *h, int i, struc
 /* Counts the lines of p (the line held from earlier reads, then the bytes
  * just read) and hands its whole lines to the hook in one block; what
  * follows the last newline is held for the next read. */
-static void nd_lines(struct nd_supervisor *sv, const struct nd_supervisor_hooks *h, int i, const char *p, size_t n)
+/* Counts the lines of p (the line held from earlier reads, pre bytes, then
+ * the bytes just read) and hands its whole lines to the hook in one block;
+ * what follows the last newline is held for the next read. raw: the bytes
+ * of this read the hook holds itself (then held, not lines, is called). */
+static void nd_lines(struct nd_supervisor *sv, const struct nd_supervisor_hooks *h, int i, const char *p, size_t n,
+                     size_t pre, size_t raw)
 {
     struct nd_stream *s = &sv->st[i];
     const char *end = p + n;
     const char *last = memrchr(p, '\n', n);
     if (!last) {
+        if (raw)
+            h->held(h->arg, i + 1, p, 0, 0, raw, s->lineno + 1);
         nd_keep_partial(s, p, n);
         return;
     }
     size_t c = nd_count_newlines(p, (size_t)(last - p) + 1);
     sv->lines += c;
-    if (h->lines)
+    if (raw)
+        h->held(h->arg, i + 1, p, (size_t)(last - p) + 1, pre, raw, s->lineno + 1);
+    else if (h->lines)
         h->lines(h->arg, i + 1, p, (size_t)(last - p) + 1, s->lineno + 1);
     s->lineno += (long)c;
     nd_keep_partial(s, last + 1, (size_t)(end - last - 1));
@@ -350,20 +359,50 @@ static void nd_close_stream(struct nd_supervisor *sv, const struct nd_supervisor
  * earlier reads and the new bytes, one contiguous block, go to the hook. The
  * block is built where the hook asks for it (the monitor's backlog, so that
  * output it cannot match at once is held without a copy), or in our buffer. */
+/* Reads exactly n bytes that are known to wait in fd (a tee just saw them). */
+static ssize_t nd_read_exact(int fd, char *p, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, p + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return got ? (ssize_t)got : r;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+/* One read of a stream. The bytes go out first; then the line held from
+ * earlier reads and the new bytes, one contiguous block, go to the hook. The
+ * block is built where the hook asks for it (the monitor's backlog, so that
+ * output it cannot match at once is held without a copy), or in our buffer;
+ * from a pipe, the hook may hold the bytes before they are read (tee), and
+ * then they cost it no copy at all. */
 static void nd_read_stream(struct nd_supervisor *sv, const struct nd_supervisor_hooks *h, int i)
 {
     struct nd_stream *s = &sv->st[i];
+    size_t pre = s->linelen;
+    size_t raw = 0;
+    if (h->hold && h->held && !sv->pty[i] && !s->overflow)
+        raw = h->hold(h->arg, s->fd, ND_SV_BUF - pre);
     size_t cap = 0;
-    char *buf = h->buffer ? h->buffer(h->arg, ND_SV_BUF, &cap) : NULL;
+    char *buf = !raw && h->buffer ? h->buffer(h->arg, ND_SV_BUF, &cap) : NULL;
     if (!buf || cap < 2 * (ND_SV_LINE_MAX + 1)) {
-        buf = sv->buf;
+        buf = sv->buf;   /* (held: the block is only looked at, here) */
         cap = ND_SV_BUF;
     }
-    size_t pre = s->linelen;
     memcpy(buf, s->line, pre);
-    ssize_t n = read(s->fd, buf + pre, cap - pre);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+    ssize_t n = raw ? nd_read_exact(s->fd, buf + pre, raw) : read(s->fd, buf + pre, cap - pre);
+    if (n < 0 && !raw && (errno == EINTR || errno == EAGAIN))
         return;
+    if (raw && (n < 0 || (size_t)n != raw)) {
+        /* Cannot happen with a pipe; the held bytes are dropped unmatched
+         * rather than out of step. */
+        h->held(h->arg, i + 1, buf, 0, 0, raw, s->lineno + 1);
+        raw = 0;
+    }
     if (n <= 0) {   /* EOF; EIO on a pty whose slave side is closed */
         nd_close_stream(sv, h, i);
         return;
@@ -373,6 +412,8 @@ static void nd_read_stream(struct nd_supervisor *sv, const struct nd_supervisor_
         s->out_dead = true;
         if (errno == EPIPE && !sv->pty[i]) {
             /* Like a shell pipeline: the job's next write gets SIGPIPE. */
+            if (raw)
+                h->held(h->arg, i + 1, buf, 0, 0, raw, s->lineno + 1);
             nd_close_stream(sv, h, i);
             return;
         }
@@ -388,7 +429,7 @@ static void nd_read_stream(struct nd_supervisor *sv, const struct nd_supervisor_
         s->overflow = false;
     }
     s->linelen = 0;
-    nd_lines(sv, h, i, buf, len);
+    nd_lines(sv, h, i, buf, len, pre, raw);
 }
 
 static void nd_send_term(struct nd_supervisor *sv, double now)

@@ -38,6 +38,14 @@ struct nd_supervisor_hooks {
      * (<= want) bytes; lines then gets data inside it. NULL, or a small
      * *cap: the supervisor's own buffer. */
     char *(*buffer)(void *arg, size_t want, size_t *cap);
+    /* Optional, for pipes (not ptys): asked before a read whether the bytes
+     * waiting in fd are to be held by the hook without a copy (tee); returns
+     * how many it holds, up to max, or 0. After a read it held, held is
+     * called instead of lines: the block is prefix bytes kept from earlier
+     * reads, then len - prefix of the raw bytes held (len 0 when they end no
+     * line). */
+    size_t (*hold)(void *arg, int fd, size_t max);
+    void (*held)(void *arg, int stream, const char *data, size_t len, size_t prefix, size_t raw, long first_lineno);
 };
 
 struct nd_supervisor;

@@ -1,5 +1,8 @@
-/* The matching backlog of `run` (see backlog.h). Blocks live either in one
- * append-only memory area or in one append-only file; each store is reset
+/* The matching backlog of `run` (see backlog.h). Blocks live in the pipes
+ * the job's own output pages were tee'd into (holdpipe.h: the cheapest,
+ * tried first for a read from a pipe), in one append-only memory area, or
+ * in one append-only file; the pipes and the area share the memory bound.
+ * The area and the file are each reset
  * when its last pending block leaves, so a backlog that keeps up uses the
  * first megabyte of its area over and over. The area is one anonymous
  * mapping of the whole memory bound, touched only as far as it is used: it
@@ -20,6 +23,7 @@
 #include <unistd.h>
 
 #include "core/strbuf.h"
+#include "monitor/holdpipe.h"
 
 /* Resident pages kept when the backlog empties, and how far ahead of the
  * writes pages are faulted in at once past those. */
@@ -37,6 +41,11 @@ struct nd_backlog_seg {
     bool in_file;
     uint64_t off;
     size_t len;
+    /* Held in the pipes: the block is prefix (copied here) then the first
+     * len - prefix_len of raw bytes read back from the pipes. */
+    bool in_pipe, loaded;
+    char *prefix;
+    size_t prefix_len, raw;
 };
 
 struct nd_backlog {
@@ -53,6 +62,7 @@ struct nd_backlog {
     size_t file_pending;
     char *rbuf;
     size_t rbuf_cap;
+    struct nd_holdpipe *hold;       /* NULL until first needed */
     uint64_t bytes, peak, spilled, dropped;
 };
 
@@ -92,6 +102,9 @@ void nd_backlog_free(struct nd_backlog *b)
     free(b->seg);
     if (b->mem)
         munmap(b->mem, b->mem_limit);
+    for (size_t i = 0; i < b->n; i++)
+        free(b->seg[(b->head + i) % b->cap].prefix);
+    nd_holdpipe_free(b->hold);
     free(b->rbuf);
     free(b);
 }
@@ -142,6 +155,13 @@ static int nd_backlog_write_file(struct nd_backlog *b, const char *data, size_t 
     return 0;
 }
 
+/* Memory left under the bound: the area's and the pipes' bytes share it. */
+static size_t nd_backlog_room(const struct nd_backlog *b)
+{
+    size_t used = b->mem_len + (b->hold ? nd_holdpipe_bytes(b->hold) : 0);
+    return used < b->mem_limit ? b->mem_limit - used : 0;
+}
+
 /* The area, mapped on first use. Without it (no address space left) all
  * blocks go to the file. */
 static bool nd_backlog_map(struct nd_backlog *b)
@@ -171,7 +191,7 @@ char *nd_backlog_tail(struct nd_backlog *b, size_t want, size_t *cap)
             b->mem_touched = ND_BACKLOG_KEEP_RESIDENT;
         }
     }
-    size_t room = b->mem_limit - b->mem_len;
+    size_t room = nd_backlog_room(b);
     if (room == 0)
         return NULL;
     *cap = room < want ? room : want;
@@ -198,12 +218,14 @@ char *nd_backlog_tail(struct nd_backlog *b, size_t want, size_t *cap)
     return b->mem + b->mem_len;
 }
 
+static void nd_backlog_append(struct nd_backlog *b, const struct nd_backlog_seg *s);
+
 int nd_backlog_push(struct nd_backlog *b, int stream, long first_lineno, double at_s, unsigned flags, const char *data,
                     size_t len)
 {
     if (len == 0)
         return 0;
-    struct nd_backlog_seg s = {stream, first_lineno, at_s, flags, false, 0, len};
+    struct nd_backlog_seg s = {stream, first_lineno, at_s, flags, false, 0, len, false, false, NULL, 0, 0};
     /* Bytes already in the area past what is held (written there through
      * nd_backlog_tail) stay where they are. */
     uintptr_t d = (uintptr_t)data, lo = (uintptr_t)b->mem;
@@ -211,7 +233,7 @@ int nd_backlog_push(struct nd_backlog *b, int stream, long first_lineno, double 
         s.off = d - lo;
         b->mem_len = s.off + len;
         b->mem_pending++;
-    } else if (b->mem_len + len <= b->mem_limit && nd_backlog_map(b)) {
+    } else if (len <= nd_backlog_room(b) && nd_backlog_map(b)) {
         memcpy(b->mem + b->mem_len, data, len);
         s.off = b->mem_len;
         b->mem_len += len;
@@ -228,6 +250,12 @@ int nd_backlog_push(struct nd_backlog *b, int stream, long first_lineno, double 
     }
     if (b->mem_len > b->mem_touched)
         b->mem_touched = b->mem_len;
+    nd_backlog_append(b, &s);
+    return 0;
+}
+
+static void nd_backlog_append(struct nd_backlog *b, const struct nd_backlog_seg *s)
+{
     if (b->n == b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 64;
         struct nd_backlog_seg *v = nd_xmalloc(cap * sizeof *v);
@@ -238,11 +266,30 @@ int nd_backlog_push(struct nd_backlog *b, int stream, long first_lineno, double 
         b->cap = cap;
         b->head = 0;
     }
-    b->seg[(b->head + b->n) % b->cap] = s;
+    b->seg[(b->head + b->n) % b->cap] = *s;
     b->n++;
-    b->bytes += len;
+    b->bytes += s->len;
     if (b->bytes > b->peak)
         b->peak = b->bytes;
+}
+
+size_t nd_backlog_hold(struct nd_backlog *b, int fd, size_t max)
+{
+    if (!b->hold)
+        b->hold = nd_holdpipe_new(b->mem_limit);
+    size_t room = nd_backlog_room(b);
+    return nd_holdpipe_tee(b->hold, fd, max < room ? max : room);
+}
+
+int nd_backlog_push_held(struct nd_backlog *b, int stream, long first_lineno, double at_s, unsigned flags,
+                         const char *data, size_t len, size_t prefix_len, size_t raw)
+{
+    struct nd_backlog_seg s = {stream, first_lineno, at_s, flags, false, 0, len, true, false, NULL, prefix_len, raw};
+    if (prefix_len) {
+        s.prefix = nd_xmalloc(prefix_len);
+        memcpy(s.prefix, data, prefix_len);
+    }
+    nd_backlog_append(b, &s);
     return 0;
 }
 
@@ -254,8 +301,31 @@ bool nd_backlog_empty(const struct nd_backlog *b)
 bool nd_backlog_peek(struct nd_backlog *b, struct nd_backlog_block *out)
 {
     while (b->n) {
-        const struct nd_backlog_seg *s = &b->seg[b->head];
+        struct nd_backlog_seg *s = &b->seg[b->head];
         *out = (struct nd_backlog_block){s->stream, s->first_lineno, s->at_s, s->flags, NULL, s->len};
+        if (s->in_pipe) {
+            if (!s->loaded) {
+                size_t need = s->prefix_len + s->raw;
+                if (b->rbuf_cap < need) {
+                    b->rbuf = nd_xrealloc(b->rbuf, need ? need : 1);
+                    b->rbuf_cap = need;
+                }
+                if (s->prefix_len)
+                    memcpy(b->rbuf, s->prefix, s->prefix_len);
+                s->loaded = true;
+                if (nd_holdpipe_read(b->hold, b->rbuf + s->prefix_len, s->raw) != 0) {
+                    b->dropped += s->len;
+                    nd_backlog_pop(b);
+                    continue;
+                }
+            }
+            if (s->len == 0) {   /* only the start of a line the next block has */
+                nd_backlog_pop(b);
+                continue;
+            }
+            out->data = b->rbuf;
+            return true;
+        }
         if (!s->in_file) {
             out->data = b->mem + s->off;
             return true;
@@ -287,9 +357,14 @@ void nd_backlog_pop(struct nd_backlog *b)
 {
     if (!b->n)
         return;
-    const struct nd_backlog_seg *s = &b->seg[b->head];
+    struct nd_backlog_seg *s = &b->seg[b->head];
     b->bytes -= s->len;
-    if (s->in_file) {
+    if (s->in_pipe) {
+        if (!s->loaded)
+            nd_holdpipe_read(b->hold, NULL, s->raw);
+        free(s->prefix);
+        s->prefix = NULL;
+    } else if (s->in_file) {
         if (--b->file_pending == 0) {
             b->file_len = 0;
             if (ftruncate(b->fd, 0) != 0) {

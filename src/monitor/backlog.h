@@ -1,6 +1,7 @@
 /* The output `run` has passed through but not matched yet: while the
  * knowledge base loads, and whenever matching falls behind a flood. A FIFO of
- * blocks of whole lines, held in memory up to a bound and past it in an
+ * blocks of whole lines, held in memory up to a bound (the job's own pipe
+ * pages where tee can keep them, else an area of ours) and past it in an
  * unlinked temporary file, so a long flood costs disk rather than memory and
  * no line goes unmatched. */
 #ifndef ND_MONITOR_BACKLOG_H
@@ -39,6 +40,15 @@ char *nd_backlog_tail(struct nd_backlog *b, size_t want, size_t *cap);
  * block is then dropped and its bytes counted. */
 int nd_backlog_push(struct nd_backlog *b, int stream, long first_lineno, double at_s, unsigned flags, const char *data,
                     size_t len);
+/* Holds up to max bytes waiting in the pipe fd without reading them (see
+ * holdpipe.h); returns how many, 0 when none. Each call that returns n > 0
+ * must be followed by nd_backlog_push_held with raw = n. */
+size_t nd_backlog_hold(struct nd_backlog *b, int fd, size_t max);
+/* Appends the block data (len bytes: prefix_len bytes from earlier reads,
+ * copied now, then bytes of the raw ones just held; len may be 0 when the
+ * raw bytes end no line). */
+int nd_backlog_push_held(struct nd_backlog *b, int stream, long first_lineno, double at_s, unsigned flags,
+                         const char *data, size_t len, size_t prefix_len, size_t raw);
 /* The oldest block, false when empty (or when its bytes cannot be read back,
  * in which case it is dropped and counted). */
 bool nd_backlog_peek(struct nd_backlog *b, struct nd_backlog_block *out);

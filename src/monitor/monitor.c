@@ -690,7 +690,24 @@ char *nd_monitor_buffer(struct nd_monitor *m, size_t want, size_t *cap)
     return nd_backlog_tail(m->backlog, want, cap);
 }
 
-void nd_monitor_lines(struct nd_monitor *m, int stream, const char *data, size_t len, long first_lineno)
+/* Matching cannot take output now: the knowledge base loads, older output
+ * waits, or the budget is spent. */
+static bool nd_must_wait(struct nd_monitor *m)
+{
+    return m->loader || !nd_backlog_empty(m->backlog) || m->tokens <= 0;
+}
+
+size_t nd_monitor_hold(struct nd_monitor *m, int fd, size_t max)
+{
+    nd_kb_collect(m, false);
+    nd_budget_refill(m, nd_monotonic_now());
+    return nd_must_wait(m) ? nd_backlog_hold(m->backlog, fd, max) : 0;
+}
+
+/* A block of output: matched now, or held (raw > 0: its bytes are in the
+ * backlog's pipes already, see nd_monitor_hold). */
+static void nd_monitor_take(struct nd_monitor *m, int stream, const char *data, size_t len, long first_lineno,
+                            size_t prefix, size_t raw)
 {
     nd_kb_collect(m, false);
     double at = nd_monitor_now(m);
@@ -702,22 +719,35 @@ void nd_monitor_lines(struct nd_monitor *m, int stream, const char *data, size_t
     /* Also when nothing waits (nd_drain did not look): a knowledge base
      * there from the start matches the first block at once. */
     nd_budget_refill(m, nd_monotonic_now());
-    if (m->loader || !nd_backlog_empty(m->backlog) || m->tokens <= 0) {
+    if (raw || nd_must_wait(m)) {
         /* While the knowledge base loads, the detectors' notes are taken now:
          * the input-bound judgement must not wait for a slow load. */
         unsigned flags = 0;
-        if (m->loader && m->noted_early < ND_EARLY_NOTES_MAX) {
+        if (m->loader && m->noted_early < ND_EARLY_NOTES_MAX && len) {
             nd_loglines_note_block(data, len, &m->ctx);
             m->noted_early += len;
             flags = ND_BLOCK_NOTED;
         }
-        if (nd_backlog_push(m->backlog, stream, first_lineno, at, flags, data, len) < 0)
+        int rc = raw ? nd_backlog_push_held(m->backlog, stream, first_lineno, at, flags, data, len, prefix, raw)
+                     : nd_backlog_push(m->backlog, stream, first_lineno, at, flags, data, len);
+        if (rc < 0)
             m->lines_dropped += nd_count_lines(data, len);
         return;
     }
     double t0 = nd_monotonic_now();
     nd_match_block(m, stream, data, len, first_lineno, at, false, false);
     m->tokens -= nd_monotonic_now() - t0;
+}
+
+void nd_monitor_lines(struct nd_monitor *m, int stream, const char *data, size_t len, long first_lineno)
+{
+    nd_monitor_take(m, stream, data, len, first_lineno, 0, 0);
+}
+
+void nd_monitor_held_lines(struct nd_monitor *m, int stream, const char *data, size_t len, size_t prefix, size_t raw,
+                           long first_lineno)
+{
+    nd_monitor_take(m, stream, data, len, first_lineno, prefix, raw);
 }
 
 bool nd_monitor_wants_stop(const struct nd_monitor *m)

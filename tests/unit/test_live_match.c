@@ -1,6 +1,7 @@
 /* Unit tests for the pieces that let `run` match every output line under a
  * flood: the block matcher (kb_block.c), the backlog that holds what waits
- * (backlog.c, memory then file) and the repeat cache (linecache.c). */
+ * (backlog.c: pipes, memory, then file), the live context of the knowledge
+ * base and the repeat cache (linecache.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -237,6 +239,76 @@ static void test_backlog_tail_in_place(void **state)
     nd_backlog_free(b);
 }
 
+/* Writes text into the pipe, holds what waits there, reads it as the
+ * supervisor does; returns how many bytes were held. */
+static size_t hold_and_read(struct nd_backlog *b, int p[2], const char *text)
+{
+    size_t n = strlen(text);
+    assert_int_equal(write(p[1], text, n), (ssize_t)n);
+    size_t held = nd_backlog_hold(b, p[0], 1 << 20);
+    char buf[256];
+    assert_int_equal(read(p[0], buf, sizeof buf), (ssize_t)n);
+    assert_memory_equal(buf, text, n);
+    return held;
+}
+
+static void test_backlog_held_in_pipes(void **state)
+{
+    (void)state;
+    struct nd_backlog *b = nd_backlog_new(1 << 20);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    /* Read 1: two lines and the start of a third. */
+    assert_int_equal(hold_and_read(b, p, "line1\nline2\npart"), 16);
+    assert_int_equal(nd_backlog_push_held(b, 1, 1, 0.5, 0, "line1\nline2\n", 12, 0, 16), 0);
+    /* Read 2: the rest of it (the block starts with the 4 bytes kept) and one more. */
+    assert_int_equal(hold_and_read(b, p, "ial\nnext\n"), 9);
+    assert_int_equal(nd_backlog_push_held(b, 1, 3, 1.0, 1, "partial\nnext\n", 13, 4, 9), 0);
+    /* Read 3 ends no line: nothing to match, its bytes are skipped. */
+    assert_int_equal(hold_and_read(b, p, "no newline"), 10);
+    assert_int_equal(nd_backlog_push_held(b, 2, 1, 1.5, 0, "", 0, 0, 10), 0);
+    assert_int_equal(nd_backlog_push(b, 2, 1, 2.0, 0, "copied\n", 7), 0);
+    struct nd_backlog_block blk;
+    assert_true(nd_backlog_peek(b, &blk));
+    assert_int_equal(blk.len, 12);
+    assert_memory_equal(blk.data, "line1\nline2\n", 12);
+    assert_true(nd_backlog_peek(b, &blk));   /* again: the same block, not the next bytes */
+    assert_memory_equal(blk.data, "line1\nline2\n", 12);
+    nd_backlog_pop(b);
+    assert_true(nd_backlog_peek(b, &blk));
+    assert_int_equal(blk.first_lineno, 3);
+    assert_int_equal(blk.flags, 1);
+    assert_int_equal(blk.len, 13);
+    assert_memory_equal(blk.data, "partial\nnext\n", 13);
+    nd_backlog_pop(b);
+    assert_true(nd_backlog_peek(b, &blk));
+    assert_true(blk.at_s == 2.0);
+    assert_memory_equal(blk.data, "copied\n", 7);
+    nd_backlog_pop(b);
+    assert_true(nd_backlog_empty(b));
+    assert_int_equal(nd_backlog_dropped_bytes(b), 0);
+    /* A block popped unread still takes its held bytes along. */
+    assert_int_equal(hold_and_read(b, p, "skipped\n"), 8);
+    assert_int_equal(nd_backlog_push_held(b, 1, 5, 3.0, 0, "skipped\n", 8, 0, 8), 0);
+    assert_int_equal(hold_and_read(b, p, "kept\n"), 5);
+    assert_int_equal(nd_backlog_push_held(b, 1, 6, 3.0, 0, "kept\n", 5, 0, 5), 0);
+    nd_backlog_pop(b);
+    assert_true(nd_backlog_peek(b, &blk));
+    assert_memory_equal(blk.data, "kept\n", 5);
+    nd_backlog_pop(b);
+    close(p[0]);
+    close(p[1]);
+    /* Not a pipe: nothing is held (the caller copies). */
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    fputs("a file\n", f);
+    fflush(f);
+    rewind(f);
+    assert_int_equal(nd_backlog_hold(b, fileno(f), 4096), 0);
+    fclose(f);
+    nd_backlog_free(b);
+}
+
 static void test_backlog_no_tmpdir(void **state)
 {
     (void)state;
@@ -327,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_live_within_counts_output_lines),
         cmocka_unit_test(test_backlog_order_and_spill),
         cmocka_unit_test(test_backlog_tail_in_place),
+        cmocka_unit_test(test_backlog_held_in_pipes),
         cmocka_unit_test(test_backlog_no_tmpdir),
         cmocka_unit_test(test_linecache),
     };
