@@ -31,7 +31,7 @@ struct nd_hold_one {
 struct nd_holdpipe {
     struct nd_hold_one p[ND_HOLD_PIPES_MAX];
     size_t first, n;        /* p[first .. first+n): oldest to newest */
-    size_t made;            /* pipes made so far, closed ones included */
+    size_t size_at;         /* nd_hold_sizes[size_at] is the largest allowed */
     size_t bytes, max_bytes;
     bool off;               /* tee refused: never again */
 };
@@ -66,24 +66,25 @@ size_t nd_holdpipe_bytes(const struct nd_holdpipe *h)
 /* A new newest pipe; false when none can be made large enough. */
 static bool nd_hold_grow(struct nd_holdpipe *h)
 {
-    if (h->n == ND_HOLD_PIPES_MAX || h->made >= ND_HOLD_PIPES_MAX * 4)
+    if (h->n == ND_HOLD_PIPES_MAX)
         return false;
     int fds[2];
     if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0)
         return false;
     int got = -1;
-    for (size_t i = 0; i < sizeof nd_hold_sizes / sizeof *nd_hold_sizes && got < 0; i++)
-        got = fcntl(fds[1], F_SETPIPE_SZ, nd_hold_sizes[i]);
+    const size_t nsizes = sizeof nd_hold_sizes / sizeof *nd_hold_sizes;
+    while (h->size_at < nsizes && (got = fcntl(fds[1], F_SETPIPE_SZ, nd_hold_sizes[h->size_at])) < 0 &&
+           errno == EPERM && h->size_at + 1 < nsizes)
+        h->size_at++;   /* over what we may have: smaller from now on */
     if (got < (int)ND_HOLD_PIPE_MIN) {
+        /* The user's pipe quota is spent (for now): the caller copies. */
         close(fds[0]);
         close(fds[1]);
-        h->off = true;   /* the quota is spent: copying is the way from here */
         return false;
     }
     struct nd_hold_one *o = &h->p[(h->first + h->n) % ND_HOLD_PIPES_MAX];
     *o = (struct nd_hold_one){fds[0], fds[1], 0, false};
     h->n++;
-    h->made++;
     return true;
 }
 
