@@ -50,6 +50,24 @@ static void nd_run_lines(void *arg, int stream, const char *data, size_t len, lo
     nd_monitor_lines(c->mon, stream, data, len, first_lineno);
 }
 
+static char *nd_run_buffer(void *arg, size_t want, size_t *cap)
+{
+    struct nd_run_ctx *c = arg;
+    return nd_monitor_buffer(c->mon, want, cap);
+}
+
+static size_t nd_run_hold(void *arg, int fd, size_t max)
+{
+    struct nd_run_ctx *c = arg;
+    return nd_monitor_hold(c->mon, fd, max);
+}
+
+static void nd_run_held(void *arg, int stream, const char *data, size_t len, size_t prefix, size_t raw, long lineno)
+{
+    struct nd_run_ctx *c = arg;
+    nd_monitor_held_lines(c->mon, stream, data, len, prefix, raw, lineno);
+}
+
 static double nd_run_tick(void *arg, double now)
 {
     struct nd_run_ctx *c = arg;
@@ -162,7 +180,7 @@ int cmd_run(int argc, char **argv)
     if (nd_monitor_new(&mo, &ctx.mon, &err) < 0) {
         /* The job is already running: it goes on, unwatched. */
         fprintf(stderr, "npu-doctor: warning: the monitor could not start (%s); the job runs unwatched\n", err.msg);
-        struct nd_supervisor_hooks none = {NULL, NULL, NULL};
+        struct nd_supervisor_hooks none = {NULL, NULL, NULL, NULL, NULL, NULL};
         nd_supervisor_run(sv, &none, 0);
         int code = nd_supervisor_exit_code(sv);
         nd_supervisor_free(sv);
@@ -186,7 +204,7 @@ int cmd_run(int argc, char **argv)
             nd_monitor_use_kb(ctx.mon, kb);
         }
     }
-    struct nd_supervisor_hooks hooks = {&ctx, nd_run_lines, nd_run_tick};
+    struct nd_supervisor_hooks hooks = {&ctx, nd_run_lines, nd_run_tick, nd_run_buffer, nd_run_hold, nd_run_held};
     nd_supervisor_run(sv, &hooks, first);
 
     double duration = nd_monotonic_now() - nd_supervisor_started_at(sv);

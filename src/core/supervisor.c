@@ -21,15 +21,14 @@
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "core/array.h"
+#include "core/linecount.h"
 #include "core/spawn.h"
 #include "core/strbuf.h"
 
-#define ND_SV_BUF (256 * 1024)
+/* One read takes what a full pipe holds: fewer wake-ups under a flood. */
+#define ND_SV_BUF (1024 * 1024)
 #define ND_SV_PIPE_SIZE (1024 * 1024)
 /* After the job and its group are gone, output still held open by a process
  * that left the group is drained for this long. */
@@ -43,6 +42,7 @@ struct nd_stream {
     bool out_dead;          /* our side of the stream is gone (EPIPE) */
     char line[ND_SV_LINE_MAX + 1];  /* a line split across reads, and its newline */
     size_t linelen;
+    bool overflow;          /* that line was cut: its bytes up to the newline are dropped */
     long lineno;
 };
 
@@ -292,45 +292,16 @@ static bool nd_write_out(int fd, const char *p, size_t len)
     return true;
 }
 
-/* Newlines in a block, 16 bytes at a time where SSE2 exists (every x86-64),
- * else 8 at a time with exact zero-byte arithmetic: the flood path must cost
- * less than the copy it rides on. */
-static size_t nd_count_newlines(const char *p, size_t n)
-{
-    size_t c = 0, i = 0;
-#ifdef __SSE2__
-    /* Byte counters in a vector (each compare gives -1 per newline), summed
-     * with SAD before they can overflow. */
-    const __m128i nl16 = _mm_set1_epi8('\n'), zero16 = _mm_setzero_si128();
-    while (i + 16 <= n) {
-        __m128i acc = zero16;
-        for (unsigned k = 0; k < 255 && i + 16 <= n; k++, i += 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, nl16));
-        }
-        __m128i sad = _mm_sad_epu8(acc, zero16);
-        c += (size_t)_mm_cvtsi128_si32(sad) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(sad, 8));
-    }
-#endif
-    const uint64_t nl = 0x0a0a0a0a0a0a0a0aULL, lo7 = 0x7f7f7f7f7f7f7f7fULL;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        uint64_t x = w ^ nl;   /* newline bytes become 0 */
-        uint64_t zero = ~(((x & lo7) + lo7) | x | lo7);   /* 0x80 in each zero byte, exactly */
-        c += (size_t)(((zero >> 7) * 0x0101010101010101ULL) >> 56);
-    }
-    for (; i < n; i++)
-        c += p[i] == '\n';
-    return c;
-}
-
+/* The bytes after a read's last newline, kept for the next read (a line
+ * longer than ND_SV_LINE_MAX keeps its first bytes). */
 static void nd_keep_partial(struct nd_stream *s, const char *p, size_t n)
 {
     size_t room = ND_SV_LINE_MAX - s->linelen;
     size_t take = n < room ? n : room;
     memcpy(s->line + s->linelen, p, take);
     s->linelen += take;
+    if (take < n || s->linelen == ND_SV_LINE_MAX)
+        s->overflow = true;
 }
 
 /* The line held across reads, now whole: one block of its own. */
@@ -340,38 +311,35 @@ static void nd_deliver_partial(const struct nd_supervisor_hooks *h, int i, struc
     s->lineno++;
     h->lines(h->arg, i + 1, s->line, s->linelen, s->lineno);
     s->linelen = 0;
+    s->overflow = false;
 }
 
-/* Counts the lines of a read and hands its whole lines to the hook: first
- * the one begun in an earlier read, then the rest in one block. */
-static void nd_lines(struct nd_supervisor *sv, const struct nd_supervisor_hooks *h, int i, const char *p, size_t n)
+/* Counts the lines of p (the line held from earlier reads, then the bytes
+ * just read) and hands its whole lines to the hook in one block; what
+ * follows the last newline is held for the next read. */
+/* Counts the lines of p (the line held from earlier reads, pre bytes, then
+ * the bytes just read) and hands its whole lines to the hook in one block;
+ * what follows the last newline is held for the next read. raw: the bytes
+ * of this read the hook holds itself (then held, not lines, is called). */
+static void nd_lines(struct nd_supervisor *sv, const struct nd_supervisor_hooks *h, int i, const char *p, size_t n,
+                     size_t pre, size_t raw)
 {
     struct nd_stream *s = &sv->st[i];
     const char *end = p + n;
     const char *last = memrchr(p, '\n', n);
     if (!last) {
+        if (raw)
+            h->held(h->arg, i + 1, p, 0, 0, raw, s->lineno + 1);
         nd_keep_partial(s, p, n);
         return;
     }
     size_t c = nd_count_newlines(p, (size_t)(last - p) + 1);
     sv->lines += c;
-    if (!h->lines) {
-        s->lineno += (long)c;
-        s->linelen = 0;
-    } else {
-        const char *q = p;
-        if (s->linelen) {
-            const char *nl = memchr(p, '\n', n);
-            nd_keep_partial(s, p, (size_t)(nl - p));
-            nd_deliver_partial(h, i, s);
-            q = nl + 1;
-            c--;
-        }
-        if (q <= last) {
-            h->lines(h->arg, i + 1, q, (size_t)(last - q) + 1, s->lineno + 1);
-            s->lineno += (long)c;
-        }
-    }
+    if (raw)
+        h->held(h->arg, i + 1, p, (size_t)(last - p) + 1, pre, raw, s->lineno + 1);
+    else if (h->lines)
+        h->lines(h->arg, i + 1, p, (size_t)(last - p) + 1, s->lineno + 1);
+    s->lineno += (long)c;
     nd_keep_partial(s, last + 1, (size_t)(end - last - 1));
 }
 
@@ -385,28 +353,84 @@ static void nd_close_stream(struct nd_supervisor *sv, const struct nd_supervisor
     if (s->linelen && h->lines)
         nd_deliver_partial(h, i, s);
     s->linelen = 0;
+    s->overflow = false;
 }
 
+/* One read of a stream. The bytes go out first; then the line held from
+ * earlier reads and the new bytes, one contiguous block, go to the hook. The
+ * block is built where the hook asks for it (the monitor's backlog, so that
+ * output it cannot match at once is held without a copy), or in our buffer. */
+/* Reads exactly n bytes that are known to wait in fd (a tee just saw them). */
+static ssize_t nd_read_exact(int fd, char *p, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, p + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return got ? (ssize_t)got : r;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+/* One read of a stream. The bytes go out first; then the line held from
+ * earlier reads and the new bytes, one contiguous block, go to the hook. The
+ * block is built where the hook asks for it (the monitor's backlog, so that
+ * output it cannot match at once is held without a copy), or in our buffer;
+ * from a pipe, the hook may hold the bytes before they are read (tee), and
+ * then they cost it no copy at all. */
 static void nd_read_stream(struct nd_supervisor *sv, const struct nd_supervisor_hooks *h, int i)
 {
     struct nd_stream *s = &sv->st[i];
-    ssize_t n = read(s->fd, sv->buf, ND_SV_BUF);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+    size_t pre = s->linelen;
+    size_t raw = 0;
+    if (h->hold && h->held && !sv->pty[i] && !s->overflow)
+        raw = h->hold(h->arg, s->fd, ND_SV_BUF - pre);
+    size_t cap = 0;
+    char *buf = !raw && h->buffer ? h->buffer(h->arg, ND_SV_BUF, &cap) : NULL;
+    if (!buf || cap < 2 * (ND_SV_LINE_MAX + 1)) {
+        buf = sv->buf;   /* (held: the block is only looked at, here) */
+        cap = ND_SV_BUF;
+    }
+    memcpy(buf, s->line, pre);
+    ssize_t n = raw ? nd_read_exact(s->fd, buf + pre, raw) : read(s->fd, buf + pre, cap - pre);
+    if (n < 0 && !raw && (errno == EINTR || errno == EAGAIN))
         return;
+    if (raw && (n < 0 || (size_t)n != raw)) {
+        /* Cannot happen with a pipe; the held bytes are dropped unmatched
+         * rather than out of step. */
+        h->held(h->arg, i + 1, buf, 0, 0, raw, s->lineno + 1);
+        raw = 0;
+    }
     if (n <= 0) {   /* EOF; EIO on a pty whose slave side is closed */
         nd_close_stream(sv, h, i);
         return;
     }
     sv->bytes += (uint64_t)n;
-    if (!s->out_dead && !nd_write_out(s->out_fd, sv->buf, (size_t)n)) {
+    if (!s->out_dead && !nd_write_out(s->out_fd, buf + pre, (size_t)n)) {
         s->out_dead = true;
         if (errno == EPIPE && !sv->pty[i]) {
             /* Like a shell pipeline: the job's next write gets SIGPIPE. */
+            if (raw)
+                h->held(h->arg, i + 1, buf, 0, 0, raw, s->lineno + 1);
             nd_close_stream(sv, h, i);
             return;
         }
     }
-    nd_lines(sv, h, i, sv->buf, (size_t)n);
+    size_t len = pre + (size_t)n;
+    if (s->overflow) {
+        /* A cut line: its rest, up to the newline, is not matched. */
+        const char *nl = memchr(buf + pre, '\n', (size_t)n);
+        if (!nl)
+            return;
+        len = pre + (size_t)(buf + len - nl);
+        memmove(buf + pre, nl, len - pre);
+        s->overflow = false;
+    }
+    s->linelen = 0;
+    nd_lines(sv, h, i, buf, len, pre, raw);
 }
 
 static void nd_send_term(struct nd_supervisor *sv, double now)

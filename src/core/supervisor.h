@@ -27,12 +27,25 @@ struct nd_supervisor_opts {
 struct nd_supervisor_hooks {
     void *arg;
     /* Whole output lines of stream 1 or 2 as they arrive, '\n'-terminated,
-     * the first one numbered first_lineno. A line that spans reads comes in
-     * a call of its own, cut at ND_SV_LINE_MAX. */
+     * the first one numbered first_lineno, one call per read. A line that
+     * spans reads keeps at most ND_SV_LINE_MAX of the bytes read before the
+     * read that ends it. */
     void (*lines)(void *arg, int stream, const char *data, size_t len, long first_lineno);
     /* Called when the deadline it returned last passes; returns the next one
      * (monotonic seconds). */
     double (*tick)(void *arg, double now);
+    /* Optional: where the next read's block is to be built, up to *cap
+     * (<= want) bytes; lines then gets data inside it. NULL, or a small
+     * *cap: the supervisor's own buffer. */
+    char *(*buffer)(void *arg, size_t want, size_t *cap);
+    /* Optional, for pipes (not ptys): asked before a read whether the bytes
+     * waiting in fd are to be held by the hook without a copy (tee); returns
+     * how many it holds, up to max, or 0. After a read it held, held is
+     * called instead of lines: the block is prefix bytes kept from earlier
+     * reads, then len - prefix of the raw bytes held (len 0 when they end no
+     * line). */
+    size_t (*hold)(void *arg, int fd, size_t max);
+    void (*held)(void *arg, int stream, const char *data, size_t len, size_t prefix, size_t raw, long first_lineno);
 };
 
 struct nd_supervisor;

@@ -32,6 +32,18 @@ int nd_kb_explain_buffer(struct nd_kb *kb, const char *name, const char *buf, si
  * live context: use it from one thread at a time. */
 int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char *source, long lineno,
                      struct nd_findings *out);
+/* Live context for a caller that hands over only some lines (the candidate
+ * lines of a block): the output line number the next nd_kb_match_line call
+ * is on, so that `within N` counts output lines as explain counts a file's
+ * (without it each call counts as the next line). */
+void nd_kb_live_line(struct nd_kb *kb, long line);
+/* After nd_kb_match_line: the context keys that line set, for a repeat of it
+ * answered without a match to set again (nd_kb_live_touch); and whether its
+ * result depended on earlier lines (then a repeat must be matched again).
+ * Returns how many keys there are, or -1 when more than max. */
+int nd_kb_live_keys(const struct nd_kb *kb, unsigned *keys, size_t max, bool *depends);
+/* Sets the keys again on the current line (see nd_kb_live_line). */
+void nd_kb_live_touch(struct nd_kb *kb, const unsigned *keys, size_t n);
 
 /* Live use on a block of whole lines ('\n'-separated; the last may lack its
  * newline): one scan of the database for the whole block, then fn for each

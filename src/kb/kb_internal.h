@@ -129,6 +129,8 @@ bool nd_kb_rule_accepts(const struct nd_kb_rule *r, const char *line);
 /* Ranking weight of a category (cause categories high, symptoms low). */
 int nd_kb_category_tier(const char *category);
 
+#define ND_KB_LIVE_KEYS 16
+
 /* Keys: what a database pattern reports. [0, nrules) are rules; then the
  * regexes of context conditions; then the fallback's exception and error
  * lines (kb_fallback.c). */
@@ -142,7 +144,11 @@ struct nd_kb {
     size_t key_exc, key_err;    /* the fallback's keys */
     bool has_conds;             /* some rule has requires/unless */
     long *live_seen;            /* per key: last line it matched in nd_kb_match_line, + 1 */
-    long live_line;             /* lines seen by nd_kb_match_line */
+    long live_line;             /* the output line nd_kb_match_line is on */
+    bool live_line_set;         /* nd_kb_live_line gave the next one */
+    unsigned live_keys[ND_KB_LIVE_KEYS];  /* keys the last matched line set */
+    size_t live_nkeys;          /* how many; more than fit: ND_KB_LIVE_KEYS + 1 */
+    bool live_dependent;        /* its result looked at earlier lines */
 };
 
 /* True when a outranks b or, on the same line, makes b redundant (b is

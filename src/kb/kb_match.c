@@ -17,6 +17,51 @@ struct nd_kb_line_ctx {
     size_t n;
 };
 
+/* A key seen on the current line, remembered for nd_kb_live_keys. */
+static void nd_kb_live_set(struct nd_kb *kb, unsigned key)
+{
+    if (!kb->live_seen)
+        return;
+    if (kb->live_seen[key] == kb->live_line && kb->live_nkeys > 0)
+        for (size_t i = 0; i < kb->live_nkeys && i < ND_KB_LIVE_KEYS; i++)
+            if (kb->live_keys[i] == key)
+                return;
+    kb->live_seen[key] = kb->live_line;
+    if (kb->live_nkeys < ND_KB_LIVE_KEYS)
+        kb->live_keys[kb->live_nkeys] = key;
+    if (kb->live_nkeys <= ND_KB_LIVE_KEYS)
+        kb->live_nkeys++;
+}
+
+void nd_kb_live_line(struct nd_kb *kb, long line)
+{
+    if (!kb)
+        return;
+    kb->live_line = line;
+    kb->live_line_set = true;
+}
+
+int nd_kb_live_keys(const struct nd_kb *kb, unsigned *keys, size_t max, bool *depends)
+{
+    *depends = kb->live_dependent;
+    if (kb->live_nkeys > ND_KB_LIVE_KEYS || kb->live_nkeys > max)
+        return -1;
+    memcpy(keys, kb->live_keys, kb->live_nkeys * sizeof *keys);
+    return (int)kb->live_nkeys;
+}
+
+void nd_kb_live_touch(struct nd_kb *kb, const unsigned *keys, size_t n)
+{
+    if (!kb || !kb->live_seen)
+        return;
+    if (!kb->live_line_set)
+        kb->live_line++;
+    kb->live_line_set = false;
+    for (size_t i = 0; i < n; i++)
+        if (keys[i] < kb->nkeys)
+            kb->live_seen[keys[i]] = kb->live_line;
+}
+
 static int nd_kb_line_cb(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags,
                          void *ctx)
 {
@@ -27,12 +72,11 @@ static int nd_kb_line_cb(unsigned int id, unsigned long long from, unsigned long
     unsigned ri = c->kb->pat_rule[id];
     if (ri >= c->kb->rules.n) {
         /* A condition's regex or a fallback line: only context. */
-        if (c->kb->live_seen)
-            c->kb->live_seen[ri] = c->kb->live_line;
+        nd_kb_live_set(c->kb, ri);
         return 0;
     }
-    if (c->kb->has_conds && c->kb->live_seen)
-        c->kb->live_seen[ri] = c->kb->live_line;
+    if (c->kb->has_conds)
+        nd_kb_live_set(c->kb, ri);
     for (size_t i = 0; i < c->n; i++)
         if (c->rules[i] == ri)
             return 0;
@@ -73,7 +117,11 @@ int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char 
     if (!kb || !out)
         return 0;
     struct nd_kb_line_ctx c;
-    kb->live_line++;
+    if (!kb->live_line_set)
+        kb->live_line++;
+    kb->live_line_set = false;
+    kb->live_nkeys = 0;
+    kb->live_dependent = false;
     /* The same logical view as explain: a known per-line prefix
      * ("[rank3]: ") is not part of the message. */
     size_t pre = line ? nd_kb_line_prefix(line, len) : 0;
@@ -86,6 +134,8 @@ int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char 
     size_t rules[ND_KB_LINE_HITS], n = 0;
     for (size_t i = 0; i < c.n; i++) {
         const struct nd_kb_rule *r = &kb->rules.v[c.rules[i]];
+        if (r->nconds > 0)
+            kb->live_dependent = true;
         if (!nd_kb_rule_accepts(r, text) || !nd_kb_live_context(kb, r))
             continue;
         rules[n++] = c.rules[i];

@@ -81,9 +81,9 @@ const struct nd_linecache_entry *nd_linecache_get(struct nd_linecache *c, const 
 }
 
 void nd_linecache_put(struct nd_linecache *c, const char *line, size_t len, const char *const *ids, size_t nids,
-                      unsigned flags)
+                      const unsigned *keys, size_t nkeys, unsigned flags)
 {
-    if (len > ND_LINECACHE_TEXT_MAX || nids > ND_LINECACHE_IDS)
+    if (len > ND_LINECACHE_TEXT_MAX || nids > ND_LINECACHE_IDS || nkeys > ND_LINECACHE_KEYS)
         return;
     uint64_t h = nd_linecache_hash(line, len);
     struct nd_linecache_slot *s = &c->slot[h & c->mask];
@@ -104,6 +104,9 @@ void nd_linecache_put(struct nd_linecache *c, const char *line, size_t len, cons
         p += l;
     }
     s->e.nids = nids;
+    if (nkeys)
+        memcpy(s->e.keys, keys, nkeys * sizeof *keys);
+    s->e.nkeys = nkeys;
     s->e.flags = flags;
 }
 

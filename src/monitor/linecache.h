@@ -11,6 +11,7 @@
 
 #define ND_LINECACHE_IDS 8          /* finding ids remembered per line */
 #define ND_LINECACHE_TEXT_MAX 1024  /* longer lines are not cached */
+#define ND_LINECACHE_KEYS 16        /* context keys remembered per line */
 
 struct nd_linecache;
 
@@ -18,6 +19,8 @@ struct nd_linecache_entry {
     unsigned flags;             /* the caller's, kept with the ids */
     size_t nids;
     const char *ids[ND_LINECACHE_IDS];
+    size_t nkeys;               /* the knowledge base's context keys the line sets */
+    unsigned keys[ND_LINECACHE_KEYS];
 };
 
 struct nd_linecache *nd_linecache_new(size_t slots);
@@ -25,10 +28,11 @@ void nd_linecache_free(struct nd_linecache *c);
 
 /* The entry for exactly this text, or NULL. */
 const struct nd_linecache_entry *nd_linecache_get(struct nd_linecache *c, const char *line, size_t len);
-/* Remembers the finding ids this text produced (possibly none). Lines over
- * ND_LINECACHE_TEXT_MAX, or with more ids than fit, are not remembered. */
+/* Remembers the finding ids this text produced (possibly none) and the
+ * context keys it set. Lines over ND_LINECACHE_TEXT_MAX, or with more ids or
+ * keys than fit, are not remembered. */
 void nd_linecache_put(struct nd_linecache *c, const char *line, size_t len, const char *const *ids, size_t nids,
-                      unsigned flags);
+                      const unsigned *keys, size_t nkeys, unsigned flags);
 
 /* Lookups answered from the cache. */
 unsigned long long nd_linecache_hits(const struct nd_linecache *c);

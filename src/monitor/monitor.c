@@ -17,6 +17,7 @@
 #include "core/fileio.h"
 #include "core/termsafe.h"
 #include "core/json_util.h"
+#include "core/linecount.h"
 #include "core/metrics_prom.h"
 #include "core/redact.h"
 #include "core/json_envelope.h"
@@ -47,13 +48,15 @@
  * matched: late while the job floods, in full before the summary). */
 #define ND_MATCH_SHARE 0.05
 #define ND_MATCH_BURST 0.05
-/* Backlog bytes held in memory before they go to a temporary file, and
- * the most it may hold in all: past that, matching catches up before more
- * output is read, so only a job printing faster than matching runs (about a
- * gigabyte a second) for longer than this lasts waits for it. */
-#define ND_BACKLOG_MEM (16u << 20)
+/* Backlog bytes held in memory before they go to a temporary file (less
+ * when little memory is free), and the most it may hold in all: past that,
+ * matching catches up before more output is read, so only a job printing
+ * faster than matching runs for longer than this lasts waits for it. */
+#define ND_BACKLOG_MEM (256u << 20)
 #define ND_BACKLOG_MAX (1ull << 30)
 #define ND_LINECACHE_SLOTS 4096
+/* How long the knowledge base may load at idle priority. */
+#define ND_KB_IDLE_S 1.0
 /* A backlog block whose detector notes were taken when it arrived, and how
  * much output gets its notes that way while the knowledge base loads (a job
  * flooding its output before then is noted as its backlog is matched). */
@@ -101,6 +104,7 @@ struct nd_monitor {
     double final_drain_s;           /* matching left when the job had ended */
     struct nd_exit_tail tail;       /* the output's last error line, from the matched blocks */
     size_t noted_early;             /* bytes noted on arrival while the kb loaded */
+    long lines_matched;             /* output lines matched so far, both streams, in order */
 };
 
 static void nd_drain(struct nd_monitor *m, bool all);
@@ -253,6 +257,8 @@ int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, s
     struct nd_monitor *m = nd_xcalloc(1, sizeof *m);
     m->opt = *opt;
     m->seen = nd_linecache_new(ND_LINECACHE_SLOTS);
+    /* Its memory is address space until output fills it. */
+    m->backlog = nd_backlog_new(nd_backlog_mem_bound(ND_BACKLOG_MEM));
     /* Maps are costly to read but must not be staler than a quarter window
      * when the window ends: they decide the cpu-fallback stage. */
     double refresh = opt->cfg.window_s / 4;
@@ -260,6 +266,8 @@ int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, s
     struct nd_sampler_opts so = {opt->root, opt->pgid, 0, opt->no_devices, refresh, opt->cfg.window_s};
     int rc = nd_sampler_new(&so, &m->sampler, err);
     if (rc < 0) {
+        nd_linecache_free(m->seen);
+        nd_backlog_free(m->backlog);
         free(m);
         return rc;
     }
@@ -490,6 +498,10 @@ double nd_monitor_clock(const struct nd_monitor *m)
 
 double nd_monitor_tick(struct nd_monitor *m, double now)
 {
+    /* The load runs at idle priority so a flood at the start does not wait
+     * for it; a job that keeps every core busy must not delay it for long. */
+    if (m->loader && now - m->start_mono >= ND_KB_IDLE_S)
+        nd_kb_loader_hurry(m->loader);
     nd_kb_collect(m, false);
     nd_drain(m, false);
     if (m->failed)
@@ -533,17 +545,13 @@ struct nd_block_match {
     bool late;
     bool noted;             /* notes taken on arrival */
     double matched_at;
+    long line_base;         /* output lines before the block, both streams */
 };
 
 /* Lines in a block (the last one may lack its newline). */
 static uint64_t nd_count_lines(const char *data, size_t len)
 {
-    uint64_t n = 0;
-    for (const char *p = data, *e = data + len; p < e; n++) {
-        const char *nl = memchr(p, '\n', (size_t)(e - p));
-        p = nl ? nl + 1 : e;
-    }
-    return n;
+    return len ? nd_count_newlines(data, len) + (data[len - 1] != '\n') : 0;
 }
 
 /* One line on which some pattern matched: a repeat costs a lookup. */
@@ -551,8 +559,11 @@ static void nd_match_candidate(void *arg, const char *line, size_t len, size_t i
 {
     struct nd_block_match *b = arg;
     struct nd_monitor *m = b->m;
+    /* Context rules' `within` counts output lines, not candidates. */
+    nd_kb_live_line(m->kb, b->line_base + (long)index + 1);
     const struct nd_linecache_entry *e = nd_linecache_get(m->seen, line, len);
     if (e) {
+        nd_kb_live_touch(m->kb, e->keys, e->nkeys);
         if (!b->noted)
             nd_loglines_note(e->flags, line, len, &m->ctx);
         for (size_t i = 0; i < e->nids; i++) {
@@ -578,7 +589,13 @@ static void nd_match_candidate(void *arg, const char *line, size_t len, size_t i
         if (i < ND_LINECACHE_IDS)
             ids[i] = found.v[i]->id;
     }
-    nd_linecache_put(m->seen, line, len, ids, found.n, notes);
+    /* A line whose result depended on the lines before it is matched again
+     * when it comes again; any other repeat sets the same context. */
+    unsigned keys[ND_LINECACHE_KEYS];
+    bool depends = false;
+    int nkeys = nd_kb_live_keys(m->kb, keys, ND_LINECACHE_KEYS, &depends);
+    if (nkeys >= 0 && !depends)
+        nd_linecache_put(m->seen, line, len, ids, found.n, keys, (size_t)nkeys, notes);
     nd_findings_free(&found);
 }
 
@@ -598,14 +615,17 @@ static void nd_match_block(struct nd_monitor *m, int stream, const char *data, s
     nd_exit_tail_feed_block(&m->tail, data, len, first_lineno);
     if (!m->kb)
         return;
-    struct nd_block_match b = {m, stream == 1 ? "stdout" : "stderr", first_lineno, at_s, late, noted, 0};
+    struct nd_block_match b = {m, stream == 1 ? "stdout" : "stderr", first_lineno, at_s, late, noted, 0,
+                               m->lines_matched};
+    uint64_t nlines = nd_count_lines(data, len);
     if (late) {
         b.matched_at = nd_monitor_now(m);
         if (b.matched_at - at_s > m->max_lag_s)
             m->max_lag_s = b.matched_at - at_s;
-        m->lines_late += nd_count_lines(data, len);
+        m->lines_late += nlines;
     }
     nd_kb_block_lines(m->kb, data, len, nd_match_candidate, &b);
+    m->lines_matched += (long)nlines;
 }
 
 static void nd_budget_refill(struct nd_monitor *m, double now)
@@ -621,7 +641,7 @@ static void nd_budget_refill(struct nd_monitor *m, double now)
  * all of it (the end, before the summary). */
 static void nd_drain(struct nd_monitor *m, bool all)
 {
-    if (m->loader || !m->backlog)
+    if (m->loader)
         return;
     struct nd_backlog_block blk;
     double now = nd_monotonic_now();
@@ -635,33 +655,69 @@ static void nd_drain(struct nd_monitor *m, bool all)
     }
 }
 
-void nd_monitor_lines(struct nd_monitor *m, int stream, const char *data, size_t len, long first_lineno)
+char *nd_monitor_buffer(struct nd_monitor *m, size_t want, size_t *cap)
+{
+    return nd_backlog_tail(m->backlog, want, cap);
+}
+
+/* Matching cannot take output now: the knowledge base loads, older output
+ * waits, or the budget is spent. */
+static bool nd_must_wait(struct nd_monitor *m)
+{
+    return m->loader || !nd_backlog_empty(m->backlog) || m->tokens <= 0;
+}
+
+size_t nd_monitor_hold(struct nd_monitor *m, int fd, size_t max)
+{
+    nd_kb_collect(m, false);
+    nd_budget_refill(m, nd_monotonic_now());
+    return nd_must_wait(m) ? nd_backlog_hold(m->backlog, fd, max) : 0;
+}
+
+/* A block of output: matched now, or held (raw > 0: its bytes are in the
+ * backlog's pipes already, see nd_monitor_hold). */
+static void nd_monitor_take(struct nd_monitor *m, int stream, const char *data, size_t len, long first_lineno,
+                            size_t prefix, size_t raw)
 {
     nd_kb_collect(m, false);
     double at = nd_monitor_now(m);
     nd_drain(m, false);
-    if (m->backlog && nd_backlog_bytes(m->backlog) + len > ND_BACKLOG_MAX) {
+    if (nd_backlog_bytes(m->backlog) + len > ND_BACKLOG_MAX) {
         nd_kb_collect(m, true);
         nd_drain(m, true);
     }
-    if (m->loader || (m->backlog && !nd_backlog_empty(m->backlog)) || m->tokens <= 0) {
-        if (!m->backlog)
-            m->backlog = nd_backlog_new(ND_BACKLOG_MEM);
+    /* Also when nothing waits (nd_drain did not look): a knowledge base
+     * there from the start matches the first block at once. */
+    nd_budget_refill(m, nd_monotonic_now());
+    if (raw || nd_must_wait(m)) {
         /* While the knowledge base loads, the detectors' notes are taken now:
          * the input-bound judgement must not wait for a slow load. */
         unsigned flags = 0;
-        if (m->loader && m->noted_early < ND_EARLY_NOTES_MAX) {
+        if (m->loader && m->noted_early < ND_EARLY_NOTES_MAX && len) {
             nd_loglines_note_block(data, len, &m->ctx);
             m->noted_early += len;
             flags = ND_BLOCK_NOTED;
         }
-        if (nd_backlog_push(m->backlog, stream, first_lineno, at, flags, data, len) < 0)
+        int rc = raw ? nd_backlog_push_held(m->backlog, stream, first_lineno, at, flags, data, len, prefix, raw)
+                     : nd_backlog_push(m->backlog, stream, first_lineno, at, flags, data, len);
+        if (rc < 0)
             m->lines_dropped += nd_count_lines(data, len);
         return;
     }
     double t0 = nd_monotonic_now();
     nd_match_block(m, stream, data, len, first_lineno, at, false, false);
     m->tokens -= nd_monotonic_now() - t0;
+}
+
+void nd_monitor_lines(struct nd_monitor *m, int stream, const char *data, size_t len, long first_lineno)
+{
+    nd_monitor_take(m, stream, data, len, first_lineno, 0, 0);
+}
+
+void nd_monitor_held_lines(struct nd_monitor *m, int stream, const char *data, size_t len, size_t prefix, size_t raw,
+                           long first_lineno)
+{
+    nd_monitor_take(m, stream, data, len, first_lineno, prefix, raw);
 }
 
 bool nd_monitor_wants_stop(const struct nd_monitor *m)
@@ -735,11 +791,11 @@ static json_t *nd_monitor_json(const struct nd_monitor *m, int exit_status, doub
         json_object_set_new(lm, "caught_up_after_exit_s", json_real(round(m->final_drain_s * 1000) / 1000));
         json_object_set_new(lm, "repeats_from_cache", json_integer((json_int_t)(m->seen ? nd_linecache_hits(m->seen) : 0)));
         json_object_set_new(lm, "backlog_peak_bytes",
-                            json_integer((json_int_t)(m->backlog ? nd_backlog_peak_bytes(m->backlog) : 0)));
+                            json_integer((json_int_t)nd_backlog_peak_bytes(m->backlog)));
         json_object_set_new(lm, "backlog_spilled_bytes",
-                            json_integer((json_int_t)(m->backlog ? nd_backlog_spilled_bytes(m->backlog) : 0)));
+                            json_integer((json_int_t)nd_backlog_spilled_bytes(m->backlog)));
         json_object_set_new(lm, "bytes_not_matched",
-                            json_integer((json_int_t)(m->backlog ? nd_backlog_dropped_bytes(m->backlog) : 0)));
+                            json_integer((json_int_t)nd_backlog_dropped_bytes(m->backlog)));
         json_object_set_new(jf, "matching", lm);
     }
     json_object_set_new(jf, "samples", json_integer((json_int_t)nd_series_len(&m->series)));

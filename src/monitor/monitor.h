@@ -61,6 +61,16 @@ void nd_monitor_set_output(struct nd_monitor *m, uint64_t bytes, uint64_t lines)
  * first numbered first_lineno. Every line is matched: now when the budget
  * allows, else later from the backlog, and all of it before the summary. */
 void nd_monitor_lines(struct nd_monitor *m, int stream, const char *data, size_t len, long first_lineno);
+/* Where the next block of output may be read to (up to *cap <= want bytes),
+ * so that nd_monitor_lines can hold it without a copy; NULL when full. */
+char *nd_monitor_buffer(struct nd_monitor *m, size_t want, size_t *cap);
+/* Before a read of the job's pipe fd: when matching cannot take output now,
+ * holds up to max of the bytes waiting there without a copy and returns how
+ * many (else 0); the block of that read then comes to nd_monitor_held_lines
+ * (the supervisor's hold and held hooks). */
+size_t nd_monitor_hold(struct nd_monitor *m, int fd, size_t max);
+void nd_monitor_held_lines(struct nd_monitor *m, int stream, const char *data, size_t len, size_t prefix, size_t raw,
+                           long first_lineno);
 
 /* True once --fail-fast wants the job stopped (an error finding from a detector). */
 bool nd_monitor_wants_stop(const struct nd_monitor *m);
