@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "core/strbuf.h"
-#include "device/device.h"
 
 void nd_series_init(struct nd_series *s, double interval_s)
 {
@@ -31,8 +30,6 @@ void nd_series_set_devices(struct nd_series *s, const struct nd_series_device *d
     if (n > ND_SERIES_MAX_DEV)
         n = ND_SERIES_MAX_DEV;
     memcpy(s->dev, dev, n * sizeof *dev);
-    for (size_t d = 0; d < n; d++)
-        snprintf(s->dev[d].word, sizeof s->dev[d].word, "%s", nd_vendor_word(s->dev[d].vendor));
     s->ndev = n;
 }
 

@@ -20,7 +20,7 @@
 /* A device as the series knows it: position d in every sample's arrays. */
 struct nd_series_device {
     char vendor[16];
-    char word[8];               /* "npu", "gpu": set from the vendor by nd_series_set_devices */
+    char word[8];               /* "npu", "gpu": the vendor's device word (the caller fills it) */
     int index;
     char name[48];
     uint64_t mem_total_bytes;   /* 0 when unknown */

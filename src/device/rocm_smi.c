@@ -1,4 +1,4 @@
-/* The ROCm backend of the device vtable (design.md §4): ROCm SMI
+/* The ROCm backend of the device vtable (device/device.h): ROCm SMI
  * (librocm_smi64.so) opened with dlopen, its symbols declared here from
  * docs/vendor-apis.md. It serves AMD Instinct GPUs and Hygon DCUs, whose DTK
  * ships the same library. Runs inside the guarded child of nd_device_query /

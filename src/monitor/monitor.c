@@ -463,6 +463,8 @@ double nd_monitor_start(struct nd_monitor *m)
     nd_sampler_open_devices(m->sampler, &notes);
     struct nd_series_device dev[ND_SERIES_MAX_DEV];
     size_t nd = nd_sampler_devices(m->sampler, dev, ND_SERIES_MAX_DEV);
+    for (size_t d = 0; d < nd; d++)
+        snprintf(dev[d].word, sizeof dev[d].word, "%s", nd_vendor_word(dev[d].vendor));
     nd_series_set_devices(&m->series, dev, nd);
     nd_sampler_device_facts(m->sampler, &m->ctx);
     for (size_t i = 0; i < notes.n; i++) {

@@ -21,7 +21,7 @@ printf '[rocm]\ndevices = 8\nname = AMD Instinct MI300X\ndriver_version = 6.8.5\
 run_nd "$T/ps.json" "$T/ps.err" ps --json --pid "$JOB"
 expect_rc 0 "ps on a healthy ROCm host"
 assert_json "$T/ps.json" 'len(d["devices"]) == 8 and all(x["vendor"] == "rocm" and x["name"] == "AMD Instinct MI300X" for x in d["devices"])' "8 simulated MI300X listed"
-assert_json "$T/ps.json" 'd["devices"][0]["memory_total_bytes"] == 196592 * 1024 * 1024 and d["devices"][0]["memory_used_bytes"] == 8192 * 1024 * 1024 and d["devices"][0]["utilization"] == 40' "VRAM and busy percent from ROCm SMI"
+assert_json "$T/ps.json" 'd["devices"][0]["memory_total_bytes"] == 196592 * 1024 * 1024 and d["devices"][0]["memory_used_bytes"] == 8192 * 1024 * 1024 and d["devices"][0]["utilization_ratio"] == 0.4' "VRAM and busy percent from ROCm SMI"
 assert_json "$T/ps.json" "[p for p in d['processes'] if p['pid'] == $JOB][0]['verdict'] == 'on-device'" "the listed process is on the device"
 assert_json "$T/ps.json" "sorted((x['index'], x['memory_bytes']) for x in [p for p in d['processes'] if p['pid'] == $JOB][0]['devices']) == [(2, 6144 << 20), (5, 2048 << 20)]" "per-device VRAM of the process"
 run_nd "$T/ps.txt" "$T/ps.err" ps --pid "$JOB"

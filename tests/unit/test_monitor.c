@@ -41,6 +41,7 @@ static void synth_init(struct synth *x, double interval)
     memset(dev, 0, sizeof dev);
     for (int i = 0; i < NDEV; i++) {
         snprintf(dev[i].vendor, sizeof dev[i].vendor, "ascend");
+        snprintf(dev[i].word, sizeof dev[i].word, "npu");
         dev[i].index = i;
         snprintf(dev[i].name, sizeof dev[i].name, "910B3");
         dev[i].mem_total_bytes = 64ULL << 30;

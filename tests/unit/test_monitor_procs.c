@@ -42,6 +42,7 @@ static void synth_init(struct synth *x)
     memset(dev, 0, sizeof dev);
     for (int i = 0; i < NDEV; i++) {
         snprintf(dev[i].vendor, sizeof dev[i].vendor, "ascend");
+        snprintf(dev[i].word, sizeof dev[i].word, "npu");
         dev[i].index = i;
         dev[i].mem_total_bytes = 64ULL << 30;
     }
