@@ -16,7 +16,8 @@ shopt -s nullglob
 labels=("$CORPUS"/labels*.tsv)
 [ ${#labels[@]} -gt 0 ] || { fail "no labels*.tsv in $CORPUS"; finish; exit 1; }
 
-# One row per case measured: id split category accepted ascend has_error got.
+# One row per case measured: id split category accepted ascend has_error got
+# labels-file.
 rows=$T/rows.tsv
 : >"$rows"
 for lf in "${labels[@]}"; do
@@ -50,8 +51,8 @@ print(f[0]["category"] + " " + f[0]["id"] + " " + f[0]["severity"] if f else "no
     else
       has_error=0
     fi
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "${split:-dev}" "$category" "$accepted" \
-      "$ascend" "$has_error" "$got" >>"$rows"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "${split:-dev}" "$category" "$accepted" \
+      "$ascend" "$has_error" "$got" "$(basename "$lf")" >>"$rows"
   done <"$lf"
 done
 
@@ -62,10 +63,14 @@ from collections import defaultdict
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 tot = defaultdict(int); hit = defaultdict(int)
 cat_tot = defaultdict(int); cat_hit = defaultdict(int)
+# Per labels file: each collector's cases show how well the rules carry over
+# to logs gathered apart from the rule writers.
+file_tot = defaultdict(int); file_hit = defaultdict(int)
 ascend = 0; none = []; none_err = []; misses = []
-for id_, split, cat, acc, asc, err, got in rows:
+for id_, split, cat, acc, asc, err, got, lfile in rows:
     first = got.split(" ")[0]
     ok = first in acc.split(",")
+    file_tot[lfile] += 1; file_hit[lfile] += ok
     for k in (split, "whole"):
         tot[k] += 1; hit[k] += ok
     cat_tot[cat] += 1; cat_hit[cat] += ok
@@ -80,6 +85,9 @@ def pct(k):
     return (100 * hit[k] // tot[k]) if tot[k] else 100
 for k in ("dev", "check", "whole"):
     print(f"top-1 agreement {k}: {hit[k]}/{tot[k]} ({pct(k)}%)")
+for lfile in sorted(file_tot):
+    print(f"top-1 agreement {lfile}: {file_hit[lfile]}/{file_tot[lfile]}"
+          f" ({100 * file_hit[lfile] // file_tot[lfile]}%)")
 n = len(rows)
 print(f"Ascend share: {ascend}/{n} ({100 * ascend // n if n else 0}%)")
 print("per category (labelled: hits/cases):")
