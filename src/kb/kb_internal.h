@@ -51,7 +51,7 @@ struct nd_kb_rule {
     enum nd_kb_role role;
     int tier;               /* ranking weight, derived from category and role */
     struct nd_strv patterns, fixes, examples, counters, outranks, captures_src;
-    bool patterns_checked;  /* catalogue rows from a template checked once per file */
+    bool patterns_checked;  /* checked already (a template once per file; the prebuilt built-ins at build time) */
     struct nd_kb_capture *captures;
     size_t ncaptures;
     size_t *outrank_idx;    /* resolved outranks, indexes into the rule table */

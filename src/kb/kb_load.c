@@ -12,6 +12,7 @@
 #include "core/fileio.h"
 #include "core/rootfs.h"
 #include "core/strbuf.h"
+#include "kb/kb.h"
 #include "kb/kb_internal.h"
 
 #define ND_KB_RULE_FILE_MAX (4u << 20)
@@ -45,6 +46,12 @@ void nd_kb_parse_builtin(struct nd_kb_ruleset *set, struct nd_strv *problems)
         if ((strncmp(f->name, "rules/", 6) == 0 && nd_kb_is_rules_name(f->name)) ||
             (strncmp(f->name, "rules/catalog/", 14) == 0 && nd_kb_is_catalog_name(f->name)))
             nd_kb_parse_any(set, f->name, f->data, f->len, false, problems);
+    /* A binary that carries the prebuilt database had every built-in
+     * pattern compiled and checked by the build (tools/nd_kbc.c fails on a
+     * problem): the compiler's per-pattern analysis is not run again. */
+    if (nd_kb_prebuilt_size() > 0)
+        for (size_t i = 0; i < set->n; i++)
+            set->v[i].patterns_checked = true;
 }
 
 static int nd_kb_name_cmp(const void *a, const void *b)
