@@ -495,7 +495,8 @@ int nd_opts_close_stdout(const char *cmd, int code)
     if (!bad || err == EPIPE)
         return code;
     const char *label = cmd && cmd[0] ? cmd : NULL;
-    fprintf(stderr, "npu-doctor%s%s: write error on standard output: %s\n", label ? " " : "", label ? label : "",
-            strerror(err ? err : EIO));
+    /* An earlier flush that failed left no errno behind: then no reason is better than a wrong one. */
+    fprintf(stderr, "npu-doctor%s%s: write error on standard output%s%s\n", label ? " " : "", label ? label : "",
+            err ? ": " : "", err ? strerror(err) : "");
     return ND_EXIT_INTERNAL;
 }

@@ -87,7 +87,8 @@ int nd_opts_usage_error(const char *cmd, const char *fmt, ...) __attribute__((fo
 int nd_opts_usage_hint(const char *cmd, const char *hint, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Flushes and closes stdout at exit. On a write error: one line
- * "npu-doctor CMD: write error on standard output: <reason>" and
+ * "npu-doctor CMD: write error on standard output: <reason>" (no reason
+ * when an earlier flush failed and its errno is gone) and
  * ND_EXIT_INTERNAL. EPIPE (the reader left, with SIGPIPE ignored) stays
  * silent and keeps code, as the default SIGPIPE death would have been. */
 int nd_opts_close_stdout(const char *cmd, int code);

@@ -33,7 +33,7 @@ check --levle --level 3 2
 check --jsno --json 3
 run --fail-fsat --fail-fast 2 -- true
 watch --pdi --pid 2 1
-ps --jsno --json 2
+ps --jsno --json 3
 explain --alll --all 2 x.log
 snapshot --outptu --output 2 x.json
 diff --jsno --json 2 a.json b.json
