@@ -457,11 +457,16 @@ void nd_opts_help(const struct nd_cmd_spec *spec, FILE *fp)
     }
     if (spec->about)
         fprintf(fp, "\n%s", spec->about);
+    /* An about text that ends in a heading ("options:") leads straight into the list. */
+    size_t al = spec->about ? strlen(spec->about) : 0;
+    if (al < 2 || strcmp(spec->about + al - 2, ":\n") != 0)
+        fputc('\n', fp);
     bool any_short = false;
     size_t left_max = 0;
     const struct nd_option *o;
+    /* Long names line up after the short ones; with none but -h, they start at column 2. */
     for (size_t i = 0; (o = nd_opts_at(spec, i)); i++)
-        any_short |= o->short_name != 0 && !(o->flags & ND_OPTF_HIDDEN);
+        any_short |= o->short_name != 0 && !(o->flags & ND_OPTF_HIDDEN) && o != &nd_help_option;
     for (size_t i = 0; (o = nd_opts_at(spec, i)); i++) {
         char left[128];
         size_t lw = nd_opts_left(o, any_short, left, sizeof left);
@@ -469,7 +474,6 @@ void nd_opts_help(const struct nd_cmd_spec *spec, FILE *fp)
             left_max = lw;
     }
     size_t col = left_max + 2;
-    fputc('\n', fp);
     for (size_t i = 0; (o = nd_opts_at(spec, i)); i++)
         if (!(o->flags & ND_OPTF_HIDDEN))
             nd_opts_help_line(fp, o, any_short, col);

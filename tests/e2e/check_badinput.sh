@@ -13,9 +13,7 @@ usage_lines() { # FILE DESCRIPTION: a usage error is one line and the "try" line
   if [ "$(wc -l <"$1")" -eq 2 ] && [ "$(tail -n 1 "$1")" = "try 'npu-doctor check --help'" ]; then
     pass "$2: one line and the try line"; else fail "$2: stderr is not one line and the try line:"; cat "$1"; fi
 }
-# A pid within pid_max that no process has.
-free_pid=$(cat /proc/sys/kernel/pid_max 2>/dev/null || echo 4194304)
-while [ -e "/proc/$free_pid" ]; do free_pid=$((free_pid - 1)); done
+free_pid=$(nd_free_pid)
 
 run_nd "$T/out" "$T/err" check --root /no/such/root
 expect_rc 66 "nonexistent --root"

@@ -31,8 +31,8 @@ while read -r cmd typo want lines rest; do
 done <<'LIST'
 check --levle --level 3 2
 check --jsno --json 3
-run --fail-fsat --fail-fast 2 -- true
-watch --pdi --pid 2 1
+run --fail-fsat --fail-fast 3 -- true
+watch --pdi --pid 3 1
 ps --jsno --json 3
 explain --alll --all 2 x.log
 snapshot --outptu --output 2 x.json

@@ -37,8 +37,7 @@ expect_rc 64 "stray argument"
 # Above pid_max a pid is a usage error; within it, one no process has is missing input.
 run_nd "$T/out" "$T/err" ps --pid 2000000000
 expect_rc 64 "--pid above pid_max"
-free_pid=$(cat /proc/sys/kernel/pid_max 2>/dev/null || echo 4194304)
-while [ -e "/proc/$free_pid" ]; do free_pid=$((free_pid - 1)); done
+free_pid=$(nd_free_pid)
 run_nd "$T/out" "$T/err" ps --pid "$free_pid"
 expect_rc 66 "--pid of a missing process"
 assert_contains "$T/err" "--pid $free_pid: no such process"
