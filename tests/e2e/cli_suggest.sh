@@ -34,7 +34,7 @@ check --jsno --json 3
 run --fail-fsat --fail-fast 3 -- true
 watch --pdi --pid 3 1
 ps --jsno --json 3
-explain --alll --all 2 x.log
+explain --alll --all 3 x.log
 snapshot --outptu --output 2 x.json
 diff --jsno --json 2 a.json b.json
 rules --jsno --json 2 list
