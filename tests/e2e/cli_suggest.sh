@@ -37,7 +37,7 @@ ps --jsno --json 3
 explain --alll --all 3 x.log
 snapshot --outptu --output 2 x.json
 diff --jsno --json 2 a.json b.json
-rules --jsno --json 2 list
+rules --jsno --json 3 list
 LIST
 
 run_nd "$T/o" "$T/e" rules lsit
