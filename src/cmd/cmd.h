@@ -17,7 +17,7 @@ int cmd_rules(int argc, char **argv);
 int nd_cmd_fail(const char *cmd, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Handles a --redact REGEX option: adds the operator pattern, or prints the
- * regex error and returns ND_EXIT_USAGE. */
+ * regex error (and the try line) and returns ND_EXIT_USAGE. */
 int nd_cmd_add_redact(const char *cmd, const char *regex);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "core/exitcode.h"
 #include "core/redact.h"
 
@@ -21,6 +22,6 @@ int nd_cmd_add_redact(const char *cmd, const char *regex)
 {
     struct nd_error err;
     if (nd_redact_add_pattern(regex, &err) < 0)
-        return nd_cmd_fail(cmd, ND_EXIT_USAGE, "%s", err.msg);
+        return nd_opts_usage_error(cmd, "%s", err.msg);   /* a bad option value, said like the others */
     return 0;
 }

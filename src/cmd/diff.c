@@ -53,7 +53,7 @@ int cmd_diff(int argc, char **argv)
     const struct nd_cmd_spec spec = {"diff", "npu-doctor diff [--all] [--json] [--redact REGEX]... A.json B.json\n"
                                              "                [C.json...]",
                                      nd_diff_about, opts, nd_diff_footer, 0};
-    int optind, rc = nd_opts_parse(&spec, argc, argv, NULL, &optind);
+    int first_op, rc = nd_opts_parse(&spec, argc, argv, NULL, &first_op);
     struct nd_error err;
     if (rc) {
         nd_redact_reset();
@@ -63,26 +63,26 @@ int cmd_diff(int argc, char **argv)
         nd_redact_reset();
         return nd_cmd_fail("diff", ND_EXIT_USAGE, "%s", err.msg);
     }
-    size_t nfiles = (size_t)(argc - optind);
+    size_t nfiles = (size_t)(argc - first_op);
     if (nfiles < 2) {
         nd_redact_reset();
         if (nfiles == 1)
             return nd_cmd_fail("diff", ND_EXIT_USAGE,
-                               "needs two or more snapshots to compare, got only %s (see --help)", argv[optind]);
+                               "needs two or more snapshots to compare, got only %s (see --help)", argv[first_op]);
         return nd_cmd_fail("diff", ND_EXIT_USAGE, "needs two or more snapshot files (see --help)");
     }
     for (size_t i = 0; i < nfiles; i++)
         for (size_t j = i + 1; j < nfiles; j++)
-            if (strcmp(argv[optind + i], argv[optind + j]) == 0) {
+            if (strcmp(argv[first_op + i], argv[first_op + j]) == 0) {
                 nd_redact_reset();
-                return nd_cmd_fail("diff", ND_EXIT_USAGE, "%s is given twice", argv[optind + i]);
+                return nd_cmd_fail("diff", ND_EXIT_USAGE, "%s is given twice", argv[first_op + i]);
             }
 
     /* One document in memory at a time: 1000 snapshots stay small. */
     struct nd_diff *d = nd_diff_new(nfiles);
     struct nd_findings *per_file = nd_xcalloc(nfiles, sizeof *per_file);
     for (size_t i = 0; i < nfiles; i++) {
-        const char *path = argv[optind + (int)i];
+        const char *path = argv[first_op + (int)i];
         json_t *doc;
         nd_error_clear(&err);
         if (nd_snapshot_load(path, &doc, &err) < 0) {

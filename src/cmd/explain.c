@@ -95,14 +95,14 @@ int cmd_explain(int argc, char **argv)
     };
     const struct nd_cmd_spec spec = {"explain", "npu-doctor explain [options] LOG|DIR|- ...", explain_about, opts,
                                      explain_footer, 0};
-    int optind, rc = nd_opts_parse(&spec, argc, argv, &rd, &optind);
+    int first_op, rc = nd_opts_parse(&spec, argc, argv, &rd, &first_op);
     const char **dirs = rd.v;
     size_t ndirs = rd.n;
     if (rc) {
         free(dirs);
         return rc == ND_OPTS_HELP ? ND_EXIT_OK : rc;
     }
-    if (optind >= argc) {
+    if (first_op >= argc) {
         free(dirs);
         return nd_opts_usage_error("explain", "name at least one log file, directory or - (stdin)");
     }
@@ -118,7 +118,7 @@ int cmd_explain(int argc, char **argv)
                            "%s", err.msg);
     struct nd_kb_scan *scan = nd_kb_scan_new(kb);
     nd_kb_scan_set_follow(scan, follow);
-    for (int i = optind; i < argc; i++)
+    for (int i = first_op; i < argc; i++)
         nd_kb_scan_path(scan, argv[i]);
     for (size_t i = 0; i < nd_kb_scan_nnotes(scan); i++) {
         /* Notes name files: other users' names reach the terminal escaped. */

@@ -194,28 +194,28 @@ int cmd_rules(int argc, char **argv)
                                      "npu-doctor rules lint FILE|DIR...\n"
                                      "npu-doctor rules test [--rules DIR]...",
                                      rules_about, opts, rules_footer, 0};
-    int optind, prc = nd_opts_parse(&spec, argc, argv, &rd, &optind);
+    int first_op, prc = nd_opts_parse(&spec, argc, argv, &rd, &first_op);
     const char **dirs = rd.v;
     size_t ndirs = rd.n;
     if (prc) {
         free(dirs);
         return prc == ND_OPTS_HELP ? ND_EXIT_OK : prc;
     }
-    if (optind >= argc) {
+    if (first_op >= argc) {
         free(dirs);
         return nd_opts_usage_error("rules", "name a subcommand: list, lint or test");
     }
-    const char *sub = argv[optind++];
+    const char *sub = argv[first_op++];
     int rc;
     struct nd_kb *kb = NULL;
     if (strcmp(sub, "lint") == 0) {
-        if (optind >= argc) {
+        if (first_op >= argc) {
             free(dirs);
             return nd_cmd_fail("rules", ND_EXIT_USAGE, "lint: name a rule file or directory");
         }
         int total = 0;
         rc = ND_EXIT_OK;
-        for (int i = optind; i < argc; i++) {
+        for (int i = first_op; i < argc; i++) {
             struct nd_error err = {0};
             int n = nd_kb_lint_path(argv[i], stdout, &err);
             if (n < 0) {

@@ -85,11 +85,11 @@ int cmd_run(int argc, char **argv)
     nd_run_common_options(&o, opts);
     const struct nd_cmd_spec spec = {"run", "npu-doctor run [options] -- CMD [ARGS...]", nd_run_about, opts,
                                      nd_run_footer, ND_SPEC_STOP_AT_OPERAND};
-    int optind;
-    int prc = nd_opts_parse(&spec, argc, argv, &o, &optind);
+    int first_op;
+    int prc = nd_opts_parse(&spec, argc, argv, &o, &first_op);
     if (prc)
         return prc == ND_OPTS_HELP ? ND_EXIT_OK : prc;
-    if (optind >= argc)
+    if (first_op >= argc)
         return nd_opts_usage_error("run", "no command given (npu-doctor run [options] -- CMD ARGS...)");
     int rc = nd_run_options_check("run", &o);
     if (rc)
@@ -112,7 +112,7 @@ int cmd_run(int argc, char **argv)
         }
     }
 
-    char **job_argv = argv + optind;
+    char **job_argv = argv + first_op;
     struct nd_supervisor_opts so = {job_argv, o.grace_s, isatty(STDOUT_FILENO) == 1, isatty(STDERR_FILENO) == 1,
                                     summary ? fileno(summary) : -1};
     struct nd_supervisor *sv = NULL;

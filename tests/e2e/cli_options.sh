@@ -80,6 +80,18 @@ usage_error "npu-doctor --bogus" "npu-doctor: unknown option '--bogus'" ""
 run_nd "$T/o" "$T/e" frobnicate
 usage_error "an unknown command" "npu-doctor: unknown command 'frobnicate'" ""
 
+run_nd "$T/help" "$T/e" --help
+long=$(awk 'length($0) > 80' "$T/help")
+if [ -z "$long" ]; then pass "npu-doctor --help fits 80 columns"; else fail "npu-doctor --help has longer lines:"; echo "$long"; fi
+# A bad --redact pattern is a bad option value like any other.
+for cmd in check ps explain snapshot diff; do
+  run_nd "$T/o" "$T/e" "$cmd" --redact '('
+  expect_rc 64 "$cmd --redact '('"
+  if [ "$(wc -l <"$T/e")" -eq 2 ] && grep -q "^npu-doctor $cmd: --redact '('" "$T/e" &&
+    [ "$(tail -n 1 "$T/e")" = "try 'npu-doctor $cmd --help'" ]; then pass "$cmd --redact '(': one line and the try line"
+  else fail "$cmd --redact '(':"; sed 's/^/    | /' "$T/e"; fi
+done
+
 # Write errors: every command that prints, on its real output too.
 # full LABEL CMD ARGS...: exit 70 and one line naming CMD ("" for the top level).
 full() {
