@@ -2,7 +2,9 @@
 # installed binary's own --help, so they never go stale; rule ids from
 # `npu-doctor rules list --json`.
 _npu_doctor_options() {
-  "$1" "$2" --help 2>/dev/null | grep -o -E -- '(^|[ ,\[])--[a-z][a-z0-9-]*' | sed 's/^[ ,\[]//' | sort -u
+  # The option lines of --help ("  -l, --level N", "  --json"), not the prose or examples.
+  "$1" "$2" --help 2>/dev/null | grep -o -E -- '^ +(-[a-zA-Z], )?--[a-z][a-z0-9-]*' |
+    grep -o -E -- '--[a-z][a-z0-9-]*' | sort -u
 }
 
 _npu_doctor() {

@@ -1,16 +1,20 @@
 /* npu-doctor: is the training job really on the accelerator, and if not, why?
  * This file only dispatches `npu-doctor <command>` to cmd_<command>(). */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "core/build_info.h"
 #include "kb/kb.h"
 #include "core/exitcode.h"
 #include "core/redact.h"
 #include "core/suggest.h"
+#include "core/termsafe.h"
 
 struct nd_command {
     const char *name;
@@ -29,21 +33,32 @@ static const struct nd_command nd_commands[] = {
     {"rules", cmd_rules, "list, lint and test the knowledge-base rules"},
 };
 
-static void nd_usage(FILE *fp)
+static const char nd_top_footer[] =
+    "'npu-doctor <command> --help' shows a command's options.\n"
+    "exit codes: 0 ok, 1 warnings, 2 errors, 64 usage, 66 input missing, 70 internal\n"
+    "error, 73 an output file cannot be written; run/watch return the job's own\n"
+    "status (3 when --fail-fast stopped it); watch returns 0/1/2 by the worst\n"
+    "finding when --for ends first or the job's status cannot be read.\n";
+
+/* The top level's own table; its help lists the commands. */
+static void nd_top_spec(struct nd_cmd_spec *spec, struct nd_option *opts, bool *version)
 {
-    fprintf(fp,
-            "usage: npu-doctor <command> [options]\n"
-            "       npu-doctor --version | --help\n\n"
-            "Is your training job really running on the NPU/GPU? If not, why, and what to do.\n\n"
-            "commands:\n");
-    for (size_t i = 0; i < sizeof nd_commands / sizeof *nd_commands; i++)
-        fprintf(fp, "  %-9s %s\n", nd_commands[i].name, nd_commands[i].summary);
-    fprintf(fp,
-            "\n'npu-doctor <command> --help' shows a command's options.\n"
-            "exit codes: 0 ok, 1 warnings, 2 errors, 64 usage, 66 input missing, 70 internal\n"
-            "error, 73 an output file cannot be written; run/watch return the job's own\n"
-            "status (3 when --fail-fast stopped it); watch returns 0/1/2 by the worst\n"
-            "finding when --for ends first or the job's status cannot be read.\n");
+    static char about[2048];
+    size_t used = (size_t)snprintf(about, sizeof about,
+                                   "Is your training job really running on the NPU/GPU? If not, why, and what to do."
+                                   "\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof nd_commands / sizeof *nd_commands && used < sizeof about; i++)
+        used += (size_t)snprintf(about + used, sizeof about - used, "  %-9s %s\n", nd_commands[i].name,
+                                 nd_commands[i].summary);
+    opts[0] = (struct nd_option){.name = "version", .short_name = 'V', .kind = ND_ARG_NONE, .out = version,
+                                 .help = "the version and how it was built"};
+    opts[1] = (struct nd_option){0};
+    *spec = (struct nd_cmd_spec){.name = "",
+                                 .usage = "npu-doctor <command> [options]\nnpu-doctor --version | --help",
+                                 .about = about,
+                                 .opts = opts,
+                                 .footer = nd_top_footer,
+                                 .flags = ND_SPEC_STOP_AT_OPERAND};
 }
 
 /* Started with fd 0, 1 or 2 closed (a daemon's exec, `2>&-`), the next file
@@ -65,19 +80,32 @@ static void nd_sanitize_std_fds(void)
     }
 }
 
-int main(int argc, char **argv)
+static int nd_main(int argc, char **argv, const char **label)
 {
-    nd_sanitize_std_fds();
+    struct nd_cmd_spec top;
+    struct nd_option top_opts[2];
+    bool version = false;
+    nd_top_spec(&top, top_opts, &version);
     if (argc < 2) {
-        nd_usage(stderr);
+        nd_opts_help(&top, stderr);
         return ND_EXIT_USAGE;
     }
-    const char *cmd = argv[1];
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-        nd_usage(stdout);
-        return ND_EXIT_OK;
+    int first = 1;
+    if (argv[1][0] == '-') {
+        int rc = nd_opts_parse(&top, argc, argv, NULL, &first);
+        if (rc)
+            return rc == ND_OPTS_HELP ? ND_EXIT_OK : rc;
+        if (version) {
+            nd_build_info_print(stdout);
+            return ND_EXIT_OK;
+        }
+        if (first >= argc) {
+            nd_opts_help(&top, stderr);
+            return ND_EXIT_USAGE;
+        }
     }
-    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 || strcmp(cmd, "version") == 0) {
+    const char *cmd = argv[first];
+    if (strcmp(cmd, "version") == 0) {
         nd_build_info_print(stdout);
         size_t db = nd_kb_prebuilt_size();
         if (db)
@@ -87,14 +115,15 @@ int main(int argc, char **argv)
         return ND_EXIT_OK;
     }
     if (strcmp(cmd, "help") == 0) {
-        if (argc < 3) {
-            nd_usage(stdout);
+        if (first + 1 >= argc) {
+            nd_opts_help(&top, stdout);
             return ND_EXIT_OK;
         }
-        cmd = argv[2];
+        cmd = argv[first + 1];
         for (size_t i = 0; i < sizeof nd_commands / sizeof *nd_commands; i++)
             if (strcmp(cmd, nd_commands[i].name) == 0) {
-                char *av[] = {argv[2], "--help", NULL};
+                char *av[] = {argv[first + 1], "--help", NULL};
+                *label = nd_commands[i].name;
                 return nd_commands[i].fn(2, av);
             }
     }
@@ -106,14 +135,26 @@ int main(int argc, char **argv)
         return ND_EXIT_USAGE;
     }
     for (size_t i = 0; i < sizeof nd_commands / sizeof *nd_commands; i++)
-        if (strcmp(cmd, nd_commands[i].name) == 0)
-            return nd_commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "npu-doctor: unknown command '%s' (see 'npu-doctor --help')\n", cmd);
+        if (strcmp(cmd, nd_commands[i].name) == 0) {
+            *label = nd_commands[i].name;
+            return nd_commands[i].fn(argc - first, argv + first);
+        }
     const char *names[sizeof nd_commands / sizeof *nd_commands];
     for (size_t i = 0; i < sizeof nd_commands / sizeof *nd_commands; i++)
         names[i] = nd_commands[i].name;
-    const char *best = nd_suggest(cmd, names, sizeof names / sizeof *names);
-    if (best)
-        fprintf(stderr, "did you mean '%s'?\n", best);
+    char *shown = nd_term_printable(cmd);
+    nd_opts_usage_hint(NULL, nd_suggest(cmd, names, sizeof names / sizeof *names), "unknown command '%s'",
+                       shown ? shown : "?");
+    free(shown);
     return ND_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    nd_sanitize_std_fds();
+    const char *label = NULL;
+    int code = nd_main(argc, argv, &label);
+    /* Every command's output ends here: a full disk or a closed pipe
+     * is said once, for all of them. */
+    return nd_opts_close_stdout(label, code);
 }

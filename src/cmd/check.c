@@ -3,13 +3,13 @@
  * and the runtime smoke test; level 3 adds bandwidth. Exit 0/1/2 by the
  * worst finding; 64 usage, 66 missing input, 70 internal error. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "core/exitcode.h"
 #include "core/report.h"
 #include "core/rootfs.h"
@@ -19,38 +19,14 @@
 #include "core/strbuf.h"
 #include "core/term.h"
 
-static void check_usage(FILE *fp)
-{
-    fprintf(fp,
-            "usage: npu-doctor check [options]\n"
-            "\n"
-            "Checks that a job started here will really run on the NPU or GPU: driver,\n"
-            "firmware, CANN/CUDA install, the job's environment, the Python stack,\n"
-            "versions, distributed settings.\n"
-            "\n"
-            "  -l, --level N        1: files only, no imports (default); 2: also import\n"
-            "                       torch/torch_npu, query the devices and run a runtime\n"
-            "                       smoke test; 3: also host<->device bandwidth\n"
-            "      --json           one JSON object (schema npu-doctor/2): findings, facts\n"
-            "  -q, --quiet          print problems only; warnings exit 0 (entrypoints:\n"
-            "                       npu-doctor check --quiet || exit 1)\n"
-            "      --strict         with --quiet: warnings exit 1 as without it\n"
-            "      --fail-on WHAT   error: exit 2 on errors only; warning: also exit 1 on\n"
-            "                       warnings; never: exit 0 whatever was found\n"
-            "      --report-issue   print a redacted Markdown block to paste into an issue\n"
-            "      --root DIR       inspect the install under DIR (a container's root)\n"
-            "      --env-from PID   judge the environment of a running process\n"
-            "      --env-file FILE  judge KEY=VALUE lines (env, docker inspect output)\n"
-            "      --python PATH    the job's interpreter (default: python3 on its PATH)\n"
-            "      --timeout SEC    deadline of the level-2 Python probe (default 30)\n"
-            "      --redact REGEX   also redact variables whose name matches REGEX\n"
-            "  -v, --verbose        also show notes (info findings)\n"
-            "      --wide           do not wrap lines to the terminal width (80 in a pipe)\n"
-            "  -h, --help           this help\n"
-            "\n"
-            "Exit status: 0 fine, 1 warnings, 2 errors (--quiet: 0 on warnings unless\n"
-            "--strict or --fail-on warning), 64 usage, 66 missing input, 70 internal.\n");
-}
+static const char check_about[] =
+    "Checks that a job started here will really run on the NPU or GPU: driver,\n"
+    "firmware, CANN/CUDA install, the job's environment, the Python stack,\n"
+    "versions, distributed settings.\n";
+
+static const char check_footer[] =
+    "Exit status: 0 fine, 1 warnings, 2 errors (--quiet: 0 on warnings unless\n"
+    "--strict or --fail-on warning), 64 usage, 66 missing input, 70 internal.\n";
 
 /* What counts as failure for the exit status (--fail-on, --quiet, --strict). */
 enum check_fail_on { CHECK_FAIL_DEFAULT, CHECK_FAIL_ERROR, CHECK_FAIL_WARNING, CHECK_FAIL_NEVER };
@@ -71,91 +47,69 @@ static int check_exit_code(int worst, enum check_fail_on fail_on, bool quiet, bo
     return worst;
 }
 
-static int check_parse_num(const char *s, double lo, double hi, double *out)
+static int check_set_wide(const char *cmd, const char *arg, void *ctx)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || v < lo || v > hi)
-        return -1;
-    *out = v;
+    (void)cmd, (void)arg, (void)ctx;
+    nd_term_set_wide(true);
     return 0;
+}
+
+static int check_add_redact(const char *cmd, const char *arg, void *ctx)
+{
+    (void)ctx;
+    return nd_cmd_add_redact(cmd, arg);
 }
 
 int cmd_check(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"level", required_argument, NULL, 'l'},  {"json", no_argument, NULL, 'j'},
-        {"quiet", no_argument, NULL, 'q'},        {"root", required_argument, NULL, 'r'},
-        {"env-from", required_argument, NULL, 'p'}, {"env-file", required_argument, NULL, 'f'},
-        {"python", required_argument, NULL, 'y'}, {"timeout", required_argument, NULL, 't'},
-        {"verbose", no_argument, NULL, 'v'},      {"help", no_argument, NULL, 'h'},
-        {"redact", required_argument, NULL, 'x'}, {"strict", no_argument, NULL, 'S'},
-        {"fail-on", required_argument, NULL, 'F'}, {"report-issue", no_argument, NULL, 'I'},
-        {"wide", no_argument, NULL, 'W'},         {NULL, 0, NULL, 0},
-    };
     int level = 1;
     bool json = false, quiet = false, verbose = false, strict = false, issue = false;
-    enum check_fail_on fail_on = CHECK_FAIL_DEFAULT;
+    int fail_on = CHECK_FAIL_DEFAULT;
     const char *root = NULL, *env_file = NULL, *python = NULL;
     long env_pid = -1;
     double timeout = 30;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "l:qvh", opts, NULL)) != -1) {
-        double v;
-        switch (c) {
-        case 'l':
-            if (check_parse_num(optarg, 1, 3, &v) < 0 || v != (int)v)
-                return nd_cmd_fail("check", ND_EXIT_USAGE, "--level must be 1, 2 or 3, not '%s'", optarg);
-            level = (int)v;
-            break;
-        case 'j': json = true; break;
-        case 'q': quiet = true; break;
-        case 'S': strict = true; break;
-        case 'I': issue = true; break;
-        case 'W': nd_term_set_wide(true); break;
-        case 'F':
-            if (strcmp(optarg, "error") == 0 || strcmp(optarg, "errors") == 0)
-                fail_on = CHECK_FAIL_ERROR;
-            else if (strcmp(optarg, "warning") == 0 || strcmp(optarg, "warnings") == 0)
-                fail_on = CHECK_FAIL_WARNING;
-            else if (strcmp(optarg, "never") == 0)
-                fail_on = CHECK_FAIL_NEVER;
-            else
-                return nd_cmd_fail("check", ND_EXIT_USAGE, "--fail-on must be error, warning or never, not '%s'",
-                                   optarg);
-            break;
-        case 'v': verbose = true; break;
-        case 'r': root = optarg; break;
-        case 'f': env_file = optarg; break;
-        case 'y': python = optarg; break;
-        case 'p':
-            if (check_parse_num(optarg, 1, 4194304, &v) < 0 || v != (long)v)
-                return nd_cmd_fail("check", ND_EXIT_USAGE, "--env-from needs a process id, not '%s'", optarg);
-            env_pid = (long)v;
-            break;
-        case 't':
-            if (check_parse_num(optarg, 0.1, 3600, &timeout) < 0)
-                return nd_cmd_fail("check", ND_EXIT_USAGE, "--timeout needs seconds (0.1-3600), not '%s'", optarg);
-            break;
-        case 'x':
-            if (nd_cmd_add_redact("check", optarg) != 0)
-                return ND_EXIT_USAGE;
-            break;
-        case 'h':
-            check_usage(stdout);
-            return ND_EXIT_OK;
-        default:
-            if (optopt && optopt < 128 && strncmp(argv[optind - 1], "--", 2) != 0)
-                return nd_cmd_fail("check", ND_EXIT_USAGE, "option -%c needs a value or is unknown (see --help)",
-                                   optopt);
-            return nd_cmd_bad_option("check", opts, argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return nd_cmd_fail("check", ND_EXIT_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
+    static const struct nd_opt_choice levels[] = {{"1", 1, false}, {"2", 2, false}, {"3", 3, false}, {NULL, 0, false}};
+    static const struct nd_opt_choice fail_ons[] = {
+        {"error", CHECK_FAIL_ERROR, false},     {"errors", CHECK_FAIL_ERROR, true},
+        {"warning", CHECK_FAIL_WARNING, false}, {"warnings", CHECK_FAIL_WARNING, true},
+        {"never", CHECK_FAIL_NEVER, false},     {NULL, 0, false},
+    };
+    const struct nd_option opts[] = {
+        {.name = "level", .short_name = 'l', .kind = ND_ARG_ENUM, .out = &level, .choices = levels, .arg_name = "N",
+         .help = "1: files only, no imports (default); 2: also import torch/torch_npu, query the devices and run a "
+                 "runtime smoke test; 3: also host<->device bandwidth"},
+        {.name = "json", .kind = ND_ARG_NONE, .out = &json, .help = "one JSON object (schema npu-doctor/2): findings, facts"},
+        {.name = "quiet", .short_name = 'q', .kind = ND_ARG_NONE, .out = &quiet,
+         .help = "print problems only; warnings exit 0 (entrypoints: npu-doctor check --quiet || exit 1)"},
+        {.name = "strict", .kind = ND_ARG_NONE, .out = &strict, .help = "with --quiet: warnings exit 1 as without it"},
+        {.name = "fail-on", .kind = ND_ARG_ENUM, .out = &fail_on, .choices = fail_ons, .arg_name = "WHAT",
+         .help = "error: exit 2 on errors only; warning: also exit 1 on warnings; never: exit 0 whatever was found"},
+        {.name = "report-issue", .kind = ND_ARG_NONE, .out = &issue,
+         .help = "print a redacted Markdown block to paste into an issue"},
+        {.name = "root", .kind = ND_ARG_STRING, .out = &root, .arg_name = "DIR",
+         .help = "inspect the install under DIR (a container's root)"},
+        {.name = "env-from", .kind = ND_ARG_PID, .out = &env_pid, .arg_name = "PID",
+         .help = "judge the environment of a running process"},
+        {.name = "env-file", .kind = ND_ARG_STRING, .out = &env_file, .arg_name = "FILE",
+         .help = "judge KEY=VALUE lines (env, docker inspect output)"},
+        {.name = "python", .kind = ND_ARG_STRING, .out = &python, .arg_name = "PATH",
+         .help = "the job's interpreter (default: python3 on its PATH)"},
+        {.name = "timeout", .kind = ND_ARG_SECONDS, .out = &timeout, .min = 0.1, .max = 3600, .arg_name = "SEC",
+         .help = "deadline of the level-2 Python probe (default 30)"},
+        {.name = "redact", .kind = ND_ARG_STRING, .flags = ND_OPTF_REPEAT, .cb = check_add_redact,
+         .arg_name = "REGEX", .help = "also redact variables whose name matches REGEX"},
+        {.name = "verbose", .short_name = 'v', .kind = ND_ARG_NONE, .out = &verbose,
+         .help = "also show notes (info findings)"},
+        {.name = "wide", .kind = ND_ARG_NONE, .cb = check_set_wide,
+         .help = "do not wrap lines to the terminal width (80 in a pipe)"},
+        {0},
+    };
+    const struct nd_cmd_spec spec = {"check", "npu-doctor check [options]", check_about, opts, check_footer,
+                                     ND_SPEC_NO_OPERANDS};
+    int first;
+    int prc = nd_opts_parse(&spec, argc, argv, NULL, &first);
+    if (prc)
+        return prc == ND_OPTS_HELP ? ND_EXIT_OK : prc;
     if (issue && json)
         return nd_cmd_fail("check", ND_EXIT_USAGE, "--report-issue and --json exclude each other");
     if (env_file && env_pid > 0)
@@ -213,7 +167,7 @@ int cmd_check(int argc, char **argv)
         nd_environ_free(&env);
         return nd_cmd_fail("check", ND_EXIT_INTERNAL, "%s", err.msg);
     }
-    int code = check_exit_code(nd_findings_exit_code(&rep.findings), fail_on, quiet, strict);
+    int code = check_exit_code(nd_findings_exit_code(&rep.findings), (enum check_fail_on)fail_on, quiet, strict);
     if (json) {
         if (nd_report_print_json(&rep, stdout) < 0)
             code = ND_EXIT_INTERNAL;

@@ -1,5 +1,6 @@
-/* One entry point per subcommand; main.c dispatches here. Each parses its own
- * options with getopt_long, answers --help, and returns the process exit code. */
+/* One entry point per subcommand; main.c dispatches here. Each parses its
+ * options with its table (cmd/options.h), which also answers --help, and
+ * returns the process exit code; main closes stdout after it. */
 #ifndef ND_CMD_CMD_H
 #define ND_CMD_CMD_H
 
@@ -16,14 +17,7 @@ int cmd_rules(int argc, char **argv);
 int nd_cmd_fail(const char *cmd, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Handles a --redact REGEX option: adds the operator pattern, or prints the
- * regex error and returns ND_EXIT_USAGE. */
+ * regex error (and the try line) and returns ND_EXIT_USAGE. */
 int nd_cmd_add_redact(const char *cmd, const char *regex);
-
-/* An unknown, ambiguous or incomplete option: one line naming it (and the
- * options an ambiguous prefix matches), then "did you mean '--level'?"
- * when a long option in opts is close. arg is argv[optind - 1]
- * after getopt_long returned '?' or ':'. Returns ND_EXIT_USAGE. */
-struct option;
-int nd_cmd_bad_option(const char *cmd, const struct option *opts, const char *arg);
 
 #endif

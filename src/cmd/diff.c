@@ -1,11 +1,11 @@
 /* npu-doctor diff: what differs between snapshots that matters, most
  * relevant first; two files side by side, three and more against the
  * majority. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "cmd/diff_compat.h"
 #include "diff/diff.h"
 #include "core/exitcode.h"
@@ -14,93 +14,75 @@
 #include "snapshot/snapshot.h"
 #include "core/strbuf.h"
 
-static void nd_diff_usage(FILE *fp)
+static const char nd_diff_about[] =
+    "Compares snapshots written by 'npu-doctor snapshot'. Two files: every\n"
+    "difference that matters, most relevant first (vendor stack and its\n"
+    "environment variables, devices, Python stack, host limits, the rest);\n"
+    "PATH-like variables entry by entry (\"missing: /usr/local/...\").\n"
+    "Three or more files: for each fact the majority value and the nodes that\n"
+    "differ (\"node-17: CANN 8.0.0 (others: 8.1.RC1)\").\n"
+    "Every snapshot's versions are also judged against the compatibility\n"
+    "tables: a node whose CANN, driver, torch, torch_npu, CUDA or Python do not\n"
+    "fit together is named as a finding.\n";
+
+static const char nd_diff_footer[] =
+    "Exit status: 0 no differences, 1 differences found, 64 usage (fewer than two\n"
+    "files), 66 a file missing, unreadable, a directory, not a snapshot,\n"
+    "truncated, or of a newer schema.\n";
+
+static int nd_diff_add_redact(const char *cmd, const char *arg, void *ctx)
 {
-    fprintf(fp,
-            "usage: npu-doctor diff [--all] [--json] [--redact REGEX]... A.json B.json\n"
-            "                       [C.json...]\n"
-            "\n"
-            "Compares snapshots written by 'npu-doctor snapshot'. Two files: every\n"
-            "difference that matters, most relevant first (vendor stack and its\n"
-            "environment variables, devices, Python stack, host limits, the rest);\n"
-            "PATH-like variables entry by entry (\"missing: /usr/local/...\").\n"
-            "Three or more files: for each fact the majority value and the nodes that\n"
-            "differ (\"node-17: CANN 8.0.0 (others: 8.1.RC1)\").\n"
-            "Every snapshot's versions are also judged against the compatibility\n"
-            "tables: a node whose CANN, driver, torch, torch_npu, CUDA or Python do not\n"
-            "fit together is named as a finding.\n"
-            "\n"
-            "      --all           also show noise: times, pids, hostnames, ranks, SHLVL,\n"
-            "                      OLDPWD, SSH_*...\n"
-            "      --json          one JSON object: {\"differences\": [{\"key\", \"values\",\n"
-            "                      \"majority\", \"outliers\"}]}\n"
-            "      --redact REGEX  also redact variables whose name matches REGEX\n"
-            "                      (repeatable; NPU_DOCTOR_REDACT=REGEX in the environment\n"
-            "                      does the same)\n"
-            "\n"
-            "Exit status: 0 no differences, 1 differences found, 64 usage (fewer than two\n"
-            "files), 66 a file missing, unreadable, a directory, not a snapshot,\n"
-            "truncated, or of a newer schema.\n");
+    (void)ctx;
+    return nd_cmd_add_redact(cmd, arg);
 }
 
 int cmd_diff(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},     {"json", no_argument, NULL, 'j'},
-        {"all", no_argument, NULL, 'a'},      {"redact", required_argument, NULL, 'x'},
-        {NULL, 0, NULL, 0},
-    };
     bool json = false, all = false;
-    optind = 0;
-    opterr = 0;
-    int c, rc = ND_EXIT_OK;
+    const struct nd_option opts[] = {
+        {.name = "all", .kind = ND_ARG_NONE, .out = &all,
+         .help = "also show noise: times, pids, hostnames, ranks, SHLVL, OLDPWD, SSH_*..."},
+        {.name = "json", .kind = ND_ARG_NONE, .out = &json,
+         .help = "one JSON object: {\"differences\": [{\"key\", \"values\", \"majority\", \"outliers\"}]}"},
+        {.name = "redact", .kind = ND_ARG_STRING, .flags = ND_OPTF_REPEAT, .cb = nd_diff_add_redact,
+         .arg_name = "REGEX",
+         .help = "also redact variables whose name matches REGEX, as NPU_DOCTOR_REDACT=REGEX in the environment "
+                 "does"},
+        {0},
+    };
+    const struct nd_cmd_spec spec = {"diff", "npu-doctor diff [--all] [--json] [--redact REGEX]... A.json B.json\n"
+                                             "                [C.json...]",
+                                     nd_diff_about, opts, nd_diff_footer, 0};
+    int first_op, rc = nd_opts_parse(&spec, argc, argv, NULL, &first_op);
     struct nd_error err;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            nd_diff_usage(stdout);
-            nd_redact_reset();
-            return ND_EXIT_OK;
-        case 'j': json = true; break;
-        case 'a': all = true; break;
-        case 'x':
-            if (nd_redact_add_pattern(optarg, &err) < 0) {
-                nd_redact_reset();
-                return nd_cmd_fail("diff", ND_EXIT_USAGE, "%s", err.msg);
-            }
-            break;
-        case ':':
-            nd_redact_reset();
-            return nd_cmd_fail("diff", ND_EXIT_USAGE, "%s needs a value (see --help)", argv[optind - 1]);
-        default:
-            nd_redact_reset();
-            return nd_cmd_bad_option("diff", longopts, argv[optind - 1]);
-        }
+    if (rc) {
+        nd_redact_reset();
+        return rc == ND_OPTS_HELP ? ND_EXIT_OK : rc;
     }
     if (nd_redact_check_env(&err) < 0) {
         nd_redact_reset();
         return nd_cmd_fail("diff", ND_EXIT_USAGE, "%s", err.msg);
     }
-    size_t nfiles = (size_t)(argc - optind);
+    size_t nfiles = (size_t)(argc - first_op);
     if (nfiles < 2) {
         nd_redact_reset();
         if (nfiles == 1)
             return nd_cmd_fail("diff", ND_EXIT_USAGE,
-                               "needs two or more snapshots to compare, got only %s (see --help)", argv[optind]);
+                               "needs two or more snapshots to compare, got only %s (see --help)", argv[first_op]);
         return nd_cmd_fail("diff", ND_EXIT_USAGE, "needs two or more snapshot files (see --help)");
     }
     for (size_t i = 0; i < nfiles; i++)
         for (size_t j = i + 1; j < nfiles; j++)
-            if (strcmp(argv[optind + i], argv[optind + j]) == 0) {
+            if (strcmp(argv[first_op + i], argv[first_op + j]) == 0) {
                 nd_redact_reset();
-                return nd_cmd_fail("diff", ND_EXIT_USAGE, "%s is given twice", argv[optind + i]);
+                return nd_cmd_fail("diff", ND_EXIT_USAGE, "%s is given twice", argv[first_op + i]);
             }
 
     /* One document in memory at a time: 1000 snapshots stay small. */
     struct nd_diff *d = nd_diff_new(nfiles);
     struct nd_findings *per_file = nd_xcalloc(nfiles, sizeof *per_file);
     for (size_t i = 0; i < nfiles; i++) {
-        const char *path = argv[optind + (int)i];
+        const char *path = argv[first_op + (int)i];
         json_t *doc;
         nd_error_clear(&err);
         if (nd_snapshot_load(path, &doc, &err) < 0) {
@@ -142,8 +124,6 @@ int cmd_diff(int argc, char **argv)
     nd_findings_free(&compat);
     if (rc == ND_EXIT_OK)
         rc = r.n ? 1 : ND_EXIT_OK;
-    if (fflush(stdout) != 0)
-        rc = nd_cmd_fail("diff", ND_EXIT_INTERNAL, "cannot write to stdout");
     nd_diff_result_free(&r);
     nd_diff_free(d);
     nd_redact_reset();

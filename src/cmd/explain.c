@@ -1,12 +1,12 @@
 /* npu-doctor explain: reads logs (files, directories, stdin, .gz) and names
  * the root cause of a failed job first, with its evidence, cause and fix. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "cmd/explain_compat.h"
 #include "core/exitcode.h"
 #include "core/termsafe.h"
@@ -16,28 +16,50 @@
 #include "core/term.h"
 #include "kb/kb.h"
 
-static void explain_usage(FILE *fp)
+static const char explain_about[] =
+    "Names the root cause of a failed job from its logs: plog/slog, rank logs,\n"
+    "job output; directories are read recursively, .gz through zlib, - is stdin.\n";
+
+static const char explain_footer[] =
+    "Exit: 0 nothing above info, 1 warnings, 2 errors, 64 usage or broken rules,\n"
+    "66 nothing could be read (or a rules file too large).\n"
+    "Devices are not read, a FIFO must deliver within 5 s, and NUL runs (a log\n"
+    "cut short while written) are skipped.\n";
+
+/* --rules DIR, in the order given. */
+struct explain_dirs {
+    const char **v;
+    size_t n;
+};
+
+static int explain_add_rules(const char *cmd, const char *arg, void *ctx)
 {
-    fprintf(fp,
-            "usage: npu-doctor explain [options] LOG|DIR|- ...\n"
-            "\n"
-            "Names the root cause of a failed job from its logs: plog/slog, rank logs,\n"
-            "job output; directories are read recursively, .gz through zlib, - is stdin.\n"
-            "\n"
-            "  --json          one JSON object (schema npu-doctor/2), root cause first\n"
-            "  --all           show every finding in full, wrappers and info findings too\n"
-            "  --follow        in directories, also read symbolic links that lead out of the\n"
-            "                  tree (by default they are noted and skipped)\n"
-            "  --rules DIR     load more *.rules files from DIR (repeatable)\n"
-            "  --root DIR      read /etc/npu-doctor/rules.d under DIR\n"
-            "  --redact REGEX  also redact variables whose name matches REGEX (repeatable)\n"
-            "  --wide          do not wrap lines to the terminal width (80 in a pipe)\n"
-            "  -h, --help      this text\n"
-            "\n"
-            "Exit: 0 nothing above info, 1 warnings, 2 errors, 64 usage or broken rules,\n"
-            "66 nothing could be read (or a rules file too large).\n"
-            "Devices are not read, a FIFO must deliver within 5 s, and NUL runs (a log\n"
-            "cut short while written) are skipped.\n");
+    (void)cmd;
+    struct explain_dirs *d = ctx;
+    d->v[d->n++] = arg;
+    return 0;
+}
+
+static int explain_set_root(const char *cmd, const char *arg, void *ctx)
+{
+    (void)ctx;
+    struct nd_error err = {0};
+    if (nd_rootfs_set(arg, &err) != 0)
+        return nd_cmd_fail(cmd, ND_EXIT_NOINPUT, "%s", err.msg);
+    return 0;
+}
+
+static int explain_add_redact(const char *cmd, const char *arg, void *ctx)
+{
+    (void)ctx;
+    return nd_cmd_add_redact(cmd, arg);
+}
+
+static int explain_set_wide(const char *cmd, const char *arg, void *ctx)
+{
+    (void)cmd, (void)arg, (void)ctx;
+    nd_term_set_wide(true);
+    return 0;
 }
 
 static void explain_print_text(const struct nd_findings *fs, struct nd_kb_scan *scan, bool all, FILE *fp)
@@ -50,48 +72,39 @@ static void explain_print_text(const struct nd_findings *fs, struct nd_kb_scan *
 
 int cmd_explain(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},  {"all", no_argument, NULL, 'a'},
-        {"rules", required_argument, NULL, 'r'}, {"root", required_argument, NULL, 'R'},
-        {"redact", required_argument, NULL, 'x'}, {"help", no_argument, NULL, 'h'},
-        {"wide", no_argument, NULL, 'W'},
-        {"follow", no_argument, NULL, 'F'},
-        {NULL, 0, NULL, 0},
-    };
     bool json = false, all = false, follow = false;
-    const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
-    size_t ndirs = 0;
-    int c, rc;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = true; break;
-        case 'a': all = true; break;
-        case 'W': nd_term_set_wide(true); break;
-        case 'F': follow = true; break;
-        case 'r': dirs[ndirs++] = optarg; break;
-        case 'R': {
-            struct nd_error err = {0};
-            if (nd_rootfs_set(optarg, &err) != 0) {
-                free(dirs);
-                return nd_cmd_fail("explain", ND_EXIT_NOINPUT, "%s", err.msg);
-            }
-            break;
-        }
-        case 'x':
-            if (nd_cmd_add_redact("explain", optarg) != 0) {
-                free(dirs);
-                return ND_EXIT_USAGE;
-            }
-            break;
-        case 'h': explain_usage(stdout); free(dirs); return ND_EXIT_OK;
-        default: free(dirs); return nd_cmd_bad_option("explain", opts, argv[optind - 1]);
-        }
-    }
-    if (optind >= argc) {
+    struct explain_dirs rd = {calloc((size_t)argc + 1, sizeof *rd.v), 0};
+    if (!rd.v)
+        return nd_cmd_fail("explain", ND_EXIT_INTERNAL, "out of memory");
+    const struct nd_option opts[] = {
+        {.name = "json", .kind = ND_ARG_NONE, .out = &json, .help = "one JSON object (schema npu-doctor/2), root cause first"},
+        {.name = "all", .kind = ND_ARG_NONE, .out = &all,
+         .help = "show every finding in full, wrappers and info findings too"},
+        {.name = "follow", .kind = ND_ARG_NONE, .out = &follow,
+         .help = "in directories, also read symbolic links that lead out of the tree (by default they are noted "
+                 "and skipped)"},
+        {.name = "rules", .kind = ND_ARG_STRING, .flags = ND_OPTF_REPEAT, .cb = explain_add_rules, .arg_name = "DIR",
+         .help = "load more *.rules files from DIR"},
+        {.name = "root", .kind = ND_ARG_STRING, .cb = explain_set_root, .arg_name = "DIR",
+         .help = "read /etc/npu-doctor/rules.d under DIR"},
+        {.name = "redact", .kind = ND_ARG_STRING, .flags = ND_OPTF_REPEAT, .cb = explain_add_redact,
+         .arg_name = "REGEX", .help = "also redact variables whose name matches REGEX"},
+        {.name = "wide", .kind = ND_ARG_NONE, .cb = explain_set_wide,
+         .help = "do not wrap lines to the terminal width (80 in a pipe)"},
+        {0},
+    };
+    const struct nd_cmd_spec spec = {"explain", "npu-doctor explain [options] LOG|DIR|- ...", explain_about, opts,
+                                     explain_footer, 0};
+    int first_op, rc = nd_opts_parse(&spec, argc, argv, &rd, &first_op);
+    const char **dirs = rd.v;
+    size_t ndirs = rd.n;
+    if (rc) {
         free(dirs);
-        return nd_cmd_fail("explain", ND_EXIT_USAGE, "name at least one log file, directory or - (stdin)");
+        return rc == ND_OPTS_HELP ? ND_EXIT_OK : rc;
+    }
+    if (first_op >= argc) {
+        free(dirs);
+        return nd_opts_usage_error("explain", "name at least one log file, directory or - (stdin)");
     }
     struct nd_error err = {0};
     struct nd_kb *kb = NULL;
@@ -105,7 +118,7 @@ int cmd_explain(int argc, char **argv)
                            "%s", err.msg);
     struct nd_kb_scan *scan = nd_kb_scan_new(kb);
     nd_kb_scan_set_follow(scan, follow);
-    for (int i = optind; i < argc; i++)
+    for (int i = first_op; i < argc; i++)
         nd_kb_scan_path(scan, argv[i]);
     for (size_t i = 0; i < nd_kb_scan_nnotes(scan); i++) {
         /* Notes name files: other users' names reach the terminal escaped. */

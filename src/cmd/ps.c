@@ -8,7 +8,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <pwd.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "core/exitcode.h"
 #include "core/fileio.h"
 #include "core/json_util.h"
@@ -43,33 +43,15 @@
 #define ND_PS_LOOK_S 0.1
 #define ND_PS_MIN_LOOKS 5
 
-static const char nd_ps_usage[] =
-    "usage: npu-doctor ps [--pid N] [--user U] [--interval SECONDS] [--busy CORES]\n"
-    "                     [--all] [--json] [--root DIR]\n"
-    "\n"
+static const char nd_ps_about[] =
     "Every process next to every device: CPU cores used, RSS, devices held,\n"
     "device memory, frameworks loaded, and a verdict per process.\n"
     "By default only the processes that hold a device (or a control node) or\n"
     "are busy (at least 0.5 cores over the window, see --busy) are listed,\n"
     "with the frameworks they loaded; --all adds the idle ones (an idle\n"
-    "process with torch loaded shows there).\n"
-    "\n"
-    "  --pid N          that process and its descendants (all of them listed)\n"
-    "  --user U         only processes of user U (name or uid)\n"
-    "  --interval S     CPU sampling window in seconds (default 1; 0 = average\n"
-    "                   over each process's lifetime, like ps aux)\n"
-    "  --busy CORES     a process using this many cores is busy (default 0.5);\n"
-    "                   an ML process that keeps that up without holding a\n"
-    "                   device while the devices idle is reported (a\n"
-    "                   single-threaded job at one core counts, and so does one\n"
-    "                   a crowded host starves but that is runnable at nearly\n"
-    "                   every look inside the window)\n"
-    "  --all            list every process\n"
-    "  --json           one JSON object (devices, processes, findings)\n"
-    "  --root DIR       read device and install paths under DIR\n"
-    "  --redact REGEX   also redact variables whose name matches REGEX (repeatable)\n"
-    "  -h, --help       this text\n"
-    "\n"
+    "process with torch loaded shows there).\n";
+
+static const char nd_ps_footer[] =
     "Exit status: 0; 1 when the devices sit idle while a CPU-bound ML process\n"
     "holds none; 2 when a vendor library is found but fails (hang, crash,\n"
     "error code); 64 usage error; 66 no such pid/user, or --root missing.\n";
@@ -137,73 +119,71 @@ static int nd_ps_parse_user(const char *s, uid_t *uid)
     return 0;
 }
 
+static int nd_ps_set_user(const char *cmd, const char *arg, void *ctx)
+{
+    struct nd_ps_opts *o = ctx;
+    if (nd_ps_parse_user(arg, &o->uid) < 0)
+        return nd_cmd_fail(cmd, ND_EXIT_NOINPUT, "--user %s: no such user (no account, and no process runs as it)",
+                           arg);
+    o->have_user = true;
+    return 0;
+}
+
+static int nd_ps_set_root(const char *cmd, const char *arg, void *ctx)
+{
+    (void)ctx;
+    struct nd_error err = {0, ""};
+    if (nd_rootfs_set(arg, &err) < 0)
+        return nd_cmd_fail(cmd, ND_EXIT_NOINPUT, "%s", err.msg);
+    return 0;
+}
+
+static int nd_ps_add_redact(const char *cmd, const char *arg, void *ctx)
+{
+    (void)ctx;
+    return nd_cmd_add_redact(cmd, arg);
+}
+
 static int nd_ps_parse_args(int argc, char **argv, struct nd_ps_opts *o, bool *help)
 {
-    static const struct option longopts[] = {
-        {"pid", required_argument, NULL, 'p'},  {"user", required_argument, NULL, 'u'},
-        {"interval", required_argument, NULL, 'i'}, {"all", no_argument, NULL, 'a'},
-        {"json", no_argument, NULL, 'j'},       {"root", required_argument, NULL, 'r'},
-        {"busy", required_argument, NULL, 'b'}, {"redact", required_argument, NULL, 'x'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
-    };
     memset(o, 0, sizeof *o);
     o->interval = 1.0;
     o->busy = ND_VERDICT_BUSY_CORES;
     *help = false;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
-        char *end;
-        switch (c) {
-        case 'p': {
-            errno = 0;
-            long v = strtol(optarg, &end, 10);
-            if (!*optarg || *end || errno || v <= 0 || v > INT_MAX)
-                return nd_cmd_fail("ps", ND_EXIT_USAGE, "--pid wants a process id, not '%s'", optarg);
-            o->pid = (pid_t)v;
-            break;
-        }
-        case 'u':
-            if (nd_ps_parse_user(optarg, &o->uid) < 0)
-                return nd_cmd_fail("ps", ND_EXIT_NOINPUT, "--user %s: no such user (no account, and no process runs as it)", optarg);
-            o->have_user = true;
-            break;
-        case 'i':
-            errno = 0;
-            o->interval = strtod(optarg, &end);
-            if (!*optarg || *end || errno || !isfinite(o->interval) || o->interval < 0 || o->interval > 3600)
-                return nd_cmd_fail("ps", ND_EXIT_USAGE, "--interval wants seconds between 0 and 3600, not '%s'",
-                                   optarg);
-            break;
-        case 'b':
-            errno = 0;
-            o->busy = strtod(optarg, &end);
-            if (!*optarg || *end || errno || !isfinite(o->busy) || o->busy <= 0 || o->busy > 4096)
-                return nd_cmd_fail("ps", ND_EXIT_USAGE, "--busy wants a number of cores above 0, not '%s'", optarg);
-            break;
-        case 'a': o->all = true; break;
-        case 'j': o->json = true; break;
-        case 'r': {
-            struct nd_error err = {0, ""};
-            if (nd_rootfs_set(optarg, &err) < 0)
-                return nd_cmd_fail("ps", ND_EXIT_NOINPUT, "%s", err.msg);
-            break;
-        }
-        case 'x':
-            if (nd_cmd_add_redact("ps", optarg) != 0)
-                return ND_EXIT_USAGE;
-            break;
-        case 'h': *help = true; return 0;
-        case ':':
-            return nd_cmd_fail("ps", ND_EXIT_USAGE, "%s needs a value (see npu-doctor ps --help)", argv[optind - 1]);
-        default:
-            return nd_cmd_bad_option("ps", longopts, argv[optind - 1]);
-        }
+    long pid = 0;
+    const struct nd_option opts[] = {
+        {.name = "pid", .kind = ND_ARG_PID, .out = &pid, .arg_name = "N",
+         .help = "that process and its descendants (all of them listed)"},
+        {.name = "user", .kind = ND_ARG_STRING, .cb = nd_ps_set_user, .arg_name = "U",
+         .help = "only processes of user U (name or uid)"},
+        {.name = "interval", .kind = ND_ARG_SECONDS, .out = &o->interval, .min = 0, .max = 3600, .arg_name = "S",
+         .help = "CPU sampling window in seconds (default 1; 0 = average over each process's lifetime, like ps aux)"},
+        {.name = "busy", .kind = ND_ARG_NUMBER, .flags = ND_OPTF_ABOVE_MIN, .out = &o->busy, .min = 0, .max = 4096,
+         .arg_name = "CORES",
+         .help = "a process using this many cores is busy (default 0.5); an ML process that keeps that up without "
+                 "holding a device while the devices idle is reported (a single-threaded job at one core counts, "
+                 "and so does one a crowded host starves but that is runnable at nearly every look inside the "
+                 "window)"},
+        {.name = "all", .kind = ND_ARG_NONE, .out = &o->all, .help = "list every process"},
+        {.name = "json", .kind = ND_ARG_NONE, .out = &o->json, .help = "one JSON object (devices, processes, findings)"},
+        {.name = "root", .kind = ND_ARG_STRING, .cb = nd_ps_set_root, .arg_name = "DIR",
+         .help = "read device and install paths under DIR"},
+        {.name = "redact", .kind = ND_ARG_STRING, .flags = ND_OPTF_REPEAT, .cb = nd_ps_add_redact,
+         .arg_name = "REGEX", .help = "also redact variables whose name matches REGEX"},
+        {0},
+    };
+    const struct nd_cmd_spec spec = {
+        "ps", "npu-doctor ps [--pid N] [--user U] [--interval SECONDS] [--busy CORES]\n"
+              "              [--all] [--json] [--root DIR]",
+        nd_ps_about, opts, nd_ps_footer, ND_SPEC_STOP_AT_OPERAND | ND_SPEC_NO_OPERANDS};
+    int first;
+    int rc = nd_opts_parse(&spec, argc, argv, o, &first);
+    o->pid = (pid_t)pid;
+    if (rc == ND_OPTS_HELP) {
+        *help = true;
+        return 0;
     }
-    if (optind < argc)
-        return nd_cmd_fail("ps", ND_EXIT_USAGE, "unexpected argument '%s' (see npu-doctor ps --help)", argv[optind]);
-    return 0;
+    return rc;
 }
 
 /* Seconds since boot, for lifetime CPU averages (--interval 0). */
@@ -655,10 +635,8 @@ int cmd_ps(int argc, char **argv)
     int rc = nd_ps_parse_args(argc, argv, &o, &help);
     if (rc != 0)
         return rc;
-    if (help) {
-        fputs(nd_ps_usage, stdout);
+    if (help)
         return ND_EXIT_OK;
-    }
     if (o.pid && !nd_proc_exists(o.pid))
         return nd_cmd_fail("ps", ND_EXIT_NOINPUT, "--pid %d: no such process", (int)o.pid);
 
@@ -699,8 +677,10 @@ int cmd_ps(int argc, char **argv)
     int exit_code = nd_findings_exit_code(&rep.findings);
     rc = o.json ? nd_ps_print_json(&rep, states, nstates, rows, n, &o, window)
                 : nd_ps_print_text(&rep, states, nstates, rows, n, shown, &o);
-    if (rc < 0)
+    if (rc < 0 && !ferror(stdout))
         exit_code = nd_cmd_fail("ps", ND_EXIT_INTERNAL, "cannot write the output");
+    else if (rc < 0)
+        exit_code = ND_EXIT_INTERNAL;   /* a write error: main's stdout check names it */
 
     for (size_t i = 0; i < n; i++)
         free(rows[i].command);

@@ -1,34 +1,42 @@
 /* npu-doctor rules: list the knowledge base, lint rule files, and run every
  * rule's own examples (the ctest rules_examples). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "core/exitcode.h"
 #include "core/json_util.h"
 #include "core/report.h"
 #include "core/report_table.h"
 #include "core/suggest.h"
+#include "core/termsafe.h"
 #include "kb/kb.h"
 
-static void rules_usage(FILE *fp)
+static const char rules_about[] =
+    "  list   every loaded rule: id, category, severity, vendor, title;\n"
+    "         --summary: how many rules per vendor and family\n"
+    "  lint   check rule files: unknown keys, patterns that do not compile,\n"
+    "         duplicate ids, missing category or fix (file:line; exit 64);\n"
+    "         *.tsv catalogues too: columns, defaults, numeric codes\n"
+    "  test   every rule's examples must match it, its counter examples not\n";
+
+static const char rules_footer[] = "Rules load from the compiled-in set, /etc/npu-doctor/rules.d, then --rules.\n";
+
+/* --rules DIR, in the order given. */
+struct rules_dirs {
+    const char **v;
+    size_t n;
+};
+
+static int rules_add_dir(const char *cmd, const char *arg, void *ctx)
 {
-    fprintf(fp,
-            "usage: npu-doctor rules list [--summary] [--json] [--rules DIR]...\n"
-            "       npu-doctor rules lint FILE|DIR...\n"
-            "       npu-doctor rules test [--rules DIR]...\n"
-            "\n"
-            "  list   every loaded rule: id, category, severity, vendor, title;\n"
-            "         --summary: how many rules per vendor and family\n"
-            "  lint   check rule files: unknown keys, patterns that do not compile,\n"
-            "         duplicate ids, missing category or fix (file:line; exit 64);\n"
-            "         *.tsv catalogues too: columns, defaults, numeric codes\n"
-            "  test   every rule's examples must match it, its counter examples not\n"
-            "\n"
-            "Rules load from the compiled-in set, /etc/npu-doctor/rules.d, then --rules.\n");
+    (void)cmd;
+    struct rules_dirs *d = ctx;
+    d->v[d->n++] = arg;
+    return 0;
 }
 
 static int rules_load(const char **dirs, size_t ndirs, struct nd_kb **kb)
@@ -170,43 +178,44 @@ static int rules_list(struct nd_kb *kb, bool json)
 
 int cmd_rules(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"summary", no_argument, NULL, 's'},
-        {"rules", required_argument, NULL, 'r'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     bool json = false, summary = false;
-    const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
-    size_t ndirs = 0;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = true; break;
-        case 's': summary = true; break;
-        case 'r': dirs[ndirs++] = optarg; break;
-        case 'h': rules_usage(stdout); free(dirs); return ND_EXIT_OK;
-        default: free(dirs); return nd_cmd_bad_option("rules", opts, argv[optind - 1]);
-        }
-    }
-    if (optind >= argc) {
+    struct rules_dirs rd = {calloc((size_t)argc + 1, sizeof *rd.v), 0};
+    if (!rd.v)
+        return nd_cmd_fail("rules", ND_EXIT_INTERNAL, "out of memory");
+    const struct nd_option opts[] = {
+        {.name = "json", .kind = ND_ARG_NONE, .out = &json, .help = "list: one JSON object"},
+        {.name = "summary", .kind = ND_ARG_NONE, .out = &summary, .help = "list: rules per vendor and family"},
+        {.name = "rules", .kind = ND_ARG_STRING, .flags = ND_OPTF_REPEAT, .cb = rules_add_dir, .arg_name = "DIR",
+         .help = "list, test: also load the rules in DIR"},
+        {0},
+    };
+    const struct nd_cmd_spec spec = {"rules",
+                                     "npu-doctor rules list [--summary] [--json] [--rules DIR]...\n"
+                                     "npu-doctor rules lint FILE|DIR...\n"
+                                     "npu-doctor rules test [--rules DIR]...",
+                                     rules_about, opts, rules_footer, 0};
+    int first_op, prc = nd_opts_parse(&spec, argc, argv, &rd, &first_op);
+    const char **dirs = rd.v;
+    size_t ndirs = rd.n;
+    if (prc) {
         free(dirs);
-        return nd_cmd_fail("rules", ND_EXIT_USAGE, "name a subcommand: list, lint or test");
+        return prc == ND_OPTS_HELP ? ND_EXIT_OK : prc;
     }
-    const char *sub = argv[optind++];
+    if (first_op >= argc) {
+        free(dirs);
+        return nd_opts_usage_error("rules", "name a subcommand: list, lint or test");
+    }
+    const char *sub = argv[first_op++];
     int rc;
     struct nd_kb *kb = NULL;
     if (strcmp(sub, "lint") == 0) {
-        if (optind >= argc) {
+        if (first_op >= argc) {
             free(dirs);
             return nd_cmd_fail("rules", ND_EXIT_USAGE, "lint: name a rule file or directory");
         }
         int total = 0;
         rc = ND_EXIT_OK;
-        for (int i = optind; i < argc; i++) {
+        for (int i = first_op; i < argc; i++) {
             struct nd_error err = {0};
             int n = nd_kb_lint_path(argv[i], stdout, &err);
             if (n < 0) {
@@ -237,11 +246,11 @@ int cmd_rules(int argc, char **argv)
             rc = fails ? ND_EXIT_WARNINGS : ND_EXIT_OK;
         }
     } else {
-        rc = nd_cmd_fail("rules", ND_EXIT_USAGE, "unknown subcommand '%s' (list, lint, test)", sub);
         static const char *const subs[] = {"list", "lint", "test"};
-        const char *best = nd_suggest(sub, subs, 3);
-        if (best)
-            fprintf(stderr, "did you mean '%s'?\n", best);
+        char *shown = nd_term_printable(sub);
+        rc = nd_opts_usage_hint("rules", nd_suggest(sub, subs, 3), "unknown subcommand '%s' (list, lint, test)",
+                                shown ? shown : "?");
+        free(shown);
     }
     nd_kb_free(kb);
     free(dirs);

@@ -3,7 +3,6 @@
  * watches it with the monitor. Returns the job's own status (128+N for a
  * signal), 3 when --fail-fast stopped it, 127/126 when it could not start. */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "cmd/run_common.h"
 #include "core/exitcode.h"
 #include "core/report.h"
@@ -21,23 +21,20 @@
 #include "monitor/monitor.h"
 #include "core/supervisor.h"
 
-static void nd_run_usage(void)
-{
-    printf("usage: npu-doctor run [options] -- CMD [ARGS...]\n\n"
-           "Runs CMD and watches it: is it really on the NPU/GPU? Reports a silent CPU\n"
-           "fallback within the window, an input-bound or hung job, memory trouble and\n"
-           "what the exit status means. Output passes through unchanged; signals go to\n"
-           "the job; a second Ctrl-C within 3 s stops it. Exit status: the job's own.\n\n"
-           "The job's life: a SIGTERM to npu-doctor goes to the job's process group and\n"
-           "becomes SIGKILL after --grace. When the job's main process exits, processes it\n"
-           "left behind (in its group, or moved out with setsid) get SIGTERM, then SIGKILL\n"
-           "after --grace; their output passes through until then. If npu-doctor itself is\n"
-           "killed (SIGKILL, OOM killer), the kernel kills the job's main process at once\n"
-           "(parent-death signal); children of the job that outlive it are not watched.\n\n"
-           "options:\n%s"
-           "\nexample:\n  npu-doctor run --report out/ -- python3 train.py\n",
-           nd_run_common_help);
-}
+static const char nd_run_about[] =
+    "Runs CMD and watches it: is it really on the NPU/GPU? Reports a silent CPU\n"
+    "fallback within the window, an input-bound or hung job, memory trouble and\n"
+    "what the exit status means. Output passes through unchanged; signals go to\n"
+    "the job; a second Ctrl-C within 3 s stops it. Exit status: the job's own.\n\n"
+    "The job's life: a SIGTERM to npu-doctor goes to the job's process group and\n"
+    "becomes SIGKILL after --grace. When the job's main process exits, processes it\n"
+    "left behind (in its group, or moved out with setsid) get SIGTERM, then SIGKILL\n"
+    "after --grace; their output passes through until then. If npu-doctor itself is\n"
+    "killed (SIGKILL, OOM killer), the kernel kills the job's main process at once\n"
+    "(parent-death signal); children of the job that outlive it are not watched.\n\n"
+    "options:\n";
+
+static const char nd_run_footer[] = "example:\n  npu-doctor run --report out/ -- python3 train.py\n";
 
 struct nd_run_ctx {
     struct nd_monitor *mon;
@@ -100,27 +97,18 @@ static void nd_run_sweep(struct nd_monitor *mon, double grace_s)
 
 int cmd_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {ND_RUN_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
     struct nd_run_options o;
     nd_run_options_default(&o);
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-        if (c == 'h' || c == ND_OPT_HELP) {
-            nd_run_usage();
-            return ND_EXIT_OK;
-        }
-        if (c == '?' || c == ':')
-            return nd_cmd_bad_option("run", longopts, argv[optind - 1]);
-        int rc = nd_run_option("run", c, optarg, &o);
-        if (rc == 1)
-            return nd_cmd_fail("run", ND_EXIT_USAGE, "option '%s' is not for run", argv[optind - 1]);
-        if (rc)
-            return rc;
-    }
-    if (optind >= argc)
-        return nd_cmd_fail("run", ND_EXIT_USAGE, "no command given (usage: npu-doctor run [options] -- CMD ARGS...)");
+    struct nd_option opts[ND_RUN_COMMON_NOPTS + 1] = {{0}};
+    nd_run_common_options(&o, opts);
+    const struct nd_cmd_spec spec = {"run", "npu-doctor run [options] -- CMD [ARGS...]", nd_run_about, opts,
+                                     nd_run_footer, ND_SPEC_STOP_AT_OPERAND};
+    int first_op;
+    int prc = nd_opts_parse(&spec, argc, argv, &o, &first_op);
+    if (prc)
+        return prc == ND_OPTS_HELP ? ND_EXIT_OK : prc;
+    if (first_op >= argc)
+        return nd_opts_usage_error("run", "no command given (npu-doctor run [options] -- CMD ARGS...)");
     int rc = nd_run_options_check("run", &o);
     if (rc)
         return rc;
@@ -142,7 +130,7 @@ int cmd_run(int argc, char **argv)
         }
     }
 
-    char **job_argv = argv + optind;
+    char **job_argv = argv + first_op;
     struct nd_supervisor_opts so = {job_argv, o.grace_s, isatty(STDOUT_FILENO) == 1, isatty(STDERR_FILENO) == 1,
                                     summary ? fileno(summary) : -1};
     struct nd_supervisor *sv = NULL;

@@ -3,36 +3,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "core/error.h"
 #include "core/exitcode.h"
 #include "core/fileio.h"
 #include "core/rootfs.h"
 #include "monitor/monitor.h"
-
-const char nd_run_common_help[] =
-    "  --interval S          sample every S seconds (0.1-60, default 1)\n"
-    "  --window S            detection window (1-86400, default 20)\n"
-    "  --fallback-after S    a loaded device framework with no device held becomes\n"
-    "                        an error after S seconds (default 120)\n"
-    "  --warmup S            input-bound is judged only after S seconds (default 60)\n"
-    "  --hang-after S        no output, CPU or device work for S s (default 300)\n"
-    "  --grace S             SIGTERM to SIGKILL delay (0-3600, default 10)\n"
-    "  --fail-fast           stop the job on the first error finding (exit 3)\n"
-    "  --quiet               no live alerts, only the summary at the end\n"
-    "  --json-summary[=FILE] the final findings as JSON on fd 3, or in FILE\n"
-    "  --report DIR          write report.json, timeline.csv, timeline.svg into DIR\n"
-    "  --metrics-file PATH   keep a Prometheus textfile (node_exporter) current\n"
-    "  --root DIR            look for installs and device nodes under DIR (default /)\n"
-    "  --rules DIR           extra knowledge-base rules for matching the output (run)\n"
-    "  --redact REGEX        also redact variables whose name matches REGEX\n"
-    "                        (repeatable)\n";
 
 void nd_run_options_default(struct nd_run_options *o)
 {
@@ -42,52 +24,60 @@ void nd_run_options_default(struct nd_run_options *o)
     o->pid = -1;
 }
 
-static int nd_seconds(const char *cmd, const char *opt, const char *arg, double lo, double hi, double *out)
+static int nd_run_set_summary(const char *cmd, const char *arg, void *ctx)
 {
-    char *end = NULL;
-    errno = 0;
-    double v = arg ? strtod(arg, &end) : NAN;
-    if (!arg || end == arg || *end != '\0' || errno || !isfinite(v) || v < lo || v > hi)
-        return nd_cmd_fail(cmd, ND_EXIT_USAGE, "%s %s: must be a number of seconds between %g and %g", opt,
-                           arg ? arg : "", lo, hi);
-    *out = v;
+    (void)cmd;
+    struct nd_run_options *o = ctx;
+    o->json_summary = true;
+    o->json_summary_file = arg;
     return 0;
 }
 
-int nd_run_option(const char *cmd, int c, const char *arg, struct nd_run_options *o)
+static int nd_run_add_redact(const char *cmd, const char *arg, void *ctx)
 {
-    switch (c) {
-    case ND_OPT_ROOT: o->root = arg; return 0;
-    case ND_OPT_INTERVAL: return nd_seconds(cmd, "--interval", arg, 0.1, 60, &o->cfg.interval_s);
-    case ND_OPT_WINDOW: return nd_seconds(cmd, "--window", arg, 1, 86400, &o->cfg.window_s);
-    case ND_OPT_FALLBACK_AFTER: return nd_seconds(cmd, "--fallback-after", arg, 1, 604800, &o->cfg.fallback_after_s);
-    case ND_OPT_WARMUP: return nd_seconds(cmd, "--warmup", arg, 0, 86400, &o->cfg.warmup_s);
-    case ND_OPT_HANG_AFTER: return nd_seconds(cmd, "--hang-after", arg, 1, 604800, &o->cfg.hang_after_s);
-    case ND_OPT_GRACE: return nd_seconds(cmd, "--grace", arg, 0, 3600, &o->grace_s);
-    case ND_OPT_FAIL_FAST: o->fail_fast = true; return 0;
-    case ND_OPT_QUIET: o->quiet = true; return 0;
-    case ND_OPT_JSON_SUMMARY:
-        o->json_summary = true;
-        o->json_summary_file = arg;
-        return 0;
-    case ND_OPT_REPORT: o->report_dir = arg; return 0;
-    case ND_OPT_METRICS: o->metrics_path = arg; return 0;
-    case ND_OPT_RULES: o->rules_dir = arg; return 0;
-    case ND_OPT_REDACT: return nd_cmd_add_redact(cmd, arg);
-    case ND_OPT_NO_DEVICES: o->no_devices = true; return 0;
-    case ND_OPT_SYNTHETIC: o->synthetic_clock = true; return 0;
-    case ND_OPT_FOR: return nd_seconds(cmd, "--for", arg, 0.1, 1e7, &o->for_s);
-    case ND_OPT_PID: {
-        char *end = NULL;
-        errno = 0;
-        long v = arg ? strtol(arg, &end, 10) : -1;
-        if (!arg || end == arg || *end || errno || v <= 0 || v > 4194304)
-            return nd_cmd_fail(cmd, ND_EXIT_USAGE, "--pid %s: must be a process id (1-4194304)", arg ? arg : "");
-        o->pid = v;
-        return 0;
-    }
-    default: return 1;
-    }
+    (void)ctx;
+    return nd_cmd_add_redact(cmd, arg);
+}
+
+size_t nd_run_common_options(struct nd_run_options *o, struct nd_option *opts)
+{
+    const struct nd_option common[] = {
+        {.name = "interval", .kind = ND_ARG_SECONDS, .out = &o->cfg.interval_s, .min = 0.1, .max = 60,
+         .arg_name = "S", .help = "sample every S seconds (0.1-60, default 1)"},
+        {.name = "window", .kind = ND_ARG_SECONDS, .out = &o->cfg.window_s, .min = 1, .max = 86400, .arg_name = "S",
+         .help = "detection window (1-86400, default 20)"},
+        {.name = "fallback-after", .kind = ND_ARG_SECONDS, .out = &o->cfg.fallback_after_s, .min = 1, .max = 604800,
+         .arg_name = "S",
+         .help = "a loaded device framework with no device held becomes an error after S seconds (default 120)"},
+        {.name = "warmup", .kind = ND_ARG_SECONDS, .out = &o->cfg.warmup_s, .min = 0, .max = 86400, .arg_name = "S",
+         .help = "input-bound is judged only after S seconds (default 60)"},
+        {.name = "hang-after", .kind = ND_ARG_SECONDS, .out = &o->cfg.hang_after_s, .min = 1, .max = 604800,
+         .arg_name = "S", .help = "no output, CPU or device work for S s (default 300)"},
+        {.name = "grace", .kind = ND_ARG_SECONDS, .out = &o->grace_s, .min = 0, .max = 3600, .arg_name = "S",
+         .help = "SIGTERM to SIGKILL delay (0-3600, default 10)"},
+        {.name = "fail-fast", .kind = ND_ARG_NONE, .out = &o->fail_fast,
+         .help = "stop the job on the first error finding (exit 3)"},
+        {.name = "quiet", .kind = ND_ARG_NONE, .out = &o->quiet, .help = "no live alerts, only the summary at the end"},
+        {.name = "json-summary", .kind = ND_ARG_STRING, .flags = ND_OPTF_OPTIONAL, .cb = nd_run_set_summary,
+         .arg_name = "FILE", .help = "the final findings as JSON on fd 3, or in FILE"},
+        {.name = "report", .kind = ND_ARG_STRING, .out = &o->report_dir, .arg_name = "DIR",
+         .help = "write report.json, timeline.csv, timeline.svg into DIR"},
+        {.name = "metrics-file", .kind = ND_ARG_STRING, .out = &o->metrics_path, .arg_name = "PATH",
+         .help = "keep a Prometheus textfile (node_exporter) current"},
+        {.name = "root", .kind = ND_ARG_STRING, .out = &o->root, .arg_name = "DIR",
+         .help = "look for installs and device nodes under DIR (default /)"},
+        {.name = "rules", .kind = ND_ARG_STRING, .out = &o->rules_dir, .arg_name = "DIR",
+         .help = "extra knowledge-base rules for matching the output (run)"},
+        {.name = "redact", .kind = ND_ARG_STRING, .flags = ND_OPTF_REPEAT, .cb = nd_run_add_redact,
+         .arg_name = "REGEX", .help = "also redact variables whose name matches REGEX"},
+        /* For the tests: no vendor library, and time from the samples. */
+        {.name = "no-devices", .kind = ND_ARG_NONE, .flags = ND_OPTF_HIDDEN, .out = &o->no_devices},
+        {.name = "synthetic-clock", .kind = ND_ARG_NONE, .flags = ND_OPTF_HIDDEN, .out = &o->synthetic_clock},
+    };
+    size_t n = sizeof common / sizeof *common;
+    _Static_assert(sizeof common / sizeof *common <= ND_RUN_COMMON_NOPTS, "room for the common options");
+    memcpy(opts, common, sizeof common);
+    return n;
 }
 
 int nd_run_options_check(const char *cmd, const struct nd_run_options *o)

@@ -2,7 +2,6 @@
  * findings, devices, Python packages, limits, the redacted environment and
  * who the rank is) as one JSON document for `npu-doctor diff`. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "core/exitcode.h"
 #include "core/fileio.h"
 #include "core/redact.h"
@@ -24,42 +24,12 @@
 #include "snapshot/snapshot_devices.h"
 #include "snapshot/snapshot_host.h"
 
-static void nd_snapshot_usage(FILE *fp)
-{
-    fprintf(fp,
-            "usage: npu-doctor snapshot [--json | --text] [-o FILE] [--level 1|2]\n"
-            "                           [--root DIR] [--env-file FILE | --env-from PID]\n"
-            "                           [--python PATH] [--redact REGEX]...\n"
-            "\n"
-            "Records this node as one JSON document (schema npu-doctor/2, snapshot\n"
-            "version %d): check's facts and findings, the devices, Python package\n"
-            "versions, host limits, the environment with secrets redacted, and the rank\n"
-            "identity (torchrun, Slurm, Open MPI/PMI, Kubernetes).\n"
-            "Compare snapshots with 'npu-doctor diff'.\n"
-            "\n"
-            "  -o, --output FILE   write the JSON to FILE (atomically; '-' is stdout; a\n"
-            "                      symlink, device or other non-regular file there is\n"
-            "                      refused). In FILE, %%n is the node name, %%h the\n"
-            "                      hostname, %%r the rank, %%j the Slurm job id, %%p the\n"
-            "                      pid, %%%% a '%%':\n"
-            "        srun --ntasks-per-node=1 npu-doctor snapshot -o snap-%%n.json\n"
-            "      --json          print the JSON on stdout (default when not a terminal)\n"
-            "      --text          print the short summary (the default on a terminal)\n"
-            "      --level N       1: files only (default); 2: also import torch/torch_npu\n"
-            "                      (as check --level 2)\n"
-            "      --root DIR      read installation and device files under DIR\n"
-            "      --env-file FILE the job's environment from KEY=VALUE lines or docker\n"
-            "                      inspect JSON\n"
-            "      --env-from PID  the job's environment from /proc/PID/environ\n"
-            "      --python PATH   the job's interpreter (default: the --env-from job's)\n"
-            "      --redact REGEX  also redact variables whose name matches REGEX\n"
-            "                      (repeatable)\n"
-            "  -q, --quiet         with -o: print nothing on success\n"
-            "\n"
-            "Exit status: 0 written (problems found are findings inside the document),\n"
-            "64 usage, 66 unreadable input, 70 internal error, 73 unwritable output.\n",
-            ND_SNAPSHOT_VERSION);
-}
+static const char nd_snapshot_footer[] =
+    "example:\n"
+    "  srun --ntasks-per-node=1 npu-doctor snapshot -o snap-%n.json\n"
+    "\n"
+    "Exit status: 0 written (problems found are findings inside the document),\n"
+    "64 usage, 66 unreadable input, 70 internal error, 73 unwritable output.\n";
 
 struct nd_snapshot_opts {
     bool json, text, quiet;
@@ -71,59 +41,60 @@ struct nd_snapshot_opts {
     const char *python;
 };
 
+static int nd_snapshot_add_redact(const char *cmd, const char *arg, void *ctx)
+{
+    (void)ctx;
+    return nd_cmd_add_redact(cmd, arg);
+}
+
+/* 0, 1 after --help, or -(exit code) after the error was said. */
 static int nd_snapshot_parse_args(int argc, char **argv, struct nd_snapshot_opts *o)
 {
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},      {"json", no_argument, NULL, 'j'},
-        {"text", no_argument, NULL, 't'},      {"output", required_argument, NULL, 'o'},
-        {"level", required_argument, NULL, 'l'}, {"root", required_argument, NULL, 'R'},
-        {"env-file", required_argument, NULL, 'E'}, {"env-from", required_argument, NULL, 'P'},
-        {"python", required_argument, NULL, 'y'}, {"redact", required_argument, NULL, 'x'},
-        {"quiet", no_argument, NULL, 'q'},     {NULL, 0, NULL, 0},
-    };
     memset(o, 0, sizeof *o);
     o->level = 1;
     o->env_pid = -1;
-    optind = 0;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":ho:q", longopts, NULL)) != -1) {
-        struct nd_error err;
-        char *end;
-        switch (c) {
-        case 'h':
-            nd_snapshot_usage(stdout);
-            return 1;
-        case 'j': o->json = true; break;
-        case 't': o->text = true; break;
-        case 'q': o->quiet = true; break;
-        case 'o': o->output = optarg; break;
-        case 'R': o->root = optarg; break;
-        case 'E': o->env_file = optarg; break;
-        case 'y': o->python = optarg; break;
-        case 'l':
-            if (strcmp(optarg, "1") != 0 && strcmp(optarg, "2") != 0)
-                return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "--level must be 1 or 2, not '%s'", optarg);
-            o->level = atoi(optarg);
-            break;
-        case 'P':
-            errno = 0;
-            o->env_pid = strtol(optarg, &end, 10);
-            if (errno || *end || o->env_pid <= 0)
-                return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "--env-from wants a process id, not '%s'", optarg);
-            break;
-        case 'x':
-            if (nd_redact_add_pattern(optarg, &err) < 0)
-                return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "%s", err.msg);
-            break;
-        case ':':
-            return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "%s needs a value (see --help)", argv[optind - 1]);
-        default:
-            return -nd_cmd_bad_option("snapshot", longopts, argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
+    static const struct nd_opt_choice levels[] = {{"1", 1, false}, {"2", 2, false}, {NULL, 0, false}};
+    const struct nd_option opts[] = {
+        {.name = "output", .short_name = 'o', .kind = ND_ARG_STRING, .out = &o->output, .arg_name = "FILE",
+         .help = "write the JSON to FILE (atomically; '-' is stdout; a symlink, device or other non-regular file "
+                 "there is refused). In FILE, %n is the node name, %h the hostname, %r the rank, %j the Slurm "
+                 "job id, %p the pid, %% a '%'"},
+        {.name = "json", .kind = ND_ARG_NONE, .out = &o->json,
+         .help = "print the JSON on stdout (default when not a terminal)"},
+        {.name = "text", .kind = ND_ARG_NONE, .out = &o->text,
+         .help = "print the short summary (the default on a terminal)"},
+        {.name = "level", .kind = ND_ARG_ENUM, .out = &o->level, .choices = levels, .arg_name = "N",
+         .help = "1: files only (default); 2: also import torch/torch_npu (as check --level 2)"},
+        {.name = "root", .kind = ND_ARG_STRING, .out = &o->root, .arg_name = "DIR",
+         .help = "read installation and device files under DIR"},
+        {.name = "env-file", .kind = ND_ARG_STRING, .out = &o->env_file, .arg_name = "FILE",
+         .help = "the job's environment from KEY=VALUE lines or docker inspect JSON"},
+        {.name = "env-from", .kind = ND_ARG_PID, .out = &o->env_pid, .arg_name = "PID",
+         .help = "the job's environment from /proc/PID/environ"},
+        {.name = "python", .kind = ND_ARG_STRING, .out = &o->python, .arg_name = "PATH",
+         .help = "the job's interpreter (default: the --env-from job's)"},
+        {.name = "redact", .kind = ND_ARG_STRING, .flags = ND_OPTF_REPEAT, .cb = nd_snapshot_add_redact,
+         .arg_name = "REGEX", .help = "also redact variables whose name matches REGEX"},
+        {.name = "quiet", .short_name = 'q', .kind = ND_ARG_NONE, .out = &o->quiet,
+         .help = "with -o: print nothing on success"},
+        {0},
+    };
+    char about[512];
+    snprintf(about, sizeof about,
+             "Records this node as one JSON document (schema npu-doctor/2, snapshot\n"
+             "version %d): check's facts and findings, the devices, Python package\n"
+             "versions, host limits, the environment with secrets redacted, and the rank\n"
+             "identity (torchrun, Slurm, Open MPI/PMI, Kubernetes).\n"
+             "Compare snapshots with 'npu-doctor diff'.\n",
+             ND_SNAPSHOT_VERSION);
+    const struct nd_cmd_spec spec = {"snapshot",
+                                     "npu-doctor snapshot [--json | --text] [-o FILE] [--level 1|2]\n"
+                                     "                    [--root DIR] [--env-file FILE | --env-from PID]\n"
+                                     "                    [--python PATH] [--redact REGEX]...",
+                                     about, opts, nd_snapshot_footer, ND_SPEC_NO_OPERANDS};
+    int first, rc = nd_opts_parse(&spec, argc, argv, NULL, &first);
+    if (rc)
+        return rc == ND_OPTS_HELP ? 1 : -rc;
     if (o->json && o->text)
         return nd_cmd_fail("snapshot", -ND_EXIT_USAGE, "--json and --text exclude each other");
     if (o->env_file && o->env_pid > 0)
@@ -266,8 +237,6 @@ int cmd_snapshot(int argc, char **argv)
     } else {
         nd_snapshot_print_text(doc, stdout, nd_term_wants_color(stdout));
     }
-    if (fflush(stdout) != 0 && rc == ND_EXIT_OK)
-        rc = nd_cmd_fail("snapshot", ND_EXIT_INTERNAL, "cannot write to stdout: %s", strerror(errno));
     free(text);
     free(path);
     json_decref(doc);

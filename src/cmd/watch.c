@@ -7,7 +7,6 @@
  * the worst finding when --for ran out or the status stayed unknown; 3
  * when --fail-fast stopped the process. */
 #include <errno.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "cmd/run_common.h"
 #include "core/exitcode.h"
 #include "core/report.h"
@@ -26,23 +26,19 @@
 #include "proc/proc.h"
 #include "proc/taskstats.h"
 
-static void nd_watch_usage(void)
-{
-    printf("usage: npu-doctor watch --pid N [--for SECONDS] [options]\n\n"
-           "Attaches to a running job (N and all its descendants) and watches it like\n"
-           "`run` does: is it really on the NPU/GPU? Ends when N exits or after --for.\n\n"
-           "options:\n"
-           "  --pid N               the job's main process (required)\n"
-           "  --for S               stop watching after S seconds\n%s"
-           "\nexit status:\n"
-           "  When the job ends, watch says so and returns the job's own status (128+N\n"
-           "  when signal N killed it), read from the kernel before the job's parent\n"
-           "  collects it. When that status cannot be read (the parent was faster),\n"
-           "  watch says it is unknown and returns 0, 1 or 2 by the worst finding, as\n"
-           "  it does when --for runs out first. 3: --fail-fast stopped the job.\n"
-           "\nexample:\n  npu-doctor watch --pid 4242 --for 60\n",
-           nd_run_common_help);
-}
+static const char nd_watch_about[] =
+    "Attaches to a running job (N and all its descendants) and watches it like\n"
+    "`run` does: is it really on the NPU/GPU? Ends when N exits or after --for.\n\n"
+    "options:\n";
+
+static const char nd_watch_footer[] =
+    "exit status:\n"
+    "  When the job ends, watch says so and returns the job's own status (128+N\n"
+    "  when signal N killed it), read from the kernel before the job's parent\n"
+    "  collects it. When that status cannot be read (the parent was faster),\n"
+    "  watch says it is unknown and returns 0, 1 or 2 by the worst finding, as\n"
+    "  it does when --for runs out first. 3: --fail-fast stopped the job.\n"
+    "\nexample:\n  npu-doctor watch --pid 4242 --for 60\n";
 
 static bool nd_alive(pid_t pid)
 {
@@ -78,32 +74,22 @@ static void nd_watch_stop(struct nd_monitor *mon, pid_t pid, pid_t pgid, double 
 
 int cmd_watch(int argc, char **argv)
 {
-    static const struct option longopts[] = {ND_RUN_COMMON_LONGOPTS,
-                                             {"pid", required_argument, NULL, ND_OPT_PID},
-                                             {"for", required_argument, NULL, ND_OPT_FOR},
-                                             {NULL, 0, NULL, 0}};
     struct nd_run_options o;
     nd_run_options_default(&o);
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (c == 'h' || c == ND_OPT_HELP) {
-            nd_watch_usage();
-            return ND_EXIT_OK;
-        }
-        if (c == '?' || c == ':')
-            return nd_cmd_bad_option("watch", longopts, argv[optind - 1]);
-        int rc = nd_run_option("watch", c, optarg, &o);
-        if (rc == 1)
-            return nd_cmd_fail("watch", ND_EXIT_USAGE, "option '%s' is not for watch", argv[optind - 1]);
-        if (rc)
-            return rc;
-    }
-    if (optind < argc)
-        return nd_cmd_fail("watch", ND_EXIT_USAGE, "unexpected argument '%s' (watch takes --pid N)", argv[optind]);
+    struct nd_option opts[ND_RUN_COMMON_NOPTS + 3] = {
+        {.name = "pid", .kind = ND_ARG_PID, .out = &o.pid, .arg_name = "N", .help = "the job's main process (required)"},
+        {.name = "for", .kind = ND_ARG_SECONDS, .out = &o.for_s, .min = 0.1, .max = 1e7, .arg_name = "S",
+         .help = "stop watching after S seconds"},
+    };
+    nd_run_common_options(&o, opts + 2);
+    const struct nd_cmd_spec spec = {"watch", "npu-doctor watch --pid N [--for SECONDS] [options]", nd_watch_about,
+                                     opts, nd_watch_footer, ND_SPEC_NO_OPERANDS};
+    int first;
+    int prc = nd_opts_parse(&spec, argc, argv, &o, &first);
+    if (prc)
+        return prc == ND_OPTS_HELP ? ND_EXIT_OK : prc;
     if (o.pid <= 0)
-        return nd_cmd_fail("watch", ND_EXIT_USAGE, "--pid N is required");
+        return nd_opts_usage_error("watch", "--pid N is required");
     int rc = nd_run_options_check("watch", &o);
     if (rc)
         return rc;

@@ -9,6 +9,11 @@ E=$ND_FIXTURES/env
 one_line() { # FILE DESCRIPTION: stderr is exactly one line
   if [ "$(wc -l <"$1")" -eq 1 ]; then pass "$2: one line on stderr"; else fail "$2: stderr is not one line:"; cat "$1"; fi
 }
+usage_lines() { # FILE DESCRIPTION: a usage error is one line and the "try" line
+  if [ "$(wc -l <"$1")" -eq 2 ] && [ "$(tail -n 1 "$1")" = "try 'npu-doctor check --help'" ]; then
+    pass "$2: one line and the try line"; else fail "$2: stderr is not one line and the try line:"; cat "$1"; fi
+}
+free_pid=$(nd_free_pid)
 
 run_nd "$T/out" "$T/err" check --root /no/such/root
 expect_rc 66 "nonexistent --root"
@@ -21,7 +26,7 @@ one_line "$T/err" "missing --env-file"
 
 run_nd "$T/out" "$T/err" check --env-from 999999999
 expect_rc 64 "--env-from out of range"
-run_nd "$T/out" "$T/err" check --env-from 4000000
+run_nd "$T/out" "$T/err" check --env-from "$free_pid"
 expect_rc 66 "--env-from a process that does not exist"
 one_line "$T/err" "missing process"
 
@@ -33,7 +38,7 @@ run_nd "$T/out" "$T/err" check --level 7
 expect_rc 64 "bad --level"
 run_nd "$T/out" "$T/err" check --frobnicate
 expect_rc 64 "unknown option"
-one_line "$T/err" "unknown option"
+usage_lines "$T/err" "unknown option"
 run_nd "$T/out" "$T/err" check extra-arg
 expect_rc 64 "stray argument"
 

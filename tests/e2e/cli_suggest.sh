@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # "Did you mean" for a mistyped command and for a mistyped long option of
-# every command: one error line, one hint line, exit 64.
+# every command: the error line, the hint line, the "try" line, exit 64.
 . "$(dirname "$0")/lib/assert.sh"
 
 run_nd "$T/o" "$T/e" chek
 expect_rc 64 "a mistyped command"
 assert_contains "$T/e" "npu-doctor: unknown command 'chek'"
 assert_contains "$T/e" "did you mean 'check'?"
-if [ "$(wc -l <"$T/e")" -eq 2 ]; then pass "one line plus the hint"; else fail "stderr has $(wc -l <"$T/e") lines"; cat "$T/e"; fi
+if [ "$(wc -l <"$T/e")" -eq 3 ]; then pass "one line, the hint, the try line"; else fail "stderr has $(wc -l <"$T/e") lines"; cat "$T/e"; fi
+if [ "$(tail -n 1 "$T/e")" = "try 'npu-doctor --help'" ]; then pass "ends with the try line"; else fail "last line: $(tail -n 1 "$T/e")"; fi
 if [ ! -s "$T/o" ]; then pass "nothing on stdout"; else fail "stdout not empty"; fi
 run_nd "$T/o" "$T/e" explian x.log
 assert_contains "$T/e" "did you mean 'explain'?"
@@ -23,7 +24,9 @@ while read -r cmd typo want rest; do
   assert_contains "$T/e" "npu-doctor $cmd: unknown option '$typo'" "$cmd: names the option"
   assert_contains "$T/e" "did you mean '$want'?" "$cmd $typo -> $want"
   n=$(wc -l <"$T/e")
-  if [ "$n" -eq 2 ]; then pass "$cmd: one line plus the hint"; else fail "$cmd: $n lines on stderr"; cat "$T/e"; fi
+  if [ "$n" -eq 3 ]; then pass "$cmd: one line, the hint, the try line"; else fail "$cmd: $n lines on stderr"; cat "$T/e"; fi
+  if [ "$(sed -n 2p "$T/e")" = "did you mean '$want'?" ] && [ "$(sed -n 3p "$T/e")" = "try 'npu-doctor $cmd --help'" ]; then
+    pass "$cmd: hint, then the try line"; else fail "$cmd: lines 2-3 are not the hint and the try line"; cat "$T/e"; fi
 done <<'LIST'
 check --levle --level 2
 check --jsno --json

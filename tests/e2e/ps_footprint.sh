@@ -34,10 +34,13 @@ run_nd "$T/out" "$T/err" ps --pid
 expect_rc 64 "--pid without a value"
 run_nd "$T/out" "$T/err" ps extra-arg
 expect_rc 64 "stray argument"
-# pid_max is at most 4194304: this pid cannot exist.
+# Above pid_max a pid is a usage error; within it, one no process has is missing input.
 run_nd "$T/out" "$T/err" ps --pid 2000000000
+expect_rc 64 "--pid above pid_max"
+free_pid=$(nd_free_pid)
+run_nd "$T/out" "$T/err" ps --pid "$free_pid"
 expect_rc 66 "--pid of a missing process"
-assert_contains "$T/err" "--pid 2000000000: no such process"
+assert_contains "$T/err" "--pid $free_pid: no such process"
 run_nd "$T/out" "$T/err" ps --user no_such_user_nd_e2e
 expect_rc 66 "--user unknown"
 run_nd "$T/out" "$T/err" ps --root "$T/missing"

@@ -9,7 +9,7 @@ expect_rc 127 "command not found"
 assert_contains "$T/err" "no-such-command-nd: command not found"
 run_nd "$T/out" "$T/err" run --interval 0 -- true
 expect_rc 64 "interval 0"
-assert_contains "$T/err" "--interval 0: must be a number of seconds between 0.1 and 60"
+assert_contains "$T/err" "--interval must be a number of seconds between 0.1 and 60, not '0'"
 run_nd "$T/out" "$T/err" run --interval 1e9 -- true
 expect_rc 64 "interval 1e9"
 run_nd "$T/out" "$T/err" run --window abc -- true
@@ -55,7 +55,9 @@ assert_not_contains "$T/err" "hf_abcdefghijklmnopqrstuvwxyz123456" "not in the s
 # watch
 run_nd "$T/out" "$T/err" watch
 expect_rc 64 "watch without --pid"
-run_nd "$T/out" "$T/err" watch --pid 4000000
+run_nd "$T/out" "$T/err" watch --pid 2000000000
+expect_rc 64 "watch --pid above pid_max"
+run_nd "$T/out" "$T/err" watch --pid "$(nd_free_pid)"
 expect_rc 66 "watch --pid of a missing process"
 assert_contains "$T/err" "no such process"
 run_nd "$T/out" "$T/err" watch --pid abc

@@ -78,6 +78,8 @@ kill "$ND_BG_PIDS" 2>/dev/null
 wait "$ND_BG_PIDS" 2>/dev/null
 ND_BG_PIDS=""
 run_nd "$T/o" "$T/err" snapshot --env-from 999999999
+expect_rc 64 "--env-from above pid_max"
+run_nd "$T/o" "$T/err" snapshot --env-from "$(nd_free_pid)"
 expect_rc 66 "--env-from a process that does not exist"
 
 # No python on the job's PATH: a fact of the snapshot, not a failure.

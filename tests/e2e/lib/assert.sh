@@ -52,6 +52,15 @@ PY
   else fail "${3:-json: $2}"; sed -n '1,80p' "$1" | sed 's/^/    | /'; fi
 }
 
+# nd_free_pid: a pid within pid_max that no process has (pids above
+# pid_max are usage errors, not missing processes).
+nd_free_pid() {
+  local p
+  p=$(cat /proc/sys/kernel/pid_max 2>/dev/null || echo 4194304)
+  while [ -e "/proc/$p" ]; do p=$((p - 1)); done
+  echo "$p"
+}
+
 # Call at the end: prints the tally and sets the exit status.
 finish() {
   echo "$ND_PASSES passed, $ND_FAILS failed"
