@@ -80,6 +80,17 @@ static void nd_sanitize_std_fds(void)
     }
 }
 
+/* --version: the build, the libraries, and whether the rules come compiled. */
+static void nd_print_version(void)
+{
+    nd_build_info_print(stdout);
+    size_t db = nd_kb_prebuilt_size();
+    if (db)
+        printf("rules database: built in (%.1f MiB, compiled at build time)\n", (double)db / 1048576.0);
+    else
+        printf("rules database: compiled on first use, then cached\n");
+}
+
 static int nd_main(int argc, char **argv, const char **label)
 {
     struct nd_cmd_spec top;
@@ -96,7 +107,7 @@ static int nd_main(int argc, char **argv, const char **label)
         if (rc)
             return rc == ND_OPTS_HELP ? ND_EXIT_OK : rc;
         if (version) {
-            nd_build_info_print(stdout);
+            nd_print_version();
             return ND_EXIT_OK;
         }
         if (first >= argc) {
@@ -106,12 +117,7 @@ static int nd_main(int argc, char **argv, const char **label)
     }
     const char *cmd = argv[first];
     if (strcmp(cmd, "version") == 0) {
-        nd_build_info_print(stdout);
-        size_t db = nd_kb_prebuilt_size();
-        if (db)
-            printf("rules database: built in (%.1f MiB, compiled at build time)\n", (double)db / 1048576.0);
-        else
-            printf("rules database: compiled on first use, then cached\n");
+        nd_print_version();
         return ND_EXIT_OK;
     }
     if (strcmp(cmd, "help") == 0) {
