@@ -32,14 +32,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct nd_strv problems = {0};
     nd_kb_parse_catalog(&set, "fuzz.tsv", text, size, false, &problems);
     check(&set, &problems);
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
     /* The same bytes over a set of their own: replacement by id in place. */
     nd_kb_parse_catalog(&set, "base.tsv", text, size, false, &problems);
     nd_kb_parse_catalog(&set, "fuzz.tsv", text, size, true, &problems);
     check(&set, &problems);
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
     free(text);
     return 0;
 }

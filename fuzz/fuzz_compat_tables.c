@@ -42,9 +42,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct nd_logver lv;
     memset(&lv, 0, sizeof lv);
     nd_logver_scan(buf, size, &lv);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     free(copy);
-    nd_cann_driver_free(&dt);
-    nd_torch_wheels_free(&wt);
+    nd_cann_driver_release(&dt);
+    nd_torch_wheels_release(&wt);
     return 0;
 }

@@ -19,15 +19,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Judged without an install: visible devices, stubs, mixed paths, debug switches. */
     struct nd_findings f = ND_FINDINGS_INIT;
     nd_envcheck_judge(&env, NULL, NULL, 8, 2, false, &f, NULL);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     json_t *facts = nd_envcheck_facts_json(&env);
     json_decref(facts);
-    nd_environ_free(&env);
+    nd_environ_release(&env);
     nd_environ_init(&env, "fuzz");
     nd_environ_parse_nul(buf, size, &env);
-    nd_environ_free(&env);
+    nd_environ_release(&env);
     nd_environ_init(&env, "fuzz");
     nd_environ_parse_docker_json(buf, size, &env, &err);
-    nd_environ_free(&env);
+    nd_environ_release(&env);
     return 0;
 }

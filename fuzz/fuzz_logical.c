@@ -35,6 +35,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Nothing to change means the logical text is the input itself. */
     if (!needed && (n != size || (size && memcmp(lg.buf, buf, size) != 0)))
         __builtin_trap();
-    nd_kb_logical_free(&lg);
+    nd_kb_logical_release(&lg);
     return 0;
 }

@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             __builtin_trap();
         free(twice);
         free(once);
-        nd_strbuf_free(&sb);
+        nd_strbuf_release(&sb);
     }
     free(ctx);
     return 0;

@@ -29,8 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char *t = nd_kb_expand(&set.v[i], set.v[i].title, text);
         free(t);
     }
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
     free(text);
     return 0;
 }

@@ -27,8 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < out.n; i++)
         if (out.v[i]->first_line < 1 || (size_t)out.v[i]->first_line > lines || out.v[i]->count < 1)
             __builtin_trap();
-    nd_findings_free(&out);
+    nd_findings_release(&out);
     nd_kb_match_line(kb, (const char *)data, size, "fuzz", 1, &out);
-    nd_findings_free(&out);
+    nd_findings_release(&out);
     return 0;
 }

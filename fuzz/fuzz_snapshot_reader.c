@@ -36,7 +36,7 @@ static void nd_compare(const json_t *a, const json_t *b, size_t nfiles)
     json_t *j = nd_diff_to_json(d, &r);
     nd_redact_json(j);
     json_decref(j);
-    nd_diff_result_free(&r);
+    nd_diff_result_release(&r);
     nd_diff_free(d);
 }
 
@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     nd_diff_compute(d, true, &r);
     if (r.n != 0)
         __builtin_trap();
-    nd_diff_result_free(&r);
+    nd_diff_result_release(&r);
     nd_diff_free(d);
 
     json_t *base = NULL;

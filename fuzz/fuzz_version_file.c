@@ -34,15 +34,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             (void)nd_ascend_req_hal_min(req, v, sizeof v);
         for (size_t i = 0; i + 1 < kv.n; i++)
             (void)nd_version_cmp(kv.v[i].value, kv.v[i + 1].value);
-        nd_kvfile_free(&kv);
+        nd_kvfile_release(&kv);
     }
     /* The compatibility tables are TSV data; a broken row must be skipped, not crash. */
     struct nd_npu_compat nt;
     struct nd_cuda_compat ct;
     nd_npu_compat_parse(buf, size, &nt);
-    nd_npu_compat_free(&nt);
+    nd_npu_compat_release(&nt);
     nd_cuda_compat_parse(buf, size, &ct);
-    nd_cuda_compat_free(&ct);
+    nd_cuda_compat_release(&ct);
     char ver[64];
     nd_nvidia_parse_version(buf, size, ver, sizeof ver);
     uint64_t a, b;

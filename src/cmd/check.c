@@ -128,7 +128,7 @@ int cmd_check(int argc, char **argv)
     else
         rc = nd_environ_from_self(&env);
     if (rc < 0) {
-        nd_environ_free(&env);
+        nd_environ_release(&env);
         return nd_cmd_fail("check", ND_EXIT_NOINPUT, "%s", err.msg);
     }
     /* A relative --python names a file under the working directory (in-root paths are absolute). */
@@ -140,7 +140,7 @@ int cmd_check(int argc, char **argv)
             python = python_abs;
     }
     if (python && strchr(python, '/') && !nd_rootfs_exists(python)) {
-        nd_environ_free(&env);
+        nd_environ_release(&env);
         return nd_cmd_fail("check", ND_EXIT_NOINPUT, "--python %s: no such file", python);
     }
 
@@ -149,7 +149,7 @@ int cmd_check(int argc, char **argv)
     char job_note[512] = "";
     if (env_pid > 0 && nd_job_python_choose((pid_t)env_pid, &python, python_abs, sizeof python_abs, &env, job_note,
                                             sizeof job_note) < 0) {
-        nd_environ_free(&env);
+        nd_environ_release(&env);
         return nd_cmd_fail("check", ND_EXIT_INTERNAL, "out of memory");
     }
     if (python && !env.job_python)
@@ -163,8 +163,8 @@ int cmd_check(int argc, char **argv)
     nd_report_init(&rep, "check");
     rc = nd_checkup_run(&opt, &rep, &err);
     if (rc < 0) {
-        nd_report_free(&rep);
-        nd_environ_free(&env);
+        nd_report_release(&rep);
+        nd_environ_release(&env);
         return nd_cmd_fail("check", ND_EXIT_INTERNAL, "%s", err.msg);
     }
     int code = check_exit_code(nd_findings_exit_code(&rep.findings), (enum check_fail_on)fail_on, quiet, strict);
@@ -177,7 +177,7 @@ int cmd_check(int argc, char **argv)
         struct nd_text_options to = {.color = nd_term_wants_color(stdout), .quiet = quiet, .verbose = verbose};
         nd_report_print_text(&rep, stdout, &to);
     }
-    nd_report_free(&rep);
-    nd_environ_free(&env);
+    nd_report_release(&rep);
+    nd_environ_release(&env);
     return code;
 }

@@ -87,7 +87,7 @@ int cmd_diff(int argc, char **argv)
         nd_error_clear(&err);
         if (nd_snapshot_load(path, &doc, &err) < 0) {
             for (size_t k = 0; k < i; k++)
-                nd_findings_free(&per_file[k]);
+                nd_findings_release(&per_file[k]);
             free(per_file);
             nd_diff_free(d);
             nd_redact_reset();
@@ -103,7 +103,7 @@ int cmd_diff(int argc, char **argv)
     struct nd_findings compat = ND_FINDINGS_INIT;
     nd_diff_compat_merge(d, per_file, &compat);
     for (size_t i = 0; i < nfiles; i++)
-        nd_findings_free(&per_file[i]);
+        nd_findings_release(&per_file[i]);
     free(per_file);
     if (json) {
         json_t *o = nd_diff_to_json(d, &r);
@@ -121,10 +121,10 @@ int cmd_diff(int argc, char **argv)
         for (size_t i = 0; i < compat.n; i++)
             nd_finding_print_text(compat.v[i], stdout, color, "  ");
     }
-    nd_findings_free(&compat);
+    nd_findings_release(&compat);
     if (rc == ND_EXIT_OK)
         rc = r.n ? 1 : ND_EXIT_OK;
-    nd_diff_result_free(&r);
+    nd_diff_result_release(&r);
     nd_diff_free(d);
     nd_redact_reset();
     return rc;

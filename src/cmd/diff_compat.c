@@ -71,7 +71,7 @@ void nd_diff_compat_judge(const json_t *snap, struct nd_findings *out)
     for (size_t k = 0; k < all.n; k++)
         if (all.v[k]->severity > ND_SEV_INFO)
             nd_findings_add_copy(out, all.v[k]);
-    nd_findings_free(&all);
+    nd_findings_release(&all);
 }
 
 struct nd_compat_group {
@@ -123,7 +123,7 @@ void nd_diff_compat_merge(const struct nd_diff *d, const struct nd_findings *per
             nd_finding_add_evidence(m, nd_diff_file(d, g[j].files[0]), 0, "%s", f->evidence[x].text);
         for (size_t x = 1; x < g[j].nfiles && x < 8; x++)
             nd_finding_add_evidence(m, nd_diff_file(d, g[j].files[x]), 0, "the same pair");
-        nd_strbuf_free(&g[j].labels);
+        nd_strbuf_release(&g[j].labels);
         free(g[j].files);
     }
     free(g);

@@ -139,7 +139,7 @@ int cmd_explain(int argc, char **argv)
     struct nd_findings seen = ND_FINDINGS_INIT;
     nd_kb_scan_finish(scan, &seen, true);
     nd_explain_compat(&seen, &rep.findings);
-    nd_findings_free(&seen);
+    nd_findings_release(&seen);
     json_t *inputs = json_object();
     json_object_set_new(inputs, "read", json_integer((json_int_t)nd_kb_scan_inputs(scan)));
     json_object_set_new(inputs, "bytes", json_integer((json_int_t)nd_kb_scan_bytes(scan)));
@@ -169,7 +169,7 @@ int cmd_explain(int argc, char **argv)
         explain_print_text(&rep.findings, scan, all, stdout);
     }
     int code = rc ? rc : nd_findings_exit_code(&rep.findings);
-    nd_report_free(&rep);
+    nd_report_release(&rep);
     nd_kb_scan_free(scan);
     nd_kb_free(kb);
     return code;

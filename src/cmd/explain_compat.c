@@ -101,6 +101,6 @@ int nd_explain_compat(const struct nd_findings *seen, struct nd_findings *out)
         nd_insert_ranked(out, pos);
         added++;
     }
-    nd_findings_free(&judged);
+    nd_findings_release(&judged);
     return added;
 }

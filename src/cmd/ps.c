@@ -655,7 +655,7 @@ int cmd_ps(int argc, char **argv)
     if (rc < 0) {
         for (size_t s = 0; s < nstates; s++)
             free(states[s]);
-        nd_report_free(&rep);
+        nd_report_release(&rep);
         if (rc == -ESRCH)
             return nd_cmd_fail("ps", ND_EXIT_NOINPUT, "--pid %d: no such process", (int)o.pid);
         return nd_cmd_fail("ps", ND_EXIT_INTERNAL, "cannot list /proc: %s", strerror(-rc));
@@ -687,6 +687,6 @@ int cmd_ps(int argc, char **argv)
     free(rows);
     for (size_t s = 0; s < nstates; s++)
         free(states[s]);
-    nd_report_free(&rep);
+    nd_report_release(&rep);
     return exit_code;
 }

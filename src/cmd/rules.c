@@ -115,7 +115,7 @@ static int rules_summary(struct nd_kb *kb, bool json)
         nd_report_set_extra(&rep, "total", json_integer((json_int_t)n));
         nd_report_set_extra(&rep, "catalogue_rows", json_integer((json_int_t)ncat));
         rc = nd_report_print_json(&rep, stdout) == 0 ? ND_EXIT_OK : ND_EXIT_INTERNAL;
-        nd_report_free(&rep);
+        nd_report_release(&rep);
     } else {
         static const struct nd_table_col cols[] = {
             {"VENDOR", false, 0, 0}, {"SOURCE", false, 0, 0}, {"FAMILY", false, 0, 0}, {"RULES", true, 0, 0}};
@@ -157,7 +157,7 @@ static int rules_list(struct nd_kb *kb, bool json)
         }
         nd_report_set_extra(&rep, "rules", a);
         int rc = nd_report_print_json(&rep, stdout) == 0 ? ND_EXIT_OK : ND_EXIT_INTERNAL;
-        nd_report_free(&rep);
+        nd_report_release(&rep);
         return rc;
     }
     static const struct nd_table_col cols[] = {

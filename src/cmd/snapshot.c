@@ -117,7 +117,7 @@ static int nd_snapshot_env(const struct nd_snapshot_opts *o, struct nd_environ *
     else
         rc = nd_environ_from_self(env);
     if (rc < 0) {
-        nd_environ_free(env);
+        nd_environ_release(env);
         return nd_cmd_fail("snapshot", ND_EXIT_NOINPUT, "%s", err.msg[0] ? err.msg : strerror(-rc));
     }
     return 0;
@@ -137,7 +137,7 @@ static json_t *nd_snapshot_build(const struct nd_snapshot_opts *o, const struct 
     nd_error_clear(&err);
     if (nd_checkup_run(&copt, &rep, &err) < 0) {
         nd_cmd_fail("snapshot", ND_EXIT_INTERNAL, "check failed: %s", err.msg);
-        nd_report_free(&rep);
+        nd_report_release(&rep);
         return NULL;
     }
     nd_report_set_extra(&rep, "snapshot_version", json_integer(ND_SNAPSHOT_VERSION));
@@ -154,7 +154,7 @@ static json_t *nd_snapshot_build(const struct nd_snapshot_opts *o, const struct 
     nd_report_set_extra(&rep, "redaction", json_pack("{s:s,s:s}", "key_source", nd_redact_key_source(),
                                                      "key_fingerprint", nd_redact_key_fingerprint()));
     json_t *doc = nd_report_to_json(&rep);
-    nd_report_free(&rep);
+    nd_report_release(&rep);
     /* Facts and findings come from other probes: the last word is ours. */
     nd_redact_json(doc);
     return doc;
@@ -199,7 +199,7 @@ int cmd_snapshot(int argc, char **argv)
     char python_buf[PATH_MAX], job_note[512] = "";
     if (o.env_pid > 0 && nd_job_python_choose((pid_t)o.env_pid, &o.python, python_buf, sizeof python_buf, &env,
                                               job_note, sizeof job_note) < 0) {
-        nd_environ_free(&env);
+        nd_environ_release(&env);
         nd_redact_reset();
         return nd_cmd_fail("snapshot", ND_EXIT_INTERNAL, "out of memory");
     }
@@ -208,12 +208,12 @@ int cmd_snapshot(int argc, char **argv)
         snprintf(host, sizeof host, "unknown");
     char *path = NULL;
     if (o.output && nd_snapshot_expand_output(o.output, &env, host, &path, &err) < 0) {
-        nd_environ_free(&env);
+        nd_environ_release(&env);
         nd_redact_reset();
         return nd_cmd_fail("snapshot", ND_EXIT_USAGE, "%s", err.msg);
     }
     json_t *doc = nd_snapshot_build(&o, &env, host, job_note);
-    nd_environ_free(&env);
+    nd_environ_release(&env);
     char *text = doc ? nd_snapshot_dump(doc) : NULL;
     rc = ND_EXIT_OK;
     if (!doc) {

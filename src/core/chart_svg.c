@@ -191,7 +191,7 @@ static void nd_panel(struct nd_strbuf *sb, const struct nd_chart *c, const struc
             else
                 nd_strbuf_addf(sb, "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.8\"/>\n",
                                pts.buf, col);
-            nd_strbuf_free(&pts);
+            nd_strbuf_release(&pts);
         }
     }
 }

@@ -21,7 +21,7 @@ void nd_environ_init(struct nd_environ *env, const char *source)
     env->source = nd_xstrdup(source ? source : "");
 }
 
-void nd_environ_free(struct nd_environ *env)
+void nd_environ_release(struct nd_environ *env)
 {
     for (size_t i = 0; i < env->n; i++) {
         free(env->names[i]);

@@ -28,7 +28,7 @@ struct nd_environ {
 #define ND_ENV_MAX_FILE (16u * 1024 * 1024)
 
 void nd_environ_init(struct nd_environ *env, const char *source);
-void nd_environ_free(struct nd_environ *env);
+void nd_environ_release(struct nd_environ *env);
 /* Sets (or replaces) a variable. */
 void nd_environ_set(struct nd_environ *env, const char *name, const char *value);
 void nd_environ_unset(struct nd_environ *env, const char *name);

@@ -74,7 +74,7 @@ static int nd_read_impl(const char *path, size_t max, bool truncate, char **buf,
             char probe;
             ssize_t extra = truncate ? 0 : read(fd, &probe, 1);
             if (extra > 0) {
-                nd_strbuf_free(&sb);
+                nd_strbuf_release(&sb);
                 close(fd);
                 return nd_error_set(err, -EFBIG, "%s: larger than %zu bytes", path, max);
             }
@@ -89,13 +89,13 @@ static int nd_read_impl(const char *path, size_t max, bool truncate, char **buf,
             if (errno == EAGAIN && sb.len > 0)
                 break;   /* a kernel stream: what was there is the content */
             if (errno == EAGAIN) {
-                nd_strbuf_free(&sb);
+                nd_strbuf_release(&sb);
                 close(fd);
                 return nd_error_set(err, -EAGAIN, "%s: would wait for data (a kernel or device stream?); not read",
                                     path);
             }
             int e = errno;
-            nd_strbuf_free(&sb);
+            nd_strbuf_release(&sb);
             close(fd);
             return nd_error_set(err, -e, "%s: %s", path, strerror(e));
         }
@@ -261,7 +261,7 @@ FILE *nd_outfile_stream(struct nd_outfile *o)
     return o ? o->fp : NULL;
 }
 
-static void nd_outfile_release(struct nd_outfile *o)
+static void nd_outfile_free(struct nd_outfile *o)
 {
     free(o->path);
     free(o->tmp);
@@ -280,7 +280,7 @@ void nd_outfile_discard(struct nd_outfile *o)
     } else {
         fflush(o->fp);
     }
-    nd_outfile_release(o);
+    nd_outfile_free(o);
 }
 
 /* Gives the unnamed file a temp name beside path (o->tmp). */
@@ -358,7 +358,7 @@ int nd_outfile_commit(struct nd_outfile *o, struct nd_error *err)
     if (o->fd < 0) {
         if (fflush(o->fp) != 0 || ferror(o->fp))
             rc = nd_error_set(err, -EIO, "stdout: write failed: %s", strerror(errno ? errno : EIO));
-        nd_outfile_release(o);
+        nd_outfile_free(o);
         return rc;
     }
     if (fflush(o->fp) != 0 || ferror(o->fp)) {
@@ -376,7 +376,7 @@ int nd_outfile_commit(struct nd_outfile *o, struct nd_error *err)
         rc = nd_outfile_place(o, err);
     if (rc < 0 && o->tmp)
         unlink(o->tmp);
-    nd_outfile_release(o);
+    nd_outfile_free(o);
     return rc;
 }
 

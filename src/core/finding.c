@@ -143,7 +143,7 @@ struct nd_finding *nd_findings_find(const struct nd_findings *list, const char *
     return NULL;
 }
 
-void nd_findings_free(struct nd_findings *list)
+void nd_findings_release(struct nd_findings *list)
 {
     for (size_t i = 0; i < list->n; i++)
         nd_finding_free(list->v[i]);

@@ -52,7 +52,7 @@ struct nd_finding {
 };
 
 /* An owning list of findings. Pointers returned by nd_findings_add stay
- * valid until nd_findings_free (the list stores pointers, not structs). */
+ * valid until nd_findings_release (the list stores pointers, not structs). */
 struct nd_findings {
     struct nd_finding **v;
     size_t n;
@@ -74,7 +74,7 @@ struct nd_finding *nd_findings_add_copy(struct nd_findings *list, const struct n
 void nd_findings_remove(struct nd_findings *list, size_t i);
 /* Finds the first finding with this id, or NULL. */
 struct nd_finding *nd_findings_find(const struct nd_findings *list, const char *id);
-void nd_findings_free(struct nd_findings *list);
+void nd_findings_release(struct nd_findings *list);
 void nd_finding_free(struct nd_finding *f);
 
 /* Highest severity present; -1 when the list is empty. */

@@ -61,7 +61,7 @@ json_t *nd_json_strn(const char *s, size_t len)
         }
     }
     j = json_stringn(sb.buf, sb.len);
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
     return j ? j : json_string("");
 }
 

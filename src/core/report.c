@@ -14,9 +14,9 @@ void nd_report_init(struct nd_report *rep, const char *command)
     rep->command = command;
 }
 
-void nd_report_free(struct nd_report *rep)
+void nd_report_release(struct nd_report *rep)
 {
-    nd_findings_free(&rep->findings);
+    nd_findings_release(&rep->findings);
     for (size_t i = 0; i < rep->nlines; i++) {
         free(rep->lines[i].area);
         free(rep->lines[i].text);

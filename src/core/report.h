@@ -30,7 +30,7 @@ struct nd_report {
 };
 
 void nd_report_init(struct nd_report *rep, const char *command);
-void nd_report_free(struct nd_report *rep);
+void nd_report_release(struct nd_report *rep);
 void nd_report_line(struct nd_report *rep, const char *area, enum nd_check_status status,
                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* The facts object for one group ("host", "ascend", ...), created if absent.

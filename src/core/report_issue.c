@@ -37,7 +37,7 @@ static void nd_issue_line(FILE *fp, const char *fmt, ...)
     fputs(r, fp);
     fputc('\n', fp);
     free(r);
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
 }
 
 static const json_t *nd_at(const json_t *o, const char *path)
@@ -98,7 +98,7 @@ static void nd_issue_python(FILE *fp, const json_t *py)
     if (json_object_get(p, "torch") && json_is_object(json_object_get(p, "torch")))
         nd_strbuf_addf(&sb, " (torch CUDA %s)", nd_or(cuda, "none"));
     nd_issue_line(fp, "Packages:      %s", sb.len ? sb.buf : "no torch stack found");
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
 }
 
 static void nd_issue_toolkits(FILE *fp, const json_t *f)
@@ -121,7 +121,7 @@ static void nd_issue_toolkits(FILE *fp, const json_t *f)
         nd_strbuf_addf(&sb, "%s%s (%s)", i ? ", " : "", nd_or(nd_str_at(r, "version"), "?"),
                        nd_or(nd_str_at(r, "path"), "?"));
     nd_issue_line(fp, "ROCm:          %s", sb.len ? sb.buf : "-");
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
     nd_issue_line(fp, "NVIDIA driver: %s", nd_or(nd_str_at(f, "nvidia.driver_version"), "-"));
     const char *ad = nd_str_at(f, "ascend.driver.version");
     const char *fw = nd_str_at(f, "ascend.firmware.version");

@@ -146,7 +146,7 @@ void nd_report_note(FILE *fp, const char *fmt, ...)
     va_end(ap);
     nd_put(fp, sb.buf);
     fputc('\n', fp);
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
 }
 
 void nd_finding_print_text(const struct nd_finding *f, FILE *fp, bool color, const char *prefix)

@@ -18,7 +18,7 @@ void nd_series_init(struct nd_series *s, double interval_s)
     s->stride = 1;
 }
 
-void nd_series_free(struct nd_series *s)
+void nd_series_release(struct nd_series *s)
 {
     free(s->recent);
     free(s->hist);

@@ -77,7 +77,7 @@ struct nd_series {
 };
 
 void nd_series_init(struct nd_series *s, double interval_s);
-void nd_series_free(struct nd_series *s);
+void nd_series_release(struct nd_series *s);
 /* Declares the devices (once, before the first push); at most ND_SERIES_MAX_DEV kept. */
 void nd_series_set_devices(struct nd_series *s, const struct nd_series_device *dev, size_t n);
 

@@ -340,7 +340,7 @@ int nd_guard_call(int (*fn)(void *arg, int out_fd), void *arg, double timeout_s,
     return 0;
 }
 
-void nd_spawn_result_free(struct nd_spawn_result *res)
+void nd_spawn_result_release(struct nd_spawn_result *res)
 {
     free(res->out);
     free(res->err);

@@ -41,7 +41,7 @@ int nd_spawn_capture(char *const argv[], char *const envp[], double timeout_s, s
 int nd_guard_call(int (*fn)(void *arg, int out_fd), void *arg, double timeout_s, size_t max_output,
                   struct nd_spawn_result *res, struct nd_error *err);
 
-void nd_spawn_result_free(struct nd_spawn_result *res);
+void nd_spawn_result_release(struct nd_spawn_result *res);
 
 /* A child that runs our code after fork (nd_guard_call, the device session)
  * is only safe while the process has one thread: a lock another thread held

@@ -156,7 +156,7 @@ char *nd_strbuf_detach(struct nd_strbuf *sb, size_t *len)
     return p;
 }
 
-void nd_strbuf_free(struct nd_strbuf *sb)
+void nd_strbuf_release(struct nd_strbuf *sb)
 {
     if (sb->cap)
         free(sb->buf);

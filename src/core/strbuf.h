@@ -29,7 +29,7 @@ void nd_strbuf_vaddf(struct nd_strbuf *sb, const char *fmt, va_list ap) __attrib
 void nd_strbuf_reset(struct nd_strbuf *sb);
 /* Hands the buffer to the caller (free() it) and leaves sb empty. */
 char *nd_strbuf_detach(struct nd_strbuf *sb, size_t *len);
-void nd_strbuf_free(struct nd_strbuf *sb);
+void nd_strbuf_release(struct nd_strbuf *sb);
 
 /* Small allocation helpers with the same abort-on-failure policy. */
 void *nd_xmalloc(size_t n);

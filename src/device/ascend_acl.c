@@ -391,7 +391,7 @@ int nd_smoke_ascend(int level, double timeout_s, struct nd_smoke_result *out)
                  "/var/log/npu/slog");
     }
     if (rc == 0)
-        nd_spawn_result_free(&res);
+        nd_spawn_result_release(&res);
     nd_shared_free(pg, sizeof *pg);
     return out->status;
 }

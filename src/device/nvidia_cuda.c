@@ -245,7 +245,7 @@ static bool nd_cuda_host_alloc(struct nd_cuda_shared *sh, const struct nd_cuda_a
     return h->p != NULL;
 }
 
-static void nd_cuda_host_free(const struct nd_cuda_api *a, struct nd_cuda_host *h)
+static void nd_cuda_host_release(const struct nd_cuda_api *a, struct nd_cuda_host *h)
 {
     if (!h->p)
         return;
@@ -358,8 +358,8 @@ static void nd_cuda_device(struct nd_cuda_shared *sh, const struct nd_cuda_api *
 release:
     if (allocated && !ND_CU(sh, a, ordinal, "cuMemFree_v2", a->mem_free(dptr)))
         ok = false;
-    nd_cuda_host_free(a, &src);
-    nd_cuda_host_free(a, &dst);
+    nd_cuda_host_release(a, &src);
+    nd_cuda_host_release(a, &dst);
     if (!ND_CU(sh, a, ordinal, "cuDevicePrimaryCtxRelease_v2", a->primary_ctx_release(dev)))
         ok = false;
     sd->ok = ok;
@@ -491,7 +491,7 @@ int nd_smoke_cuda(int level, double timeout_s, struct nd_smoke_result *out)
         return out->status;
     }
     nd_cuda_judge_child(out, sh, &res, deadline);
-    nd_spawn_result_free(&res);
+    nd_spawn_result_release(&res);
     nd_shared_free(sh, sizeof *sh);
     out->lib_found = true;
     if (level >= 3)

@@ -221,7 +221,7 @@ static int nd_nvml_locate(struct nd_device_state *st)
     return st->status;
 }
 
-static void nd_nvml_release(struct nd_nvml_ctx *c)
+static void nd_nvml_ctx_free(struct nd_nvml_ctx *c)
 {
     if (!c)
         return;
@@ -261,7 +261,7 @@ static int nd_nvml_open(struct nd_vendor_ctx **ctx, struct nd_device_state *st, 
             c->initialised = true;
     }
     if (rc != 0) {
-        nd_nvml_release(c);
+        nd_nvml_ctx_free(c);
         return rc;
     }
     *ctx = (struct nd_vendor_ctx *)c;
@@ -457,7 +457,7 @@ static int nd_nvml_processes(struct nd_vendor_ctx *vctx, struct nd_device_state 
 
 static void nd_nvml_close(struct nd_vendor_ctx *vctx)
 {
-    nd_nvml_release((struct nd_nvml_ctx *)vctx);
+    nd_nvml_ctx_free((struct nd_nvml_ctx *)vctx);
 }
 
 static const char *const nd_nvidia_visible_env[] = {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", NULL};

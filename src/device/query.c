@@ -257,7 +257,7 @@ int nd_device_query(const struct nd_vendor *v, double timeout_s, struct nd_devic
         nd_state_from_dead_child(out, &page->state, v, &res, timeout_s, call);
     }
     if (rc == 0)
-        nd_spawn_result_free(&res);
+        nd_spawn_result_release(&res);
     nd_shared_free(page, sizeof *page);
     return out->status;
 }

@@ -129,7 +129,7 @@ size_t nd_diff_intern_key(struct nd_diff *d, const char *key, const char *entry,
     }
     size_t k;
     nd_strtab_intern(d->ids, id.buf, id.len, &k);
-    nd_strbuf_free(&id);
+    nd_strbuf_release(&id);
     if (k < d->nkeys)
         return k;
     /* New: ids are dense, so the new id is exactly the next index. */
@@ -432,7 +432,7 @@ int nd_diff_compute(const struct nd_diff *d, bool all, struct nd_diff_result *ou
     return 0;
 }
 
-void nd_diff_result_free(struct nd_diff_result *r)
+void nd_diff_result_release(struct nd_diff_result *r)
 {
     for (size_t i = 0; i < r->n; i++)
         free(r->v[i].outliers);

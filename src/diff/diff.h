@@ -94,9 +94,9 @@ struct nd_diff_result {
 };
 
 /* Compares. all: include noise. Returns 0 (the result is owned by the
- * caller: nd_diff_result_free). */
+ * caller: nd_diff_result_release). */
 int nd_diff_compute(const struct nd_diff *d, bool all, struct nd_diff_result *out);
-void nd_diff_result_free(struct nd_diff_result *r);
+void nd_diff_result_release(struct nd_diff_result *r);
 
 /* Reporters (diff_report.c). Text: aligned sections, most relevant first;
  * two files as "A -> B" and "missing:/added:" entries, more files as

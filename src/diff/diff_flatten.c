@@ -462,5 +462,5 @@ void nd_diff_flatten(struct nd_diff *d, size_t file, const json_t *doc)
             nd_flat_node(&f, v, top, ND_DIFF_OTHER, 5, ND_DIFF_NO_PARENT, 0);
         }
     }
-    nd_strbuf_free(&f.path);
+    nd_strbuf_release(&f.path);
 }

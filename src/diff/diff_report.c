@@ -120,7 +120,7 @@ static void nd_print_pairwise(const struct nd_diff *d, const struct nd_diff_resu
         free(lab);
         free(val);
     }
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
     nd_strtab_free(seen);
 }
 
@@ -178,7 +178,7 @@ static void nd_print_outlier_lines(const struct nd_diff *d, const struct nd_diff
         if (nd_strtab_count(seen) > before_n)
             nd_put_line(fp, sb.buf);
     }
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
     free(group);
     free(done);
 }
@@ -223,7 +223,7 @@ static void nd_print_split(const struct nd_diff *d, const struct nd_difference *
     if (more)
         nd_strbuf_addf(&sb, "; and %zu more value%s (--json lists them)", more, more == 1 ? "" : "s");
     nd_put_line(fp, sb.buf);
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
     free(group);
     free(done);
 }
@@ -276,7 +276,7 @@ static void nd_print_entry_run(const struct nd_diff *d, const struct nd_differen
         nd_strbuf_addf(&sb, "%s%s", i ? ", " : "", nd_diff_key_at(d, v[i].key)->entry);
     nd_strbuf_adds(&sb, v->majority ? " (others have them)" : " (others lack them)");
     nd_put_line(fp, sb.buf);
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
 }
 
 static void nd_print_outliers(const struct nd_diff *d, const struct nd_diff_result *r, FILE *fp, bool color)
@@ -300,7 +300,7 @@ static void nd_print_outliers(const struct nd_diff *d, const struct nd_diff_resu
     fprintf(fp, "%zu snapshots: %zu differ from the majority%s%s%s\n", n, nodd, nodd ? " (" : "", names,
             nodd ? ")" : "");
     free(names);
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
     free(idx);
     free(odd);
     enum nd_diff_category last = ND_DIFF_NCATEGORIES;

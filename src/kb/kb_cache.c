@@ -50,7 +50,7 @@ void nd_kb_platform_key(const hs_platform_info_t *platform, const char *const *e
         nd_strbuf_add(&sb, exprs[i], strlen(exprs[i]) + 1);
     }
     nd_sha256_hex_prefix(sb.buf, sb.len, key, 32);
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
 }
 
 hs_database_t *nd_kb_cache_load(const char *key)

@@ -220,7 +220,7 @@ static void nd_cat_split_pattern(struct nd_strv *sv, const char *s, long line, c
         nd_strv_push(sv, pat, line);
         free(pat);
     }
-    nd_strv_free(&raw);
+    nd_strv_release(&raw);
 }
 
 static bool nd_cat_vendor_ok(const char *v)
@@ -372,11 +372,11 @@ static void nd_cat_insert(struct nd_cat_parser *p, struct nd_kb_rule *r)
             nd_cat_problem(p, r->line, "duplicate rule id [%s] (first in %s:%ld)", r->id, o->file, o->line);
         } else {
             /* In place: the index and the other rules' positions stay valid. */
-            nd_kb_rule_free(o);
+            nd_kb_rule_release(o);
             *o = *r;
             return;
         }
-        nd_kb_rule_free(r);
+        nd_kb_rule_release(r);
         return;
     }
     ND_ALLOC_GROW(p->set->v, p->set->n + 1, p->set->cap);
@@ -496,7 +496,7 @@ static void nd_cat_row(struct nd_cat_parser *p, char **fields, size_t n, long li
         bad = true;
     }
     if (bad) {
-        nd_kb_rule_free(&r);
+        nd_kb_rule_release(&r);
         return;
     }
     nd_cat_insert(p, &r);
@@ -584,5 +584,5 @@ void nd_kb_parse_catalog(struct nd_kb_ruleset *set, const char *file, const char
     free(p.def.see);
     free(p.def.cause);
     free(p.def.family);
-    nd_strv_free(&p.def.templates);
+    nd_strv_release(&p.def.templates);
 }

@@ -122,7 +122,7 @@ void nd_kb_fallback_finding(const struct nd_kb *kb, const struct nd_kb_occ *exc,
     }
     int score = 0;
     const char *cat = nd_kb_classify(&kb->rules, all.buf, &score);
-    nd_strbuf_free(&all);
+    nd_strbuf_release(&all);
     char *red = nd_redact_text(lead->text);
     struct nd_finding *f = nd_findings_add(out, "generic.unexplained-error", cat, ND_SEV_ERROR,
                                            "%s: %.120s%s", exc && exc->text ? "the job failed" : "the log reports an error",

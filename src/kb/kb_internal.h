@@ -21,7 +21,7 @@ struct nd_strv {
 };
 
 void nd_strv_push(struct nd_strv *sv, const char *s, long line);
-void nd_strv_free(struct nd_strv *sv);
+void nd_strv_release(struct nd_strv *sv);
 
 /* How a rule takes part in ranking (design: causes before their symptoms). */
 enum nd_kb_role { ND_ROLE_CAUSE = 0, ND_ROLE_SYMPTOM = 1, ND_ROLE_WRAPPER = 2 };
@@ -121,8 +121,8 @@ char *nd_kb_catalog_id(const char *prefix, const char *code);
 bool nd_kb_catalog_code_is_numeric(const char *code);
 /* Parses the compiled-in rule files and catalogues into set. */
 void nd_kb_parse_builtin(struct nd_kb_ruleset *set, struct nd_strv *problems);
-void nd_kb_rule_free(struct nd_kb_rule *r);
-void nd_kb_ruleset_free(struct nd_kb_ruleset *set);
+void nd_kb_rule_release(struct nd_kb_rule *r);
+void nd_kb_ruleset_release(struct nd_kb_ruleset *set);
 /* True when the rule's `require` condition holds on line (NUL-terminated),
  * or when it has none. */
 bool nd_kb_rule_accepts(const struct nd_kb_rule *r, const char *line);
@@ -208,7 +208,7 @@ void nd_rank_set_add(struct nd_rank_set *s, int rank);
 size_t nd_rank_set_count(const struct nd_rank_set *s);
 /* "0-3,5,7" (eight ranges at most, then the count). */
 void nd_rank_set_text(const struct nd_rank_set *s, struct nd_strbuf *sb);
-void nd_rank_set_free(struct nd_rank_set *s);
+void nd_rank_set_release(struct nd_rank_set *s);
 
 /* Everything the scan learnt about one rule. Memory is bounded: a few
  * occurrences with text, counters for the rest. */

@@ -113,7 +113,7 @@ static int nd_kb_parse_path(struct nd_kb_ruleset *set, const char *host_path, bo
             nd_kb_parse_any(set, files.v[i], buf, len, replace, problems);
         free(buf);
     }
-    nd_strv_free(&files);
+    nd_strv_release(&files);
     return rc;
 }
 
@@ -259,7 +259,7 @@ int nd_kb_prebuild(char **bytes, size_t *len, struct nd_error *err)
     if (problems.n == 0)
         nd_kb_check_rules(&kb->rules, NULL, &problems);
     int rc = problems.n ? nd_error_set(err, -EINVAL, "%s", problems.v[0]) : 0;
-    nd_strv_free(&problems);
+    nd_strv_release(&problems);
     struct nd_kb_exprs x = {0};
     if (rc == 0)
         rc = nd_kb_collect(kb, &x, err);
@@ -309,7 +309,7 @@ int nd_kb_load(struct nd_kb **out, const char *const *extra_dirs, size_t nextra,
         rc = nd_error_set(err, -EINVAL, "%s", problems.v[0]);
     if (rc == 0)
         rc = nd_kb_compile(kb, err);
-    nd_strv_free(&problems);
+    nd_strv_release(&problems);
     if (rc != 0) {
         nd_kb_free(kb);
         return rc;
@@ -322,7 +322,7 @@ void nd_kb_free(struct nd_kb *kb)
 {
     if (!kb)
         return;
-    nd_kb_ruleset_free(&kb->rules);
+    nd_kb_ruleset_release(&kb->rules);
     hs_free_scratch(kb->scratch);
     hs_free_database(kb->db);
     free(kb->pat_rule);
@@ -365,7 +365,7 @@ int nd_kb_lint_path(const char *path, FILE *fp, struct nd_error *err)
     int rc = nd_kb_list_rule_files(path, &files, err);
     if (rc == 0 && files.n == 0)
         rc = nd_error_set(err, -ENOENT, "%s: no *.rules files or *.tsv catalogues", path);
-    nd_strv_free(&files);
+    nd_strv_release(&files);
     if (rc == 0)
         rc = nd_kb_parse_path(&set, path, false, &problems, err);
     if (rc == 0) {
@@ -375,9 +375,9 @@ int nd_kb_lint_path(const char *path, FILE *fp, struct nd_error *err)
             fprintf(fp, "%s\n", problems.v[i]);
         rc = (int)problems.n;
     }
-    nd_kb_ruleset_free(&set);
-    nd_kb_ruleset_free(&ref);
-    nd_strv_free(&problems);
-    nd_strv_free(&refprob);
+    nd_kb_ruleset_release(&set);
+    nd_kb_ruleset_release(&ref);
+    nd_strv_release(&problems);
+    nd_strv_release(&refprob);
     return rc;
 }

@@ -253,7 +253,7 @@ size_t nd_kb_logical_build(const char *buf, size_t len, struct nd_kb_logical *lg
     return w;
 }
 
-void nd_kb_logical_free(struct nd_kb_logical *lg)
+void nd_kb_logical_release(struct nd_kb_logical *lg)
 {
     free(lg->buf);
     free(lg->lines);

@@ -31,6 +31,6 @@ size_t nd_kb_line_prefix(const char *l, size_t n);
 bool nd_kb_logical_needed(const char *buf, size_t len);
 /* Builds the logical text of buf into lg; returns its length. */
 size_t nd_kb_logical_build(const char *buf, size_t len, struct nd_kb_logical *lg);
-void nd_kb_logical_free(struct nd_kb_logical *lg);
+void nd_kb_logical_release(struct nd_kb_logical *lg);
 
 #endif

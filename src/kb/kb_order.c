@@ -174,7 +174,7 @@ static void nd_kb_make_finding(const struct nd_kb_cand *c, struct nd_findings *o
     if (nd_rank_set_count(&h->ranks) > 1)
         nd_rank_set_text(&h->ranks, &ranks);
     char *suffix = ranks.len ? nd_xasprintf(" (ranks %s)", ranks.buf) : nd_xstrdup("");
-    nd_strbuf_free(&ranks);
+    nd_strbuf_release(&ranks);
     struct nd_finding *f = nd_kb_rule_finding(out, r, line, suffix);
     free(suffix);
     nd_kb_add_evidence(f, &h->earliest);
@@ -183,7 +183,7 @@ static void nd_kb_make_finding(const struct nd_kb_cand *c, struct nd_findings *o
     /* The wrapper block it resolved, for the reader who searches for it. */
     if (h->wrapped.text && h->wrapped.file == h->earliest.file)
         nd_kb_add_evidence(f, &h->wrapped);
-    nd_strbuf_free(&lines);
+    nd_strbuf_release(&lines);
     f->count = h->count;
     if (h->earliest.file) {
         f->first_file = nd_xstrdup(h->earliest.file);

@@ -63,7 +63,7 @@ void nd_rank_set_text(const struct nd_rank_set *s, struct nd_strbuf *sb)
     }
 }
 
-void nd_rank_set_free(struct nd_rank_set *s)
+void nd_rank_set_release(struct nd_rank_set *s)
 {
     free(s->words);
     memset(s, 0, sizeof *s);

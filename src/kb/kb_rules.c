@@ -24,7 +24,7 @@ void nd_strv_push(struct nd_strv *sv, const char *s, long line)
     sv->n++;
 }
 
-void nd_strv_free(struct nd_strv *sv)
+void nd_strv_release(struct nd_strv *sv)
 {
     for (size_t i = 0; i < sv->n; i++)
         free(sv->v[i]);
@@ -208,7 +208,7 @@ static void nd_kb_start_rule(struct nd_kb_reader *rd, const char *section)
     } else if (old) {
         /* A later rules directory overrides a compiled-in rule of that id:
          * the new rule takes the old one's slot (the id index stays valid). */
-        nd_kb_rule_free(old);
+        nd_kb_rule_release(old);
         nd_kb_rule_init(old);
         rd->cur = old;
         rd->cur->id = nd_xstrdup(section);
@@ -411,7 +411,7 @@ void nd_kb_parse_rules(struct nd_kb_ruleset *set, const char *file, const char *
     size_t w = before;
     for (size_t i = before; i < set->n; i++) {
         if (set->v[i].dup_scratch)
-            nd_kb_rule_free(&set->v[i]);
+            nd_kb_rule_release(&set->v[i]);
         else
             set->v[w++] = set->v[i];
     }
@@ -419,7 +419,7 @@ void nd_kb_parse_rules(struct nd_kb_ruleset *set, const char *file, const char *
         set->n = w;
         nd_kb_ruleset_reindex(set);
     }
-    nd_strv_free(&rd.side);
+    nd_strv_release(&rd.side);
 }
 
 int nd_kb_category_tier(const char *category)
@@ -761,7 +761,7 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
     }
 }
 
-void nd_kb_rule_free(struct nd_kb_rule *r)
+void nd_kb_rule_release(struct nd_kb_rule *r)
 {
     free(r->id);
     free(r->category);
@@ -775,14 +775,14 @@ void nd_kb_rule_free(struct nd_kb_rule *r)
     free(r->req_a);
     free(r->req_b);
     free(r->req_c);
-    nd_strv_free(&r->patterns);
-    nd_strv_free(&r->fixes);
-    nd_strv_free(&r->examples);
-    nd_strv_free(&r->counters);
-    nd_strv_free(&r->outranks);
-    nd_strv_free(&r->captures_src);
-    nd_strv_free(&r->requires_src);
-    nd_strv_free(&r->unless_src);
+    nd_strv_release(&r->patterns);
+    nd_strv_release(&r->fixes);
+    nd_strv_release(&r->examples);
+    nd_strv_release(&r->counters);
+    nd_strv_release(&r->outranks);
+    nd_strv_release(&r->captures_src);
+    nd_strv_release(&r->requires_src);
+    nd_strv_release(&r->unless_src);
     for (size_t i = 0; i < r->nconds; i++)
         free(r->conds[i].regex);
     free(r->conds);
@@ -795,14 +795,14 @@ void nd_kb_rule_free(struct nd_kb_rule *r)
     memset(r, 0, sizeof *r);
 }
 
-void nd_kb_ruleset_free(struct nd_kb_ruleset *set)
+void nd_kb_ruleset_release(struct nd_kb_ruleset *set)
 {
     for (size_t i = 0; i < set->n; i++)
-        nd_kb_rule_free(&set->v[i]);
+        nd_kb_rule_release(&set->v[i]);
     free(set->v);
     nd_kb_ruleidx_free(set);
-    nd_strv_free(&set->vocab_cat);
-    nd_strv_free(&set->vocab_word);
+    nd_strv_release(&set->vocab_cat);
+    nd_strv_release(&set->vocab_word);
     free(set->vocab_weight);
     memset(set, 0, sizeof *set);
 }

@@ -177,7 +177,7 @@ struct nd_kb_scan *nd_kb_scan_new(struct nd_kb *kb)
     return s;
 }
 
-static void nd_kb_occ_clear(struct nd_kb_occ *o)
+static void nd_kb_occ_release(struct nd_kb_occ *o)
 {
     free(o->text);
     o->text = NULL;
@@ -189,11 +189,11 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
         return;
     for (size_t i = 0; i < s->kb->rules.n; i++) {
         struct nd_kb_hit *h = &s->hits[i];
-        nd_kb_occ_clear(&h->earliest);
-        nd_kb_occ_clear(&h->wrapped);
+        nd_kb_occ_release(&h->earliest);
+        nd_kb_occ_release(&h->wrapped);
         for (size_t j = 0; j < h->nsamples; j++)
-            nd_kb_occ_clear(&h->samples[j]);
-        nd_rank_set_free(&h->ranks);
+            nd_kb_occ_release(&h->samples[j]);
+        nd_rank_set_release(&h->ranks);
     }
     free(s->hits);
     free(s->last_line);
@@ -211,13 +211,13 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
     free(s->key_src);
     free(s->key_last);
     free(s->key_prev);
-    nd_kb_logical_free(&s->lg);
-    nd_kb_occ_clear(&s->fb_exc);
-    nd_kb_occ_clear(&s->wrap_occ);
+    nd_kb_logical_release(&s->lg);
+    nd_kb_occ_release(&s->fb_exc);
+    nd_kb_occ_release(&s->wrap_occ);
     for (size_t i = 0; i < s->fb_nerr; i++)
-        nd_kb_occ_clear(&s->fb_err[i]);
-    nd_strv_free(&s->names);
-    nd_strv_free(&s->notes);
+        nd_kb_occ_release(&s->fb_err[i]);
+    nd_strv_release(&s->names);
+    nd_strv_release(&s->notes);
     free(s->buf);
     free(s->seen);
     free(s);
@@ -344,7 +344,7 @@ static void nd_kb_wrapper_window(struct nd_kb_scan *s, size_t ri, long line, con
                 s->nwrap = 0;
             if (s->nwrap == 0) {
                 s->wrap_line = line;
-                nd_kb_occ_clear(&s->wrap_occ);
+                nd_kb_occ_release(&s->wrap_occ);
                 if (o)
                     nd_kb_occ_set(&s->wrap_occ, o, ls, llen, NULL);
             }

@@ -51,7 +51,7 @@ struct nd_linecache *nd_linecache_new(size_t slots)
     return c;
 }
 
-static void nd_linecache_clear(struct nd_linecache_slot *s)
+static void nd_linecache_slot_release(struct nd_linecache_slot *s)
 {
     free(s->text);
     free(s->idbuf);
@@ -63,7 +63,7 @@ void nd_linecache_free(struct nd_linecache *c)
     if (!c)
         return;
     for (size_t i = 0; i <= c->mask; i++)
-        nd_linecache_clear(&c->slot[i]);
+        nd_linecache_slot_release(&c->slot[i]);
     free(c->slot);
     free(c);
 }
@@ -87,7 +87,7 @@ void nd_linecache_put(struct nd_linecache *c, const char *line, size_t len, cons
         return;
     uint64_t h = nd_linecache_hash(line, len);
     struct nd_linecache_slot *s = &c->slot[h & c->mask];
-    nd_linecache_clear(s);
+    nd_linecache_slot_release(s);
     s->hash = h;
     s->text = nd_xmalloc(len ? len : 1);
     memcpy(s->text, line, len);

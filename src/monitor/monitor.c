@@ -162,7 +162,7 @@ static void nd_enrich_fallback(struct nd_monitor *m, struct nd_finding *f)
     if (strcmp(f->id, "fallback.partial") == 0 && nd_detect_partial_procs(&m->opt.cfg, &m->ctx, part, 1) == 1)
         pid = part[0]->pid;
     if (m->env_done && m->env_pid != pid) {
-        nd_findings_free(&m->env_reasons);
+        nd_findings_release(&m->env_reasons);
         m->env_done = false;
     }
     if (!m->env_done) {
@@ -191,7 +191,7 @@ static void nd_enrich_fallback(struct nd_monitor *m, struct nd_finding *f)
                     v->env_findings(&env, pid, &m->env_reasons);
             }
         }
-        nd_environ_free(&env);
+        nd_environ_release(&env);
     }
     for (size_t i = 0; i < m->env_reasons.n; i++) {
         const struct nd_finding *r = m->env_reasons.v[i];
@@ -290,7 +290,7 @@ int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, s
     char *redacted = nd_redact_text(sb.buf);
     m->argv_text = nd_term_printable(redacted);
     free(redacted);
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
     m->kb = opt->kb;
     *out = m;
     return 0;
@@ -318,10 +318,10 @@ void nd_monitor_free(struct nd_monitor *m)
     if (!m)
         return;
     nd_sampler_free(m->sampler);
-    nd_series_free(&m->series);
-    nd_findings_free(&m->findings);
-    nd_findings_free(&m->env_reasons);
-    nd_proc_registry_free(&m->procs);
+    nd_series_release(&m->series);
+    nd_findings_release(&m->findings);
+    nd_findings_release(&m->env_reasons);
+    nd_proc_registry_release(&m->procs);
     for (size_t i = 0; i < m->nlabels; i++) {
         free(m->label_names[i]);
         free(m->label_values[i]);
@@ -377,7 +377,7 @@ static void nd_job_labels(struct nd_monitor *m)
         nd_add_label(m, "pod", pod);
         nd_add_label(m, "namespace", nd_environ_get(&env, "POD_NAMESPACE"));
     }
-    nd_environ_free(&env);
+    nd_environ_release(&env);
 }
 
 static void nd_write_metrics(struct nd_monitor *m)
@@ -424,7 +424,7 @@ static void nd_take_sample(struct nd_monitor *m, double t)
         notes.v[i]->at_s = t;
         nd_consider(m, notes.v[i], false);
     }
-    nd_findings_free(&notes);
+    nd_findings_release(&notes);
     if (rc < 0) {
         if (++m->fail_streak >= ND_MONITOR_FAIL_STREAK && !m->failed) {
             /* The job goes on; we say once that it is no longer watched. */
@@ -438,7 +438,7 @@ static void nd_take_sample(struct nd_monitor *m, double t)
             m->opt.quiet = false;
             nd_consider(m, f, false);
             m->opt.quiet = quiet;
-            nd_findings_free(&one);
+            nd_findings_release(&one);
         }
         return;
     }
@@ -471,7 +471,7 @@ double nd_monitor_start(struct nd_monitor *m)
         notes.v[i]->at_s = 0;
         nd_consider(m, notes.v[i], false);
     }
-    nd_findings_free(&notes);
+    nd_findings_release(&notes);
     m->start_mono = nd_monotonic_now();
     m->last_tick_mono = m->start_mono;
     if (m->opt.metrics_path)
@@ -519,7 +519,7 @@ double nd_monitor_tick(struct nd_monitor *m, double now)
         nd_detect_all(&m->series, &m->opt.cfg, &m->ctx, &found);
         for (size_t i = 0; i < found.n; i++)
             nd_consider(m, found.v[i], true);
-        nd_findings_free(&found);
+        nd_findings_release(&found);
     }
     nd_write_metrics(m);
     if (m->opt.synthetic_clock)
@@ -598,7 +598,7 @@ static void nd_match_candidate(void *arg, const char *line, size_t len, size_t i
     int nkeys = nd_kb_live_keys(m->kb, keys, ND_LINECACHE_KEYS, &depends);
     if (nkeys >= 0 && !depends)
         nd_linecache_put(m->seen, line, len, ids, found.n, keys, (size_t)nkeys, notes);
-    nd_findings_free(&found);
+    nd_findings_release(&found);
 }
 
 static double nd_monitor_now(const struct nd_monitor *m)
@@ -867,7 +867,7 @@ static int nd_write_json_file(const char *path, json_t *doc, struct nd_error *er
     nd_strbuf_addc(&sb, '\n');
     free(text);
     int rc = nd_write_file_atomic(path, sb.buf, sb.len, err);
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
     return rc;
 }
 
@@ -953,7 +953,7 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
             nd_consider(m, found.v[i], false);
         }
         m->opt.quiet = quiet;
-        nd_findings_free(&found);
+        nd_findings_release(&found);
     }
     /* watch --for may stop watching a job that goes on: it still runs, and
      * the frozen last-sample time tells a dashboard nobody watches it. */

@@ -286,7 +286,7 @@ json_t *nd_proc_registry_json(const struct nd_proc_registry *r, const struct nd_
     return a;
 }
 
-void nd_proc_registry_free(struct nd_proc_registry *r)
+void nd_proc_registry_release(struct nd_proc_registry *r)
 {
     free(r->v);
     memset(r, 0, sizeof *r);

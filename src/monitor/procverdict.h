@@ -33,6 +33,6 @@ void nd_proc_registry_update(struct nd_proc_registry *r, const struct nd_detect_
 /* [{"pid", "ppid", "command", "rank", "local_rank", "verdict", "devices": [{"vendor", "index"}],
  *   "frameworks": [...], "max_cpu_cores"}] */
 json_t *nd_proc_registry_json(const struct nd_proc_registry *r, const struct nd_series *s);
-void nd_proc_registry_free(struct nd_proc_registry *r);
+void nd_proc_registry_release(struct nd_proc_registry *r);
 
 #endif

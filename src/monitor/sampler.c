@@ -488,7 +488,7 @@ static void nd_read_env(struct nd_track *t, bool young)
         nd_copy(t->local_rank, sizeof t->local_rank, l ? l : "");
         t->distributed = r || nd_environ_has(&env, "WORLD_SIZE") || nd_environ_has(&env, "MASTER_ADDR");
     }
-    nd_environ_free(&env);
+    nd_environ_release(&env);
 }
 
 /* Bytes read and what it sleeps on, only while the job holds a device: only

@@ -99,5 +99,5 @@ void nd_threads_evidence(pid_t pid, struct nd_finding *f, size_t max)
     if (ng > max || other)
         nd_strbuf_addf(&sb, ", and more");
     nd_finding_add_evidence(f, NULL, 0, "%s", sb.buf);
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
 }

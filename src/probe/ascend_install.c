@@ -45,7 +45,7 @@ static bool nd_read_version(const char *abs, const char *key, char *ver, size_t 
     if (keep)
         *keep = kv;
     else
-        nd_kvfile_free(&kv);
+        nd_kvfile_release(&kv);
     return true;
 }
 
@@ -146,7 +146,7 @@ static void nd_probe_driver(struct nd_ascend_install *a)
         const char *p = nd_kvfile_get(&kv, "Driver_Install_Path_Param", NULL);
         if (p && p[0] == '/')
             nd_pfmt(a->driver_dir, sizeof a->driver_dir, "%s/driver", p);
-        nd_kvfile_free(&kv);
+        nd_kvfile_release(&kv);
     }
     if (!a->driver_dir[0])
         nd_pfmt(a->driver_dir, sizeof a->driver_dir, "%s/driver", base);
@@ -162,7 +162,7 @@ static void nd_probe_driver(struct nd_ascend_install *a)
     if (range && nd_ascend_parse_range(range, a->fw_range_lo, sizeof a->fw_range_lo, a->fw_range_hi,
                                        sizeof a->fw_range_hi) == 0)
         a->fw_range_valid = true;
-    nd_kvfile_free(&dkv);
+    nd_kvfile_release(&dkv);
 
     nd_pfmt(a->firmware_file, sizeof a->firmware_file, "%s/firmware/version.info", base);
     if (a->install_info_present && strcmp(a->driver_dir, base) != 0) {
@@ -278,7 +278,7 @@ static void nd_probe_cann(struct nd_ascend_install *a)
             nd_pfmt(cands[nc++], PATH_MAX, "%s/ascend-toolkit/latest", p);
             nd_pfmt(cands[nc++], PATH_MAX, "%s", p);
         }
-        nd_kvfile_free(&kv);
+        nd_kvfile_release(&kv);
     }
     nd_pfmt(cands[nc++], PATH_MAX, "%s", ND_ASCEND_BASE "/ascend-toolkit/latest");
     nd_pfmt(cands[nc++], PATH_MAX, "%s", ND_ASCEND_BASE "/cann");
@@ -314,7 +314,7 @@ static void nd_probe_cann(struct nd_ascend_install *a)
                 a->cann_version_line = line;
                 a->cann_error[0] = '\0';
             }
-            nd_kvfile_free(&kv);
+            nd_kvfile_release(&kv);
         } else if (err.code != -ENOENT && !a->cann_error[0]) {
             nd_copy(a->cann_error, sizeof a->cann_error, err.msg);
         }
@@ -364,7 +364,7 @@ static void nd_probe_cann(struct nd_ascend_install *a)
             nd_copy(a->cann_req_hal_file, sizeof a->cann_req_hal_file, p);
             a->cann_req_hal_line = line;
         }
-        nd_kvfile_free(&rkv);
+        nd_kvfile_release(&rkv);
     }
     nd_pfmt(a->tbe_site, sizeof a->tbe_site, "%s/python/site-packages", a->cann_home);
     char tbe[PATH_MAX];

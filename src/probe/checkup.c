@@ -159,7 +159,7 @@ static void nd_do_ascend(struct nd_checkup *c)
         nd_report_line(rep, area, nd_status_since(rep, mark, "ascend.device", ND_CHECK_OK),
                        "%zu NPU device file%s (/dev/davinci{%s})%s", a->ndavinci, a->ndavinci == 1 ? "" : "s", sb.buf,
                        a->davinci_manager && a->devmm_svm && a->hisi_hdc ? ", control devices present" : "");
-        nd_strbuf_free(&sb);
+        nd_strbuf_release(&sb);
     } else if (a->driver_present) {
         nd_report_line(rep, area, ND_CHECK_FAIL, "no /dev/davinci* device files");
     }
@@ -386,7 +386,7 @@ static void nd_do_system(struct nd_checkup *c)
     if (s->cpu_model[0])
         nd_report_line(rep, "Host", ND_CHECK_INFO, "CPU %s%s%s%s", s->cpu_model, s->cpu_id[0] ? " (" : "",
                        s->cpu_id, s->cpu_id[0] ? ")" : "");
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
 
     /* nvcc is a program: level 1 promises files only unless asked (--report-issue). */
     const struct nd_python *py = c->py;
@@ -408,7 +408,7 @@ static void nd_do_system(struct nd_checkup *c)
         nd_strbuf_addf(&sb, "%sROCm %s in %s", sb.len ? ", " : "", t->rocm[i].version, t->rocm[i].path);
     if (sb.len)
         nd_report_line(rep, "Toolkits", ND_CHECK_INFO, "%s", sb.buf);
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
     if (nd_sysinfo_python_version(py, c->py_full, sizeof c->py_full) < 0)
         c->py_full[0] = '\0';
 }
@@ -457,7 +457,7 @@ static void nd_do_python(struct nd_checkup *c)
         nd_strbuf_addf(&sb, "%s%s %s", i ? ", " : "", nd_pkg_name(others[i]),
                        py->pkg[others[i]].found ? py->pkg[others[i]].version : "-");
     nd_report_line(rep, area, ND_CHECK_INFO, "%s", sb.buf);
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
     if (c->asc->cann_home[0])
         nd_report_line(rep, area, nd_status_since(rep, mark, "python.tbe-deps", ND_CHECK_OK),
                        "tbe compiler dependencies %s", nd_findings_find(&rep->findings, "python.tbe-deps-missing")
@@ -521,10 +521,10 @@ static void nd_do_compat_stack(struct nd_checkup *c, const char *torch, const ch
         nd_report_line(rep, area, nd_status_since(rep, mark, "compat.torch-rocm", ND_CHECK_OK), "torch %s, ROCm %s",
                        torch, rocm);
     }
-    nd_cann_driver_free(&dt);
-    nd_torch_wheels_free(&wt);
-    nd_npu_compat_free(&nt);
-    nd_cuda_compat_free(&ct);
+    nd_cann_driver_release(&dt);
+    nd_torch_wheels_release(&wt);
+    nd_npu_compat_release(&nt);
+    nd_cuda_compat_release(&ct);
 }
 
 static void nd_do_compat(struct nd_checkup *c)
@@ -540,7 +540,7 @@ static void nd_do_compat(struct nd_checkup *c)
         nd_npu_compat_builtin(&t);
         size_t mark = rep->findings.n;
         nd_compat_judge_npu(&t, torch, npu, cann, &rep->findings);
-        nd_npu_compat_free(&t);
+        nd_npu_compat_release(&t);
         nd_report_line(rep, area, nd_status_since(rep, mark, "compat.", ND_CHECK_OK), "torch %s, torch_npu %s, CANN %s",
                        torch ? torch : "-", npu, cann ? cann : "-");
     }
@@ -563,8 +563,8 @@ static void nd_do_compat(struct nd_checkup *c)
         nd_compat_judge_torch_cuda(&t, &wt, torch, py->torch_cuda,
                                    c->cuda->driver_present ? c->cuda->driver_version : NULL,
                                    driver_cuda[0] ? driver_cuda : NULL, &rep->findings);
-        nd_torch_wheels_free(&wt);
-        nd_cuda_compat_free(&t);
+        nd_torch_wheels_release(&wt);
+        nd_cuda_compat_release(&t);
         nd_report_line(rep, area, nd_status_since(rep, mark, "compat.", ND_CHECK_OK),
                        "torch CUDA %s, driver %s supports CUDA %s", py->torch_cuda,
                        c->cuda->driver_present ? c->cuda->driver_version : "?", dc[0] ? dc : "?");
@@ -676,7 +676,7 @@ static void nd_do_imports(struct nd_checkup *c)
     const char *full = p.result ? nd_json_get_str(p.result, "python") : NULL;
     if (full && *full)
         nd_pfmt(c->py_full, sizeof c->py_full, "%s", full);   /* the interpreter's own word wins */
-    nd_pyimport_free(&p);
+    nd_pyimport_release(&p);
 }
 
 int nd_checkup_run(const struct nd_check_options *opt, struct nd_report *rep, struct nd_error *err)
@@ -788,7 +788,7 @@ int nd_checkup_job_env(const struct nd_environ *env, const char *python, struct 
     for (size_t i = 0; i < tmp.n; i++)
         if (strcmp(tmp.v[i]->id, "python.torch-cpu-only") == 0 || strcmp(tmp.v[i]->id, "python.tbe-deps-missing") == 0)
             nd_findings_add_copy(out, tmp.v[i]);
-    nd_findings_free(&tmp);
+    nd_findings_release(&tmp);
     free(a);
     free(cu);
     free(py);

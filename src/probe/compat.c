@@ -223,14 +223,14 @@ void nd_cuda_compat_builtin(struct nd_cuda_compat *t)
     nd_cuda_compat_parse(f ? f->data : "", f ? f->len : 0, t);
 }
 
-void nd_npu_compat_free(struct nd_npu_compat *t)
+void nd_npu_compat_release(struct nd_npu_compat *t)
 {
     free(t->rows);
     t->rows = NULL;
     t->n = 0;
 }
 
-void nd_cuda_compat_free(struct nd_cuda_compat *t)
+void nd_cuda_compat_release(struct nd_cuda_compat *t)
 {
     free(t->rows);
     t->rows = NULL;

@@ -57,8 +57,8 @@ void nd_cuda_compat_parse(const char *buf, size_t len, struct nd_cuda_compat *t)
 /* The compiled-in tables (data/torch_npu_compat.tsv, data/cuda_driver.tsv). */
 void nd_npu_compat_builtin(struct nd_npu_compat *t);
 void nd_cuda_compat_builtin(struct nd_cuda_compat *t);
-void nd_npu_compat_free(struct nd_npu_compat *t);
-void nd_cuda_compat_free(struct nd_cuda_compat *t);
+void nd_npu_compat_release(struct nd_npu_compat *t);
+void nd_cuda_compat_release(struct nd_cuda_compat *t);
 
 /* Judges torch / torch_npu / CANN (any may be NULL = not installed).
  * Findings: compat.torch-npu-torch (error), compat.torch-npu-cann (error when

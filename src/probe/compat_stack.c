@@ -45,7 +45,7 @@ void nd_cann_driver_builtin(struct nd_cann_driver *t)
     nd_cann_driver_parse(f ? f->data : "", f ? f->len : 0, t);
 }
 
-void nd_cann_driver_free(struct nd_cann_driver *t)
+void nd_cann_driver_release(struct nd_cann_driver *t)
 {
     free(t->rows);
     t->rows = NULL;
@@ -78,7 +78,7 @@ void nd_torch_wheels_builtin(struct nd_torch_wheels *t)
     nd_torch_wheels_parse(f ? f->data : "", f ? f->len : 0, t);
 }
 
-void nd_torch_wheels_free(struct nd_torch_wheels *t)
+void nd_torch_wheels_release(struct nd_torch_wheels *t)
 {
     free(t->rows);
     t->rows = NULL;
@@ -492,7 +492,7 @@ int nd_compat_judge_torch_cann(const struct nd_npu_compat *t, const char *torch,
             continue;
         nd_version_prefix(r->cann, 2, rmm, sizeof rmm);
         if (strcmp(rmm, mm) == 0 && nd_version_cmp(cann, r->cann) >= 0) {
-            nd_strbuf_free(&list);
+            nd_strbuf_release(&list);
             return 0;   /* a listed pairing */
         }
         if (!oldest || nd_version_cmp(r->cann, oldest) < 0)
@@ -502,7 +502,7 @@ int nd_compat_judge_torch_cann(const struct nd_npu_compat *t, const char *torch,
         nd_strbuf_addf(&list, "%s%s (torch_npu %s)", list.len ? ", " : "", r->cann, r->torch_npu);
     }
     if (!oldest) {
-        nd_strbuf_free(&list);
+        nd_strbuf_release(&list);
         return 0;       /* a torch the table does not know */
     }
     bool older = nd_version_cmp(cann, oldest) < 0;
@@ -518,7 +518,7 @@ int nd_compat_judge_torch_cann(const struct nd_npu_compat *t, const char *torch,
                                     "operator fails."
                                   : "No torch_npu for this torch is published for this CANN release.");
     nd_finding_add_fix(f, "install CANN %s with the torch_npu built for torch %s", newest, want);
-    nd_strbuf_free(&list);
+    nd_strbuf_release(&list);
     return 1;
 }
 
@@ -544,9 +544,9 @@ int nd_compat_judge_set(const struct nd_version_set *v, struct nd_findings *out)
         added += nd_compat_judge_torch_cuda(&ct, &wt, v->torch, v->torch_cuda, v->nvidia_driver, v->driver_cuda, out);
     added += nd_compat_judge_cuda_toolkit(&ct, &wt, v->cuda_toolkit, v->torch, v->torch_cuda, v->nvidia_driver, v->driver_cuda, out);
     added += nd_compat_judge_rocm(&wt, v->torch, v->rocm, out);
-    nd_npu_compat_free(&nt);
-    nd_cuda_compat_free(&ct);
-    nd_cann_driver_free(&dt);
-    nd_torch_wheels_free(&wt);
+    nd_npu_compat_release(&nt);
+    nd_cuda_compat_release(&ct);
+    nd_cann_driver_release(&dt);
+    nd_torch_wheels_release(&wt);
     return added;
 }

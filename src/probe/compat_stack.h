@@ -39,10 +39,10 @@ struct nd_torch_wheels {
 /* Both parsers skip malformed rows and always succeed. */
 void nd_cann_driver_parse(const char *buf, size_t len, struct nd_cann_driver *t);
 void nd_cann_driver_builtin(struct nd_cann_driver *t);
-void nd_cann_driver_free(struct nd_cann_driver *t);
+void nd_cann_driver_release(struct nd_cann_driver *t);
 void nd_torch_wheels_parse(const char *buf, size_t len, struct nd_torch_wheels *t);
 void nd_torch_wheels_builtin(struct nd_torch_wheels *t);
-void nd_torch_wheels_free(struct nd_torch_wheels *t);
+void nd_torch_wheels_release(struct nd_torch_wheels *t);
 
 /* The row for an installed CANN: the newest row not newer than it within the
  * same major.minor ("8.0.RC3.beta1" -> 8.0.RC3, "8.5.1" -> 8.5.0), else the

@@ -262,7 +262,7 @@ void nd_distributed_probe(const struct nd_environ *env, double resolve_timeout_s
                 nd_spawn_describe(&res, resolve_timeout_s, why, sizeof why);
                 nd_pfmt(d->addr_result, sizeof d->addr_result, "the lookup %s", why);
             }
-            nd_spawn_result_free(&res);
+            nd_spawn_result_release(&res);
         } else {
             d->addr_checked = false;
         }

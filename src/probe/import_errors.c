@@ -53,6 +53,6 @@ int nd_import_error_explain(const char *text, const char *set_env, struct nd_fin
         nd_import_fix_set_env(f, set_env);
         added = 1;
     }
-    nd_findings_free(&tmp);
+    nd_findings_release(&tmp);
     return added;
 }

@@ -83,7 +83,7 @@ const char *nd_kvfile_get(const struct nd_kvfile *kv, const char *key, long *lin
     return NULL;
 }
 
-void nd_kvfile_free(struct nd_kvfile *kv)
+void nd_kvfile_release(struct nd_kvfile *kv)
 {
     for (size_t i = 0; i < kv->n; i++) {
         free(kv->v[i].key);

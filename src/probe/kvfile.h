@@ -26,7 +26,7 @@ struct nd_kvfile {
 int nd_kvfile_parse(const char *buf, size_t len, struct nd_kvfile *out, struct nd_error *err);
 /* The first value for key (case-insensitive), or NULL; *line (if non-NULL) gets its line. */
 const char *nd_kvfile_get(const struct nd_kvfile *kv, const char *key, long *line);
-void nd_kvfile_free(struct nd_kvfile *kv);
+void nd_kvfile_release(struct nd_kvfile *kv);
 /* Reads an in-root file (through core/rootfs.h, at most 1 MiB) and parses it.
  * -ENOENT/-EACCES/-EFBIG/-EINVAL with err filled as "<path>: <reason>". */
 int nd_kvfile_load(const char *abs, struct nd_kvfile *out, struct nd_error *err);

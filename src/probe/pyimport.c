@@ -146,11 +146,11 @@ int nd_pyimport_run(const char *python, const struct nd_environ *env, bool try_n
     nd_spawn_describe(&res, timeout_s, out->status, sizeof out->status);
     out->result = nd_pyimport_parse_output(res.out, res.out_len);
     out->stderr_tail = nd_tail_lines(res.err, res.err_len, 12);
-    nd_spawn_result_free(&res);
+    nd_spawn_result_release(&res);
     return 0;
 }
 
-void nd_pyimport_free(struct nd_pyimport *p)
+void nd_pyimport_release(struct nd_pyimport *p)
 {
     json_decref(p->result);
     free(p->stderr_tail);
@@ -193,14 +193,14 @@ static void nd_explain_import(struct nd_report *rep, const char *what, json_t *i
             nd_merge_finding(rep, tmp.v[i]);
             used++;
         }
-    nd_findings_free(&tmp);
+    nd_findings_release(&tmp);
     if (!used) {
         struct nd_findings t2 = ND_FINDINGS_INIT;
         if (nd_import_error_explain(text.buf, set_env, &t2)) {
             nd_merge_finding(rep, t2.v[0]);
             used++;
         }
-        nd_findings_free(&t2);
+        nd_findings_release(&t2);
     }
     if (!used) {
         char id[64];
@@ -219,7 +219,7 @@ static void nd_explain_import(struct nd_report *rep, const char *what, json_t *i
         }
         nd_finding_add_fix(f, "run it by hand for the whole traceback: %s -c 'import %s'", python, what);
     }
-    nd_strbuf_free(&text);
+    nd_strbuf_release(&text);
 }
 
 /* obj[key] as a string, or def. */

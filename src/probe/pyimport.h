@@ -28,7 +28,7 @@ struct nd_pyimport {
 /* Runs the probe with the job's env. try_npu: import torch_npu; try_tbe: import tbe. */
 int nd_pyimport_run(const char *python, const struct nd_environ *env, bool try_npu, bool try_tbe, double timeout_s,
                     struct nd_pyimport *out);
-void nd_pyimport_free(struct nd_pyimport *p);
+void nd_pyimport_release(struct nd_pyimport *p);
 
 /* Parses the probe's stdout (the line after the "ND-PROBE-JSON:" marker).
  * Returns the object or NULL. */

@@ -406,7 +406,7 @@ static bool nd_resolve_interpreter(const char *path, const struct nd_environ *en
             nd_version_prefix(v, 2, py->version, sizeof py->version);
     }
     if (!py->version[0]) {
-        nd_kvfile_free(&kv);
+        nd_kvfile_release(&kv);
         nd_pfmt(py->error, sizeof py->error, "cannot tell the Python version of %s", real);
         return false;
     }
@@ -432,7 +432,7 @@ static bool nd_resolve_interpreter(const char *path, const struct nd_environ *en
         if (!py->how[0])
             nd_pfmt(py->how, sizeof py->how, "venv %s", venv);
     }
-    nd_kvfile_free(&kv);
+    nd_kvfile_release(&kv);
     /* User site (pip install --user), unless isolated by a venv. */
     const char *home = env ? nd_environ_get(env, "HOME") : NULL;
     if (home && *home && !env_says_no_user_site(env) && (!is_venv || system_site)) {
@@ -731,7 +731,7 @@ void nd_python_judge(const struct nd_python *py, bool ascend, bool nvidia, bool 
                                     "fails with EC0010 \"Failed to import Python module\".");
             nd_finding_add_fix(f, "pip install %s", miss.buf);
         }
-        nd_strbuf_free(&miss);
+        nd_strbuf_release(&miss);
         const struct nd_py_pkg *np = &py->pkg[ND_PKG_NUMPY];
         if (np->found && cann_version && *cann_version && nd_version_cmp(np->version, "2") >= 0 &&
             nd_version_cmp(cann_version, "8.3.RC1") < 0) {

@@ -84,7 +84,7 @@ json_t *nd_python_packages_json(const char *python, const struct nd_environ *env
         }
     }
     if (rc == 0)
-        nd_spawn_result_free(&res);
+        nd_spawn_result_release(&res);
     nd_environ_envp_free(envp);
     if (!out) {
         out = json_object();

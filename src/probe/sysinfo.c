@@ -39,7 +39,7 @@ int nd_sysinfo_parse_os_release(const char *buf, size_t len, struct nd_sysinfo *
         nd_pfmt(s->os_id, sizeof s->os_id, "%s", id);
     if (vid)
         nd_pfmt(s->os_version, sizeof s->os_version, "%s", vid);
-    nd_kvfile_free(&kv);
+    nd_kvfile_release(&kv);
     return s->os_name[0] ? 0 : -EINVAL;
 }
 
@@ -266,7 +266,7 @@ int nd_sysinfo_python_version(const struct nd_python *py, char *out, size_t size
             if (!v)
                 v = nd_kvfile_get(&kv, "version_info", NULL);
             int rc = v && nd_extends(v, py->version) ? nd_pfmt(out, size, "%s", v) : -ENOENT;
-            nd_kvfile_free(&kv);
+            nd_kvfile_release(&kv);
             if (rc >= 0)
                 return 0;
         }

@@ -214,7 +214,7 @@ static void nd_run_nvcc(double timeout_s, struct nd_toolkits *t)
         nd_spawn_describe(&res, timeout_s, d, sizeof d);
         nd_pfmt(t->nvcc_error, sizeof t->nvcc_error, "%s", nd_spawn_ok(&res) ? "printed no release" : d);
     }
-    nd_spawn_result_free(&res);
+    nd_spawn_result_release(&res);
 }
 
 /* The cuDNN header: pip's nvidia-cudnn in the job's sys.path first (that is

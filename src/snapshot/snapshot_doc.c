@@ -147,7 +147,7 @@ void nd_snapshot_print_text(const json_t *doc, FILE *fp, bool color)
     nd_print_limit(&sb, limits, "memlock_bytes", "memlock", true);
     nd_print_limit(&sb, limits, "nofile", "nofile", false);
     fprintf(fp, "  %-10s %s\n", "limits", sb.len ? sb.buf : "unknown");
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
 
     json_t *env = json_object_get(doc, "env");
     size_t nred = 0;

@@ -160,7 +160,7 @@ int nd_snapshot_expand_output(const char *pattern, const struct nd_environ *env,
             nd_strbuf_addc(&sb, '%');
             break;
         default:
-            nd_strbuf_free(&sb);
+            nd_strbuf_release(&sb);
             if (p[1] == '\0')
                 return nd_error_set(err, -EINVAL, "-o '%s': a trailing '%%' (use %%%% for a percent sign)", pattern);
             return nd_error_set(err, -EINVAL, "-o '%s': unknown '%%%c' (known: %%n node, %%h host, %%r rank, "

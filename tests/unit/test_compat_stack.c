@@ -49,7 +49,7 @@ static void test_tables_parse(void **state)
     assert_null(nd_cann_driver_lookup(&dt, NULL));
     /* Rows with "-" keep an empty bound, not the dash. */
     assert_string_equal(nd_cann_driver_lookup(&dt, "7.0.0")->hdk_oldest, "");
-    nd_cann_driver_free(&dt);
+    nd_cann_driver_release(&dt);
 
     struct nd_torch_wheels wt;
     nd_torch_wheels_builtin(&wt);
@@ -60,13 +60,13 @@ static void test_tables_parse(void **state)
     assert_false(nd_compat_list_has(w->cuda, "12.6"));
     assert_true(nd_compat_list_has(w->rocm, "6.2"));
     assert_null(nd_torch_wheels_lookup(&wt, "0.4.1"));
-    nd_torch_wheels_free(&wt);
+    nd_torch_wheels_release(&wt);
 
     /* Malformed data: rows skipped, never a crash. */
     const char bad[] = "cann\thdk\n8.0.0\n\t\t\n9.9.9\t1\t2\n";
     nd_cann_driver_parse(bad, sizeof bad - 1, &dt);
     assert_int_equal(dt.n, 1);
-    nd_cann_driver_free(&dt);
+    nd_cann_driver_release(&dt);
 
     struct nd_npu_compat nt;
     nd_npu_compat_builtin(&nt);
@@ -77,7 +77,7 @@ static void test_tables_parse(void **state)
             python_seen = true;
         }
     assert_true(python_seen);
-    nd_npu_compat_free(&nt);
+    nd_npu_compat_release(&nt);
 }
 
 static void test_list_helpers(void **state)
@@ -121,27 +121,27 @@ static void test_judge_cann_driver(void **state)
     assert_string_equal(x->category, ND_CAT_VERSION_MISMATCH);
     assert_true(has_fix(x, "Ascend HDK 25.5.0"));
     assert_true(has_fix(x, "CANN 8.3.RC1"));  /* its window reaches back to 24.1.0 */
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* 24.1.rc3.b999 is release 24.1.RC3: older than 8.3.RC1's oldest (24.1.0). */
     nd_compat_judge_cann_driver(&dt, "8.3.RC1", "24.1.rc3.b999", &f);
     assert_int_equal(find(&f, "compat.cann-driver")->severity, ND_SEV_ERROR);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* A driver newer than every paired release: a note one HDK year on, a warning two years on. */
     nd_compat_judge_cann_driver(&dt, "8.0.0", "25.5.0", &f);
     assert_int_equal(find(&f, "compat.cann-driver")->severity, ND_SEV_INFO);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     nd_compat_judge_cann_driver(&dt, "7.0.0", "25.5.0", &f);
     assert_int_equal(find(&f, "compat.cann-driver")->severity, ND_SEV_WARNING);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* Oldest unknown: older than the paired release is only a warning. */
     nd_compat_judge_cann_driver(&dt, "7.0.0", "22.0.4", &f);
     assert_int_equal(find(&f, "compat.cann-driver")->severity, ND_SEV_WARNING);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* Unknown CANN or driver: nothing to say. */
     assert_int_equal(nd_compat_judge_cann_driver(&dt, "5.1.RC2", "22.0.0", &f), 0);
     assert_int_equal(nd_compat_judge_cann_driver(&dt, "8.0.0", NULL, &f), 0);
     assert_int_equal(f.n, 0);
-    nd_cann_driver_free(&dt);
+    nd_cann_driver_release(&dt);
 }
 
 static void test_judge_python(void **state)
@@ -155,19 +155,19 @@ static void test_judge_python(void **state)
     assert_int_equal(nd_compat_judge_torch_python(&wt, "2.5.1+cu124", "3.12.4", &f), 0);
     assert_int_equal(nd_compat_judge_torch_python(&wt, "2.1.0", "3.12", &f), 1);
     assert_int_equal(find(&f, "compat.torch-python")->severity, ND_SEV_WARNING);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     assert_int_equal(nd_compat_judge_torch_python(&wt, "2.9.0", "3.9", &f), 1);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* 3.10 is not below 3.9 although "10" < "9" as text. */
     assert_int_equal(nd_compat_judge_torch_python(&wt, "2.6.0", "3.10", &f), 0);
     assert_int_equal(nd_compat_judge_npu_python(&nt, "2.5.1.post1", "3.11", &f), 0);
     assert_int_equal(nd_compat_judge_npu_python(&nt, "2.5.1.post1", "3.12", &f), 1);
     assert_true(has_fix(find(&f, "compat.torch-npu-python"), "python=3.11"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* A row without a python range says nothing. */
     assert_int_equal(nd_compat_judge_npu_python(&nt, "2.12.0", "3.13", &f), 0);
-    nd_torch_wheels_free(&wt);
-    nd_npu_compat_free(&nt);
+    nd_torch_wheels_release(&wt);
+    nd_npu_compat_release(&nt);
 }
 
 static void test_judge_cuda(void **state)
@@ -185,7 +185,7 @@ static void test_judge_cuda(void **state)
     assert_non_null(x);
     assert_true(has_fix(x, "pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cu121"));
     assert_false(has_fix(x, "whl/cu122"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     assert_int_equal(nd_compat_judge_torch_cuda(&ct, &wt, "2.5.1+cu121", "12.1", "535.104.05", NULL, &f), 0);
 
     /* Toolkit newer than the driver, another major than torch. */
@@ -194,16 +194,16 @@ static void test_judge_cuda(void **state)
     assert_int_equal(find(&f, "compat.cuda-toolkit-driver")->severity, ND_SEV_ERROR);
     assert_true(has_fix(find(&f, "compat.cuda-toolkit-driver"), "580.65.06"));
     assert_int_equal(find(&f, "compat.cuda-toolkit-torch")->severity, ND_SEV_WARNING);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* Same major, newer minor than the driver: minor-version compatibility, a warning. */
     assert_int_equal(nd_compat_judge_cuda_toolkit(&ct, &wt, "12.6.2", "2.5.1", "12.4", "535.104.05", NULL, &f), 1);
     assert_int_equal(find(&f, "compat.cuda-toolkit-driver")->severity, ND_SEV_WARNING);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* A toolkit the driver runs and of torch's major: fine. */
     assert_int_equal(nd_compat_judge_cuda_toolkit(&ct, &wt, "12.1.105", "2.5.1", "12.4", "550.54.14", "12.4", &f), 0);
     assert_int_equal(nd_compat_judge_cuda_toolkit(&ct, &wt, "", "2.5.1", "12.4", "550.54.14", NULL, &f), 0);
-    nd_cuda_compat_free(&ct);
-    nd_torch_wheels_free(&wt);
+    nd_cuda_compat_release(&ct);
+    nd_torch_wheels_release(&wt);
 }
 
 static void test_judge_rocm_and_set(void **state)
@@ -215,12 +215,12 @@ static void test_judge_rocm_and_set(void **state)
     assert_int_equal(nd_compat_judge_rocm(&wt, "2.5.1+rocm6.2", "6.2.4", &f), 0);
     assert_int_equal(nd_compat_judge_rocm(&wt, "2.5.1+rocm6.2", "5.7.1", &f), 1);
     assert_int_equal(find(&f, "compat.torch-rocm")->severity, ND_SEV_WARNING);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     assert_int_equal(nd_compat_judge_rocm(&wt, "2.5.1+rocm5.7", NULL, &f), 1);
     assert_int_equal(find(&f, "compat.torch-rocm")->severity, ND_SEV_INFO);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     assert_int_equal(nd_compat_judge_rocm(&wt, "2.5.1+cu124", "6.2", &f), 0);
-    nd_torch_wheels_free(&wt);
+    nd_torch_wheels_release(&wt);
 
     /* A whole node: CANN 8.5.0 on an old driver with a torch_npu for CANN 8.0. */
     struct nd_version_set v = {.torch = "2.1.0", .torch_npu = "2.1.0.post10", .python = "3.10",
@@ -228,7 +228,7 @@ static void test_judge_rocm_and_set(void **state)
     assert_true(nd_compat_judge_set(&v, &f) >= 2);
     assert_non_null(find(&f, "compat.cann-driver"));
     assert_non_null(find(&f, "compat.torch-npu-cann"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     struct nd_version_set ok = {.torch = "2.4.0", .torch_npu = "2.4.0.post2", .python = "3.10",
                                 .cann = "8.0.0", .npu_driver = "24.1.rc2"};
     assert_int_equal(nd_compat_judge_set(&ok, &f), 0);

@@ -38,7 +38,7 @@ static void test_strbuf(void **state)
         nd_strbuf_addf(&sb, "%d,", i);
     assert_int_equal(strncmp(sb.buf, "0,1,2,", 6), 0);
     assert_int_equal(sb.len, strlen(sb.buf));
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
 }
 
 static void test_findings_exit_codes(void **state)
@@ -62,7 +62,7 @@ static void test_findings_exit_codes(void **state)
     assert_string_equal(l.v[0]->id, "a.w");
     assert_true(nd_category_is_valid("cpu-fallback"));
     assert_false(nd_category_is_valid("cpu_fallback"));
-    nd_findings_free(&l);
+    nd_findings_release(&l);
 }
 
 static void test_sha256_known_vector(void **state)
@@ -195,7 +195,7 @@ static void test_report_ranked(void **state)
     assert_null(strstr(out, "pw@"));
     assert_non_null(strstr(out, "\n1 error, 1 warning, 0 notes in 2 inputs (10 lines)\n"));
     free(out);
-    nd_findings_free(&fs);
+    nd_findings_release(&fs);
     out = captured(write_ranked, &fs);
     assert_string_equal(out, "No known problem found in 2 inputs (10 lines).\n");
     free(out);
@@ -240,7 +240,7 @@ static void test_spawn_timeout_and_crash(void **state)
     char desc[128];
     nd_spawn_describe(&r, 0.3, desc, sizeof desc);
     assert_string_equal(desc, "timed out after 0.3 s");
-    nd_spawn_result_free(&r);
+    nd_spawn_result_release(&r);
 
     char *sh_argv[] = {"sh", "-c", "echo out; echo err >&2; exit 3", NULL};
     assert_int_equal(nd_spawn_capture(sh_argv, NULL, 10, 4096, &r, &err), 0);
@@ -248,18 +248,18 @@ static void test_spawn_timeout_and_crash(void **state)
     assert_int_equal(r.exit_code, 3);
     assert_string_equal(r.out, "out\n");
     assert_string_equal(r.err, "err\n");
-    nd_spawn_result_free(&r);
+    nd_spawn_result_release(&r);
 
     char *crash_argv[] = {"sh", "-c", "kill -SEGV $$", NULL};
     assert_int_equal(nd_spawn_capture(crash_argv, NULL, 10, 4096, &r, &err), 0);
     nd_spawn_describe(&r, 10, desc, sizeof desc);
     assert_string_equal(desc, "crashed with SIGSEGV");
-    nd_spawn_result_free(&r);
+    nd_spawn_result_release(&r);
 
     char *missing_argv[] = {"/nonexistent/binary", NULL};
     assert_int_equal(nd_spawn_capture(missing_argv, NULL, 10, 4096, &r, &err), 0);
     assert_false(r.started);
-    nd_spawn_result_free(&r);
+    nd_spawn_result_release(&r);
 }
 
 static int guarded_hang(void *arg, int fd)
@@ -287,10 +287,10 @@ static void test_guard_call(void **state)
     assert_true(nd_spawn_ok(&r));
     assert_string_equal(r.out, "payload");
     assert_non_null(strstr(r.err, "noise"));
-    nd_spawn_result_free(&r);
+    nd_spawn_result_release(&r);
     assert_int_equal(nd_guard_call(guarded_hang, NULL, 0.2, 1024, &r, &err), 0);
     assert_true(r.timed_out);
-    nd_spawn_result_free(&r);
+    nd_spawn_result_release(&r);
 }
 
 static void *blocked_thread(void *arg)

@@ -154,7 +154,7 @@ static void test_query_normal(void **state)
     struct nd_findings l = ND_FINDINGS_INIT;
     nd_device_state_findings(st, &l);
     assert_int_equal(l.n, 0); /* a healthy machine says nothing */
-    nd_findings_free(&l);
+    nd_findings_release(&l);
 }
 
 /* Without HBM (310 series) the v3 memory info is used, also in MB. */
@@ -217,7 +217,7 @@ static void test_query_every_dcmi_code(void **state)
         char ev[1200];
         snprintf(ev, sizeof ev, "dcmi_init returned %d (%s)", cases[i].code, g_dcmi);
         assert_string_equal(l.v[0]->evidence[0].text, ev);
-        nd_findings_free(&l);
+        nd_findings_release(&l);
     }
     assert_non_null(strstr(nd_dcmi_strerror(-8005), "upgraded without a reboot"));
     assert_string_equal(nd_dcmi_strerror(-12345), "unknown DCMI error");
@@ -266,7 +266,7 @@ static void test_query_partial(void **state)
     nd_device_state_findings(st, &l);
     assert_true(has_finding(&l, "device.ascend.partial", ND_CAT_DEVICE_FAULT));
     assert_int_equal(nd_findings_max_severity(&l), ND_SEV_INFO);
-    nd_findings_free(&l);
+    nd_findings_release(&l);
 }
 
 static void test_query_process_list_failure(void **state)
@@ -298,7 +298,7 @@ static void test_query_health_findings(void **state)
     assert_non_null(strstr(l.v[0]->title, "NPU 1"));
     assert_int_equal(l.v[1]->severity, ND_SEV_ERROR);
     assert_non_null(strstr(l.v[1]->title, "Critical"));
-    nd_findings_free(&l);
+    nd_findings_release(&l);
 }
 
 static void test_query_hang(void **state)
@@ -316,7 +316,7 @@ static void test_query_hang(void **state)
     assert_true(has_finding(&l, "device.ascend.hung", ND_CAT_DEVICE_FAULT));
     assert_non_null(strstr(l.v[0]->title, "hung in dcmi_get_device_utilization_rate"));
     assert_non_null(strstr(l.v[0]->evidence[0].text, "timed out after " HANG_GUARD_S " s"));
-    nd_findings_free(&l);
+    nd_findings_release(&l);
 }
 
 static void test_query_crash(void **state)
@@ -332,7 +332,7 @@ static void test_query_crash(void **state)
     struct nd_findings l = ND_FINDINGS_INIT;
     nd_device_state_findings(st, &l);
     assert_true(has_finding(&l, "device.ascend.crashed", ND_CAT_DEVICE_FAULT));
-    nd_findings_free(&l);
+    nd_findings_release(&l);
 }
 
 static void test_query_no_state_no_library(void **state)
@@ -355,7 +355,7 @@ static void test_query_no_state_no_library(void **state)
     nd_device_state_findings(st, &l);
     assert_true(has_finding(&l, "device.ascend.library-missing", ND_CAT_NO_DEVICE));
     assert_int_equal(nd_findings_max_severity(&l), ND_SEV_INFO);
-    nd_findings_free(&l);
+    nd_findings_release(&l);
     /* A file that is not a library. */
     setenv("NPU_DOCTOR_DCMI_LIB", g_state, 1);
     write_state("[ascend]\ndevices = 1\n");
@@ -365,7 +365,7 @@ static void test_query_no_state_no_library(void **state)
     assert_string_equal(st->failed_call, "dlopen");
     nd_device_state_findings(st, &l);
     assert_true(has_finding(&l, "device.ascend.library-broken", ND_CAT_NO_DEVICE));
-    nd_findings_free(&l);
+    nd_findings_release(&l);
     setenv("NPU_DOCTOR_DCMI_LIB", g_dcmi, 1);
 }
 
@@ -395,7 +395,7 @@ static void test_findings_nvml_codes(void **state)
         assert_int_equal(l.n, 1);
         assert_true(has_finding(&l, cases[i].id, cases[i].category));
         assert_non_null(strstr(l.v[0]->title, "nvmlInit_v2 returned"));
-        nd_findings_free(&l);
+        nd_findings_release(&l);
     }
 }
 
@@ -542,7 +542,7 @@ static void test_smoke_success(void **state)
     struct nd_findings l = ND_FINDINGS_INIT;
     nd_smoke_findings(&r, &l);
     assert_int_equal(l.n, 0);
-    nd_findings_free(&l);
+    nd_findings_release(&l);
 }
 
 static void test_smoke_level3_bandwidth(void **state)
@@ -602,7 +602,7 @@ static void test_smoke_failure_per_call(void **state)
         struct nd_findings l = ND_FINDINGS_INIT;
         nd_smoke_findings(&r, &l);
         assert_true(has_finding(&l, "device.ascend.smoke-failed", cases[i].category));
-        nd_findings_free(&l);
+        nd_findings_release(&l);
     }
 }
 
@@ -637,7 +637,7 @@ static void test_smoke_hang_and_crash(void **state)
     struct nd_findings l = ND_FINDINGS_INIT;
     nd_smoke_findings(&r, &l);
     assert_true(has_finding(&l, "device.ascend.smoke-failed", ND_CAT_ENV_NOT_LOADED));
-    nd_findings_free(&l);
+    nd_findings_release(&l);
 }
 
 static void test_smoke_no_library(void **state)
@@ -674,7 +674,7 @@ static void test_smoke_flag_slow(void **state)
     assert_int_equal(l.n, 1);
     assert_string_equal(l.v[0]->id, "device.ascend.bandwidth-low");
     assert_int_equal(l.v[0]->severity, ND_SEV_WARNING);
-    nd_findings_free(&l);
+    nd_findings_release(&l);
     /* A single device has no siblings to compare with. */
     r.ndevices = 1;
     r.devices[0].h2d_gbps = 0.1;

@@ -211,7 +211,7 @@ static void test_nvml_version_mismatch_finding(void **state)
             assert_int_equal(f.v[i]->severity, ND_SEV_ERROR);
         }
     assert_true(found);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     free(st);
 }
 
@@ -524,7 +524,7 @@ static void test_cuda_smoke_codes(void **state)
         nd_smoke_findings(r, &fl);
         assert_int_equal(fl.n, 1);
         assert_string_equal(fl.v[0]->category, cases[i].category);
-        nd_findings_free(&fl);
+        nd_findings_release(&fl);
         free(r);
     }
     assert_non_null(strstr(nd_cuda_strerror(802), "Fabric Manager"));

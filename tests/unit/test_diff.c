@@ -160,13 +160,13 @@ static void test_pairwise(void **state)
     /* The vendor section comes before the Python section. */
     assert_true(strstr(text, "vendor stack") < strstr(text, "Python stack"));
     free(text);
-    nd_diff_result_free(&r);
+    nd_diff_result_release(&r);
 
     assert_int_equal(nd_diff_compute(d, true, &r), 0);
     assert_int_equal(r.n, 8);
     assert_int_equal(r.noise_hidden, 0);
     assert_non_null(find(d, &r, "env.SHLVL", NULL));
-    nd_diff_result_free(&r);
+    nd_diff_result_release(&r);
     nd_diff_free(d);
 }
 
@@ -181,7 +181,7 @@ static void test_identical(void **state)
     char *text = text_of(d, &r);
     assert_non_null(strstr(text, "no differences"));
     free(text);
-    nd_diff_result_free(&r);
+    nd_diff_result_release(&r);
     nd_diff_free(d);
 }
 
@@ -236,7 +236,7 @@ static void test_outliers(void **state)
     assert_string_equal(nd_json_get_str(json_object_get(first, "values"), "f3.json"), "8.0.0");
     assert_int_equal(json_object_size(json_object_get(first, "values")), 5);
     json_decref(j);
-    nd_diff_result_free(&r);
+    nd_diff_result_release(&r);
     nd_diff_free(d);
 }
 
@@ -262,7 +262,7 @@ static void test_outlier_entry_runs(void **state)
     assert_non_null(strstr(text, "  n2: missing LD_LIBRARY_PATH entries /a, /b (others have them)\n"));
     assert_non_null(strstr(text, "  n2: extra LD_LIBRARY_PATH entry /x (others lack it)\n"));
     free(text);
-    nd_diff_result_free(&r);
+    nd_diff_result_release(&r);
     nd_diff_free(d);
 }
 
@@ -286,7 +286,7 @@ static void test_no_majority(void **state)
     json_t *first = json_array_get(json_object_get(j, "differences"), 0);
     assert_null(json_object_get(first, "majority"));
     json_decref(j);
-    nd_diff_result_free(&r);
+    nd_diff_result_release(&r);
     nd_diff_free(d);
 }
 
@@ -309,7 +309,7 @@ static void test_no_majority_long(void **state)
     assert_non_null(strstr(text, "1005 (f5.json); and 3 more values"));
     assert_null(strstr(text, "1006"));
     free(text);
-    nd_diff_result_free(&r);
+    nd_diff_result_release(&r);
     nd_diff_free(d);
 }
 
@@ -339,7 +339,7 @@ static void test_redacts_handmade_input(void **state)
     free(dump);
     json_decref(j);
     free(text);
-    nd_diff_result_free(&r);
+    nd_diff_result_release(&r);
     nd_diff_free(d);
     nd_redact_reset();
 }

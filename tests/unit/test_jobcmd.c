@@ -111,13 +111,13 @@ static void test_fix_names_job(void **state)
         assert_true(x->nfix >= 2);
         const char *want = pass == 0 ? "&& exec python train.py'" : "&& exec /opt/venv/bin/python3.10 -m llama.train'";
         assert_non_null(strstr(x->fix[1], want));
-        nd_findings_free(&f);
+        nd_findings_release(&f);
         if (pass == 0) {
             env.job_python = strdup("/opt/venv/bin/python3.10");
             env.job_script = strdup("-m llama.train");
         }
     }
-    nd_environ_free(&env);
+    nd_environ_release(&env);
     free(a);
     nd_rootfs_set("/", &err);
 }

@@ -114,8 +114,8 @@ static void test_defaults_templates_ids(void **state)
     nd_kb_check_rules(&set, NULL, &problems);
     dump(&problems);
     assert_int_equal(problems.n, 0);
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
 }
 
 static void test_id_and_numeric_helpers(void **state)
@@ -164,7 +164,7 @@ static void test_literal_word_without_templates(void **state)
     assert_int_equal(checked, 4);
     free(buf);
     nd_kb_free(kb);
-    nd_strv_free(&problems);
+    nd_strv_release(&problems);
 }
 
 static void test_lint_problems_with_lines(void **state)
@@ -201,8 +201,8 @@ static void test_lint_problems_with_lines(void **state)
     assert_true(has_problem(&problems, "bad.tsv:13: numeric code 507000 needs a template or a pattern"));
     assert_true(has_problem(&problems, "bad.tsv:14: [t.a6] has no category"));
     assert_int_equal(problems.n, 11);
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
 
     /* Header problems: unknown and missing columns; rows are then skipped. */
     const char *hdr = "#! id-prefix = t\ncode\ttitle\texample\tcolour\nA\tB\tC\tD\n";
@@ -212,7 +212,7 @@ static void test_lint_problems_with_lines(void **state)
     assert_true(has_problem(&problems, "hdr.tsv:2: header lacks the required column 'fix'"));
     assert_int_equal(problems.n, 2);
     assert_int_equal(set.n, 0);
-    nd_strv_free(&problems);
+    nd_strv_release(&problems);
 
     /* Templates are checked once, at their own line. */
     const char *tpl = "#! id-prefix = t\n#! category = config\n#! template = ({code}\n#! template = ({code})?\n"
@@ -226,8 +226,8 @@ static void test_lint_problems_with_lines(void **state)
     assert_int_equal(set.n, 1);
     assert_true(set.v[0].patterns_checked);
     assert_string_equal(set.v[0].patterns.v[0], "(^|[^A-Za-z0-9])A([^A-Za-z0-9]|$)");
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
 
     /* No id at all, a pattern that does not compile, no header. */
     const char *noid = "code\ttitle\tfix\texample\tpattern\tid\tcategory\n"
@@ -239,11 +239,11 @@ static void test_lint_problems_with_lines(void **state)
     assert_true(has_problem(&problems, "noid.tsv:2: row A has no id and the file no '#! id-prefix'"));
     assert_true(has_problem(&problems, "noid.tsv:3: [b.x] pattern does not compile"));
     assert_int_equal(problems.n, 2);
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
     nd_kb_parse_catalog(&set, "empty.tsv", "# only a comment\n", 17, false, &problems);
     assert_true(has_problem(&problems, "empty.tsv:1: no header line"));
-    nd_strv_free(&problems);
+    nd_strv_release(&problems);
 }
 
 static void test_override_by_id(void **state)
@@ -263,7 +263,7 @@ static void test_override_by_id(void **state)
     assert_true(has_problem(&problems, "dup.tsv:5: duplicate rule id [ascend.acl.507015] (first in builtin.rules:1)"));
     assert_int_equal(set.n, 1);
     assert_string_equal(set.v[0].title, "INI");
-    nd_strv_free(&problems);
+    nd_strv_release(&problems);
     /* A later directory replaces the rule of that id. */
     nd_kb_parse_catalog(&set, "site.tsv", row, strlen(row), true, &problems);
     assert_int_equal(problems.n, 0);
@@ -275,8 +275,8 @@ static void test_override_by_id(void **state)
     assert_int_equal(problems.n, 0);
     assert_int_equal(set.n, 1);
     assert_string_equal(set.v[0].title, "INI");
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
 }
 
 static void test_example_mismatch_fails_rules_test(void **state)
@@ -309,7 +309,7 @@ static void test_example_mismatch_fails_rules_test(void **state)
     assert_null(strstr(buf, "t.507015"));
     free(buf);
     nd_kb_free(kb);
-    nd_strv_free(&problems);
+    nd_strv_release(&problems);
 }
 
 static void test_odd_bytes(void **state)
@@ -327,8 +327,8 @@ static void test_odd_bytes(void **state)
     assert_int_equal(set.n, 1);
     assert_string_equal(set.v[0].id, "t.cc");
     assert_string_equal(set.v[0].examples.v[0], "CC");
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
 }
 
 static void test_many_rows_linear(void **state)
@@ -347,9 +347,9 @@ static void test_many_rows_linear(void **state)
     assert_int_equal(set.n, 20000);
     assert_int_equal(problems.n, 1);
     assert_true(has_problem(&problems, "big.tsv:20004: duplicate rule id [big.c777] (first at line 781)"));
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
-    nd_strbuf_free(&sb);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
+    nd_strbuf_release(&sb);
 }
 
 static void test_builtin_catalogues_clean(void **state)
@@ -361,8 +361,8 @@ static void test_builtin_catalogues_clean(void **state)
     nd_kb_check_rules(&set, NULL, &problems);
     dump(&problems);
     assert_int_equal(problems.n, 0);
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
 }
 
 int main(void)

@@ -42,7 +42,7 @@ static struct nd_kb *make_kb(void)
     for (size_t i = 0; i < problems.n; i++)
         print_message("%s\n", problems.v[i]);
     assert_int_equal(problems.n, 0);
-    nd_strv_free(&problems);
+    nd_strv_release(&problems);
     struct nd_error err = {0};
     assert_int_equal(nd_kb_compile(kb, &err), 0);
     return kb;
@@ -117,7 +117,7 @@ static void test_logical_lines(void **state)
     /* Quiet logs are scanned as they are. */
     const char *quiet = "[INFO] RUNTIME started\n2024-05-01 10:00:00,123 - INFO - step 1\n";
     assert_false(nd_kb_logical_needed(quiet, strlen(quiet)));
-    nd_kb_logical_free(&lg);
+    nd_kb_logical_release(&lg);
 }
 
 static void test_wrapped_message_matches(void **state)
@@ -130,7 +130,7 @@ static void test_wrapped_message_matches(void **state)
     assert_int_equal(f.v[0]->rank, 2);
     assert_int_equal(f.v[0]->first_line, 2);
     assert_non_null(strstr(f.v[0]->evidence[0].text, "[rank2]: EZ9999"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* The wrapper block becomes evidence of the line that explains it. */
     f = explain(kb, "EZ9999: Inner Error!\nEZ9999: detail\n        kernel task happen error\n");
     assert_int_equal(f.n, 1);
@@ -138,7 +138,7 @@ static void test_wrapped_message_matches(void **state)
     assert_true(f.v[0]->nevidence >= 2);
     assert_string_equal(f.v[0]->evidence[f.v[0]->nevidence - 1].text, "EZ9999: Inner Error!");
     assert_int_equal(f.v[0]->evidence[f.v[0]->nevidence - 1].line, 1);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* Cut at 80 columns. */
     char line[200];
     memset(line, 'x', sizeof line);
@@ -146,11 +146,11 @@ static void test_wrapped_message_matches(void **state)
     memcpy(line + 80, "\nappen error\n", 14);
     f = explain(kb, line);
     assert_true(has(&f, "t.split"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* A prefix does not defeat an anchored pattern. */
     f = explain(kb, "[rank0]: Anchored start of a message\n");
     assert_true(has(&f, "t.anchored"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     nd_kb_free(kb);
 }
 
@@ -165,19 +165,19 @@ static void test_one_finding_per_line(void **state)
     assert_false(has(&f, "t.generic"));
     assert_false(has(&f, "t.anyvendor"));
     assert_true(has(&f, "t.other"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* The same through the live path. */
     const char *l = "RuntimeError: NPU out of memory.";
     struct nd_findings live = ND_FINDINGS_INIT;
     assert_int_equal(nd_kb_match_line(kb, l, strlen(l), "stderr", 1, &live), 2);
     assert_true(has(&live, "t.vendor"));
     assert_true(has(&live, "t.other"));
-    nd_findings_free(&live);
+    nd_findings_release(&live);
     /* Every line counts once for the rule that explains it. */
     f = explain(kb, "out of memory\nNPU out of memory\n");
     assert_int_equal(nd_findings_find(&f, "t.vendor")->count, 2);
     assert_false(has(&f, "t.generic"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     nd_kb_free(kb);
 }
 
@@ -187,33 +187,33 @@ static void test_context(void **state)
     struct nd_kb *kb = make_kb();
     struct nd_findings f = explain(kb, "AssertionError: CUDAONLY\n");
     assert_false(has(&f, "t.needs"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     f = explain(kb, "import npu_marker\nAssertionError: CUDAONLY\n");
     assert_true(has(&f, "t.needs"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* requires looks forward too, in the same source only. */
     f = explain(kb, "AssertionError: CUDAONLY\nlater: npu_marker\n");
     assert_true(has(&f, "t.needs"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* within = 2 lines, either side. */
     f = explain(kb, "TIMEOUTX\nx\nITERATOR\n");
     assert_true(has(&f, "t.near"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     f = explain(kb, "TIMEOUTX\nx\ny\nz\nITERATOR\n");
     assert_false(has(&f, "t.near"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     f = explain(kb, "WARNME\n");
     assert_true(has(&f, "t.notif"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     f = explain(kb, "WARNME\nall silenced\n");
     assert_false(has(&f, "t.notif"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* Live: only what came before. */
     struct nd_findings live = ND_FINDINGS_INIT;
     assert_int_equal(nd_kb_match_line(kb, "CUDAONLY", 8, "stderr", 1, &live), 0);
     assert_int_equal(nd_kb_match_line(kb, "npu_marker", 10, "stderr", 2, &live), 0);
     assert_int_equal(nd_kb_match_line(kb, "CUDAONLY", 8, "stderr", 3, &live), 1);
-    nd_findings_free(&live);
+    nd_findings_release(&live);
     nd_kb_free(kb);
 }
 
@@ -229,24 +229,24 @@ static void test_fallback(void **state)
     assert_int_equal(f.v[0]->confidence, ND_CONF_LOW);
     assert_non_null(strstr(f.v[0]->title, "ValueError: HCCL rank 3"));
     assert_non_null(strstr(f.v[0]->fix[0], "\"ValueError: HCCL rank gave\""));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* check has its own fallback: nd_kb_explain_buffer adds none. */
     struct nd_error err = {0};
     struct nd_findings none = ND_FINDINGS_INIT;
     nd_kb_explain_buffer(kb, "probe", "KeyError: x\n", 12, &none, &err);
     assert_int_equal(none.n, 0);
-    nd_findings_free(&none);
+    nd_findings_release(&none);
     f = explain(kb, "[ERROR] something about memory went wrong\n");
     assert_int_equal(f.n, 1);
     assert_string_equal(f.v[0]->category, "device-oom");
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* No error, no finding; and a known rule wins over the fallback. */
     f = explain(kb, "step 1 loss 0.5\nstep 2 loss 0.4\nall done\n");
     assert_int_equal(f.n, 0);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     f = explain(kb, "RuntimeError: out of memory\n");
     assert_false(has(&f, "generic.unexplained-error"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     nd_kb_free(kb);
 }
 
@@ -265,8 +265,8 @@ static void test_unsafe_captures(void **state)
         for (size_t j = 0; j < problems.n; j++)
             found |= strstr(problems.v[j], "[t.evil] capture") != NULL;
         assert_true(found);
-        nd_kb_ruleset_free(&set);
-        nd_strv_free(&problems);
+        nd_kb_ruleset_release(&set);
+        nd_strv_release(&problems);
         free(text);
     }
     /* Bounded and plain repeats are fine. */
@@ -277,8 +277,8 @@ static void test_unsafe_captures(void **state)
     nd_kb_parse_rules(&set, "o.rules", text, strlen(text), false, &problems);
     nd_kb_check_rules(&set, NULL, &problems);
     assert_int_equal(problems.n, 0);
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
 }
 
 /* The shipped rules through run's live path: one NPU OOM line with
@@ -297,17 +297,17 @@ static void test_live_builtin(void **state)
     struct nd_findings live = ND_FINDINGS_INIT;
     assert_int_equal(nd_kb_match_line(kb, l, strlen(l), "stderr", 7, &live), 1);
     assert_string_equal(live.v[0]->id, "device-oom.fragmentation");
-    nd_findings_free(&live);
+    nd_findings_release(&live);
     /* Without fragmentation: the vendor's rule, not the generic one. */
     const char *l2 = "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB";
     assert_int_equal(nd_kb_match_line(kb, l2, strlen(l2), "stderr", 8, &live), 1);
     assert_string_equal(live.v[0]->id, "ascend.device-oom");
-    nd_findings_free(&live);
+    nd_findings_release(&live);
     /* A rank prefix does not change what matches. */
     const char *l3 = "[rank5]: RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB";
     assert_int_equal(nd_kb_match_line(kb, l3, strlen(l3), "stderr", 9, &live), 1);
     assert_int_equal(live.v[0]->rank, 5);
-    nd_findings_free(&live);
+    nd_findings_release(&live);
     nd_kb_free(kb);
 }
 

@@ -31,7 +31,7 @@ static struct nd_kb *make_kb(void)
     nd_kb_parse_rules(&kb->rules, "t.rules", rules_text, strlen(rules_text), false, &problems);
     nd_kb_check_rules(&kb->rules, NULL, &problems);
     assert_int_equal(problems.n, 0);
-    nd_strv_free(&problems);
+    nd_strv_release(&problems);
     struct nd_error err = {0};
     assert_int_equal(nd_kb_compile(kb, &err), 0);
     return kb;
@@ -71,7 +71,7 @@ static void test_cause_before_symptom(void **state)
     assert_string_equal(out.v[1]->id, "t.timeout");
     assert_int_equal(out.v[1]->count, 3);
     assert_int_equal(out.v[1]->first_line, 1);
-    nd_findings_free(&out);
+    nd_findings_release(&out);
     nd_kb_free(kb);
 }
 
@@ -91,7 +91,7 @@ static void test_earliest_across_files(void **state)
     assert_int_equal(out.v[0]->rank, 5);
     assert_string_equal(out.v[0]->first_file, "logs/rank_5.log");
     assert_int_equal(out.v[0]->first_line, 3);
-    nd_findings_free(&out);
+    nd_findings_release(&out);
     nd_kb_free(kb);
 }
 
@@ -108,11 +108,11 @@ static void test_outranks_and_severity(void **state)
     assert_string_equal(out.v[0]->id, "t.env");
     assert_string_equal(out.v[1]->id, "t.warncause");
     assert_string_equal(out.v[2]->id, "t.fault");
-    nd_findings_free(&out);
+    nd_findings_release(&out);
     explain(kb, names, texts, 1, true, &out);
     assert_int_equal(out.n, 4);
     assert_string_equal(out.v[3]->id, "t.info");
-    nd_findings_free(&out);
+    nd_findings_release(&out);
     nd_kb_free(kb);
 }
 
@@ -126,17 +126,17 @@ static void test_wrapper_defers(void **state)
     explain(kb, names, near, 1, false, &out);
     assert_int_equal(out.n, 1);
     assert_string_equal(out.v[0]->id, "t.fault");
-    nd_findings_free(&out);
+    nd_findings_release(&out);
     explain(kb, names, near, 1, true, &out);
     assert_int_equal(out.n, 2);
     assert_string_equal(out.v[1]->id, "t.wrap");
-    nd_findings_free(&out);
+    nd_findings_release(&out);
     /* Alone, the wrapper is all there is to say. */
     const char *alone[] = {"WRAPHERE\n"};
     explain(kb, names, alone, 1, false, &out);
     assert_int_equal(out.n, 1);
     assert_string_equal(out.v[0]->id, "t.wrap");
-    nd_findings_free(&out);
+    nd_findings_release(&out);
     nd_kb_free(kb);
 }
 
@@ -160,7 +160,7 @@ static void test_rank_hits_direct(void **state)
     assert_string_equal(out.v[0]->id, "t.oom");      /* higher tier */
     assert_int_equal(out.v[0]->rank, 2);
     assert_string_equal(out.v[0]->evidence[0].text, "early");
-    nd_findings_free(&out);
+    nd_findings_release(&out);
     free(hits);
     nd_kb_free(kb);
 }
@@ -181,16 +181,16 @@ static void test_rank_set_text(void **state)
     assert_int_equal(nd_rank_set_count(&rs), 129);
     nd_rank_set_text(&rs, &sb);
     assert_string_equal(sb.buf, "0-127,130");
-    nd_rank_set_free(&rs);
+    nd_rank_set_release(&rs);
     /* Scattered ranks: eight ranges, then the count. */
     for (int r = 0; r < 40; r += 2)
         nd_rank_set_add(&rs, r);
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
     nd_strbuf_init(&sb);
     nd_rank_set_text(&rs, &sb);
     assert_string_equal(sb.buf, "0,2,4,6,8,10,12,14,... (20 ranks)");
-    nd_rank_set_free(&rs);
-    nd_strbuf_free(&sb);
+    nd_rank_set_release(&rs);
+    nd_strbuf_release(&sb);
 }
 
 static void test_match_line(void **state)
@@ -202,7 +202,7 @@ static void test_match_line(void **state)
     assert_int_equal(out.v[0]->evidence[0].line, 17);
     assert_int_equal(out.v[0]->rank, 4);
     assert_int_equal(nd_kb_match_line(kb, "nothing", 7, "stdout", 18, &out), 0);
-    nd_findings_free(&out);
+    nd_findings_release(&out);
     nd_kb_free(kb);
 }
 
@@ -232,9 +232,9 @@ static void test_line_mapping(void **state)
     assert_int_equal(out.v[0]->first_line, 12345);
     assert_string_equal(out.v[0]->evidence[0].text, "RuntimeError: OOMHERE");
     assert_int_equal(out.v[1]->first_line, 59999);
-    nd_findings_free(&out);
+    nd_findings_release(&out);
     nd_kb_scan_free(s);
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
     nd_kb_free(kb);
 }
 

@@ -59,8 +59,8 @@ static void test_parse_repeated_keys(void **state)
     assert_int_equal(r->counters.n, 1);
     assert_int_equal(r->outranks.n, 2);
     assert_string_equal(r->outranks.v[1], "c.rule");
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
 }
 
 static void test_parse_long_line(void **state)
@@ -80,9 +80,9 @@ static void test_parse_long_line(void **state)
     assert_int_equal(set.n, 1);
     assert_int_equal(strlen(set.v[0].patterns.v[0]), 1200);
     assert_int_equal(set.v[0].examples.line[0], 6);
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
-    nd_strbuf_free(&sb);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
+    nd_strbuf_release(&sb);
 }
 
 static void test_lint_problems(void **state)
@@ -124,8 +124,8 @@ static void test_lint_problems(void **state)
     assert_true(has_problem(&problems, "p.rules:19: [Bad Id] outranks unknown rule 'no.such.rule'"));
     /* The duplicate is dropped; the first definition stays. */
     assert_int_equal(set.n, 2);
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
 }
 
 static void test_expand_captures(void **state)
@@ -149,8 +149,8 @@ static void test_expand_captures(void **state)
     t = nd_kb_expand(r, r->fixes.v[0], "no sizes here");
     assert_string_equal(t, "free some now");
     free(t);
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
 }
 
 static void test_require(void **state)
@@ -175,8 +175,8 @@ static void test_require(void **state)
     assert_false(nd_kb_rule_accepts(r, "allocate 2.00 GiB; 57.00 GiB allocated; 58.00 GiB reserved"));
     assert_false(nd_kb_rule_accepts(r, "allocate 2.00 GiB; 58.00 GiB reserved"));
     assert_true(nd_kb_rule_accepts(&set.v[1], "anything"));  /* broken require: not enforced */
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
 }
 
 static void test_builtin_rules_clean(void **state)
@@ -190,8 +190,8 @@ static void test_builtin_rules_clean(void **state)
         print_message("%s\n", problems.v[i]);
     assert_int_equal(problems.n, 0);
     assert_true(set.n >= 100);
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
 }
 
 /* 20000 rules, one id repeated far apart: the hashed id index must still
@@ -224,9 +224,9 @@ static void test_duplicate_among_many(void **state)
     assert_non_null(nd_kb_ruleset_find(&set, "gen.r5", &idx));
     assert_int_equal(idx, 5);
     assert_string_equal(set.v[5].patterns.v[0], "override");
-    nd_kb_ruleset_free(&set);
-    nd_strv_free(&problems);
-    nd_strbuf_free(&sb);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
+    nd_strbuf_release(&sb);
 }
 
 int main(void)

@@ -85,12 +85,12 @@ static bool timeout_is_getnext(struct nd_kb *kb, long getnext_at, long timeout_a
     struct nd_findings f = ND_FINDINGS_INIT;
     nd_kb_live_line(kb, getnext_at);
     nd_kb_match_line(kb, ctx, strlen(ctx), "stdout", getnext_at, &f);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     nd_kb_live_line(kb, timeout_at);
     nd_kb_match_line(kb, hit, strlen(hit), "stdout", timeout_at, &f);
     bool getnext = has_id(&f, "ascend.aicpu-getnext-timeout");
     assert_true(getnext || has_id(&f, "ascend.aicore-timeout"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     return getnext;
 }
 
@@ -121,7 +121,7 @@ static void test_live_within_counts_output_lines(void **state)
     unsigned k2[16];
     nd_kb_live_keys(kb, k2, 16, &depends);
     assert_true(depends);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* A repeat of the context line 1000 lines later, answered from the cache:
      * touching its keys makes the timeout 5 lines after it the GetNext form. */
     nd_kb_live_line(kb, 1500);
@@ -129,12 +129,12 @@ static void test_live_within_counts_output_lines(void **state)
     nd_kb_live_line(kb, 1505);
     nd_kb_match_line(kb, hit, strlen(hit), "stdout", 1505, &f);
     assert_true(has_id(&f, "ascend.aicpu-getnext-timeout"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* Untouched, the same distance from the last context (line 1500) past 20: generic. */
     nd_kb_live_line(kb, 1600);
     nd_kb_match_line(kb, hit, strlen(hit), "stdout", 1600, &f);
     assert_false(has_id(&f, "ascend.aicpu-getnext-timeout"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     nd_kb_free(kb);
 }
 

@@ -50,7 +50,7 @@ static void test_prom_render(void **state)
         assert_int_equal(spaces, 1);
     }
     free(t);
-    nd_findings_free(&fs);
+    nd_findings_release(&fs);
 }
 
 static void test_prom_write_atomic(void **state)

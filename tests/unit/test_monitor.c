@@ -57,8 +57,8 @@ static void synth_init(struct synth *x, double interval)
 
 static void synth_free(struct synth *x)
 {
-    nd_series_free(&x->s);
-    nd_findings_free(&x->out);
+    nd_series_release(&x->s);
+    nd_findings_release(&x->out);
 }
 
 struct tick {
@@ -119,7 +119,7 @@ static double synth_run(struct synth *x, const struct tick *k, int n, const char
             if (!nd_findings_find(&x->out, f.v[j]->id))
                 nd_findings_add_copy(&x->out, f.v[j]);
         }
-        nd_findings_free(&f);
+        nd_findings_release(&f);
     }
     return found;
 }
@@ -472,7 +472,7 @@ static void test_memory(void **state)
 
 static const struct nd_finding *exit_finding(struct synth *x, struct nd_exit_info ex)
 {
-    nd_findings_free(&x->out);
+    nd_findings_release(&x->out);
     nd_detect_exit(&x->s, &x->ctx, &ex, &x->out);
     return x->out.n ? x->out.v[0] : NULL;
 }
@@ -658,7 +658,7 @@ static void test_timeline_views(void **state)
     assert_non_null(strstr(svg, "the job&apos;s devices"));
     assert_non_null(strstr(svg, "</svg>"));
     free(svg);
-    nd_findings_free(&fs);
+    nd_findings_release(&fs);
     synth_free(&x);
 }
 

@@ -137,7 +137,7 @@ static void test_verdicts(void **state)
     struct nd_detect_proc *p = proc(&x, 5, 0, 0.9, false, TORCH, NULL);
     p->cores = 0;
     assert_int_equal(nd_detect_proc_verdict(p), ND_PV_FRAMEWORK_NO_DEVICE);
-    nd_series_free(&x.s);
+    nd_series_release(&x.s);
 }
 
 static void test_partial_fallback(void **state)
@@ -183,10 +183,10 @@ static void test_partial_fallback(void **state)
     /* Both ranks on their NPU: the healthy twin. */
     x.procs[2].holds_device = x.procs[2].held_ever = true;
     x.procs[2].held_mask = 2;
-    nd_findings_free(&out);
+    nd_findings_release(&out);
     nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
     assert_null(find(&out, "fallback.partial"));
-    nd_findings_free(&out);
+    nd_findings_release(&out);
 
     /* The registry lists every process with its verdict and devices. */
     struct nd_proc_registry reg = {0};
@@ -203,8 +203,8 @@ static void test_partial_fallback(void **state)
                      1);
     assert_string_equal(json_string_value(json_object_get(json_array_get(j, 0), "verdict")), "idle");
     json_decref(j);
-    nd_proc_registry_free(&reg);
-    nd_series_free(&x.s);
+    nd_proc_registry_release(&reg);
+    nd_series_release(&x.s);
 }
 
 static void test_storage_bound(void **state)
@@ -227,15 +227,15 @@ static void test_storage_bound(void **state)
     assert_non_null(strstr(f->fix[0], "num_workers=14"));
     assert_null(find(&out, "idle.input-bound"));
     assert_null(find(&out, "hang.no-progress"));
-    nd_findings_free(&out);
+    nd_findings_release(&out);
     /* No free cores: no advice to add workers. */
     x.ctx.loadavg1 = 16;
     nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
     f = find(&out, "idle.storage-bound");
     assert_non_null(f);
     assert_null(strstr(f->fix[0], "num_workers"));
-    nd_findings_free(&out);
-    nd_series_free(&x.s);
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
 
     /* The twin: the same job with the device busy. And a job that sleeps, not in reads. */
     synth_init(&x);
@@ -243,14 +243,14 @@ static void test_storage_bound(void **state)
     push(&x, 16, 0.05f, true, 90, 1.0f, 2u << 20);
     nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
     assert_int_equal(out.n, 0);
-    nd_series_free(&x.s);
+    nd_series_release(&x.s);
     synth_init(&x);
     proc(&x, 100, 1, 0.02, true, TORCH | ND_FW_TORCH_NPU, NULL);
     push(&x, 16, 0.05f, true, 3, 0.0f, 0);
     nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
     assert_null(find(&out, "idle.storage-bound"));
-    nd_findings_free(&out);
-    nd_series_free(&x.s);
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
 }
 
 static void test_wchan_and_free_cores(void **state)
@@ -343,14 +343,14 @@ static void test_host_memory_exit(void **state)
     assert_non_null(strstr(f->title, "ulimit -v (RLIMIT_AS) is 8.0 GiB"));
     assert_true(evidence_has(f, "RSS peaked at 900 MiB"));
     assert_null(find(&out, "exit.failed"));   /* one verdict per exit */
-    nd_findings_free(&out);
+    nd_findings_release(&out);
     /* No RLIMIT_AS: the cgroup, named the v1 way on a v1 host. */
     x.ctx.rlimit_as = 0;
     x.ctx.cgroup_v1 = true;
     ex.last_error = "RuntimeError: [enforce fail at alloc_cpu.cpp:83] DefaultCPUAllocator: can't allocate memory";
     nd_detect_exit(&x.s, &x.ctx, &ex, &out);
     assert_non_null(find(&out, "exit.host-memory"));
-    nd_findings_free(&out);
+    nd_findings_release(&out);
     /* A device OOM is not a host one. */
     assert_false(nd_exit_line_is_host_oom("RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB"));
     assert_false(nd_exit_line_is_host_oom("torch.OutOfMemoryError: CUDA out of memory."));
@@ -358,7 +358,7 @@ static void test_host_memory_exit(void **state)
     assert_string_equal(nd_cgroup_limit_file(&x.ctx), "memory.limit_in_bytes (v1)");
     x.ctx.cgroup_v1 = false;
     assert_string_equal(nd_cgroup_limit_file(&x.ctx), "memory.max");
-    nd_series_free(&x.s);
+    nd_series_release(&x.s);
 }
 
 static void test_stopped(void **state)
@@ -381,8 +381,8 @@ static void test_stopped(void **state)
     assert_non_null(strstr(f->cause, "SIGTTIN"));
     assert_non_null(strstr(f->fix[0], "kill -CONT 100"));
     assert_null(find(&out, "hang.no-progress"));   /* stopped is not stuck */
-    nd_findings_free(&out);
-    nd_series_free(&x.s);
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
     /* Running again: nothing. */
     synth_init(&x);
     x.cfg.hang_after_s = 5;
@@ -390,8 +390,8 @@ static void test_stopped(void **state)
     push(&x, 12, 0, false, 0, 0, 0);
     nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
     assert_null(find(&out, "hang.stopped"));
-    nd_findings_free(&out);
-    nd_series_free(&x.s);
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
 }
 
 static void test_kmsg(void **state)

@@ -39,26 +39,26 @@ static void test_compat_npu(void **state)
     assert_int_equal(nd_compat_judge_npu(&t, "2.4.0", "2.1.0.post10", "8.0.0", &f), 1);
     assert_non_null(find(&f, "compat.torch-npu-torch"));
     assert_int_equal(find(&f, "compat.torch-npu-torch")->severity, ND_SEV_ERROR);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* CANN older than the pairing: error; a newer release: warning. */
     nd_compat_judge_npu(&t, "2.4.0", "2.4.0.post2", "8.0.RC3", &f);
     assert_int_equal(find(&f, "compat.torch-npu-cann")->severity, ND_SEV_ERROR);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     nd_compat_judge_npu(&t, "2.4.0", "2.4.0.post2", "8.1.RC1", &f);
     assert_int_equal(find(&f, "compat.torch-npu-cann")->severity, ND_SEV_WARNING);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* Not listed, but every listed build of that base needs a newer CANN. */
     nd_compat_judge_npu(&t, "2.1.0", "2.1.0.post11", "7.0.RC1", &f);
     assert_int_equal(find(&f, "compat.torch-npu-cann")->severity, ND_SEV_ERROR);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     nd_compat_judge_npu(&t, "3.0.0", "3.0.0", "10.0.0", &f);
     assert_int_equal(find(&f, "compat.torch-npu-unknown")->severity, ND_SEV_INFO);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     nd_compat_judge_npu(&t, NULL, "2.4.0", NULL, &f);
     assert_non_null(find(&f, "compat.torch-npu-torch"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     assert_int_equal(nd_compat_judge_npu(&t, "2.4.0", NULL, "8.0.0", &f), 0);
-    nd_npu_compat_free(&t);
+    nd_npu_compat_release(&t);
 }
 
 static void test_compat_cuda(void **state)
@@ -70,19 +70,19 @@ static void test_compat_cuda(void **state)
     assert_int_equal(nd_compat_judge_cuda(&t, "12.1", "535.104.05", NULL, &f), 0);
     assert_int_equal(nd_compat_judge_cuda(&t, "12.4", "535.104.05", NULL, &f), 1);
     assert_int_equal(f.v[0]->severity, ND_SEV_WARNING);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* Corpus 028: driver supports 12.4, torch built for CUDA 13. */
     assert_int_equal(nd_compat_judge_cuda(&t, "13.0", NULL, "12.4", &f), 1);
     assert_int_equal(f.v[0]->severity, ND_SEV_ERROR);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* Corpus 020: driver 384.130 (CUDA 9.0), torch for CUDA 10.0. */
     nd_compat_judge_cuda(&t, "10.0", "384.130", NULL, &f);
     assert_int_equal(f.v[0]->severity, ND_SEV_ERROR);
     assert_non_null(strstr(f.v[0]->fix[0], "410.48"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     assert_int_equal(nd_compat_judge_cuda(&t, "", "384.130", NULL, &f), 0);
     assert_int_equal(nd_compat_judge_cuda(&t, "12.1", NULL, NULL, &f), 0);
-    nd_cuda_compat_free(&t);
+    nd_cuda_compat_release(&t);
 }
 
 static void test_host_judge(void **state)
@@ -105,7 +105,7 @@ static void test_host_judge(void **state)
     assert_non_null(find(&f, "host.nofile-low"));
     assert_non_null(find(&f, "host.memory-limit-low"));
     assert_non_null(find(&f, "host.disk-low"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     h.shm_total = 16ULL << 30;
     h.nofile_soft = 65536;
     h.cgroup_limit = 64ULL << 30;
@@ -124,7 +124,7 @@ static void test_ascend_judge(void **state)
     nd_ascend_judge(a, &f);
     assert_non_null(find(&f, "ascend.devices-without-driver"));
     assert_non_null(find(&f, "ascend.device-files-incomplete"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     memset(a, 0, sizeof *a);
     a->driver_present = true;
     strcpy(a->driver_version, "24.1.rc2");
@@ -139,7 +139,7 @@ static void test_ascend_judge(void **state)
     const struct nd_finding *fw = find(&f, "ascend.firmware-incompatible");
     assert_non_null(fw);
     assert_string_equal(fw->category, "version-mismatch");
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     free(a);
 }
 
@@ -161,7 +161,7 @@ static void test_distributed_judge(void **state)
     assert_non_null(find(&f, "dist.bad-value"));
     assert_non_null(find(&f, "dist.local-rank-no-device"));
     assert_null(find(&f, "dist.partial-vars"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     d.addr_checked = true;
     d.addr_resolves = false;
     strcpy(d.addr_result, "the lookup timed out after 2 s");
@@ -171,7 +171,7 @@ static void test_distributed_judge(void **state)
     assert_non_null(find(&f, "dist.master-addr-unresolvable"));
     assert_non_null(find(&f, "dist.rank-table-invalid"));
     assert_null(find(&f, "dist.local-rank-no-device"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
 }
 
 static void test_python_judge(void **state)
@@ -187,11 +187,11 @@ static void test_python_judge(void **state)
     nd_python_judge(py, false, true, false, NULL, &f);
     assert_non_null(find(&f, "python.torch-cpu-only"));
     assert_string_equal(find(&f, "python.torch-cpu-only")->category, "cpu-fallback");
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     nd_python_judge(py, true, false, true, "8.0.0", &f);
     assert_non_null(find(&f, "python.torch-cpu-only"));     /* no torch_npu on an NPU host */
     assert_non_null(find(&f, "python.tbe-deps-missing"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     nd_python_judge(py, false, false, false, NULL, &f);
     assert_int_equal(f.n, 0);                               /* no accelerator: CPU torch is fine */
     py->nothers = 2;
@@ -202,12 +202,12 @@ static void test_python_judge(void **state)
     nd_python_judge(py, false, false, false, NULL, &f);
     assert_non_null(find(&f, "python.interpreters-differ"));
     assert_non_null(strstr(find(&f, "python.interpreters-differ")->fix[0], "/usr/bin/python3"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     memset(py, 0, sizeof *py);
     strcpy(py->error, "python3 is not on PATH");
     nd_python_judge(py, false, false, false, NULL, &f);
     assert_non_null(find(&f, "python.not-found"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     free(py);
 }
 
@@ -222,19 +222,19 @@ static void test_import_error_table(void **state)
     assert_string_equal(f.v[0]->id, "env.cann-not-loaded.tbe");
     assert_string_equal(f.v[0]->fix[0], "source /opt/cann/set_env.sh");
     assert_string_equal(f.v[0]->evidence[0].text, "ModuleNotFoundError: No module named 'tbe'");
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     nd_import_error_explain("EC0010: Failed to import Python module ModuleNotFoundError: No module named 'decorator'",
                             NULL, &f);
     assert_string_equal(f.v[0]->id, "env.cann-python-dependency");
     assert_string_equal(f.v[0]->fix[0], "pip install decorator");
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* Without a toolkit, the fix says to install one. */
     assert_int_equal(nd_import_error_explain("OSError: libhccl.so: cannot open shared object file", NULL, &f), 1);
     assert_string_equal(f.v[0]->fix[0], "install the CANN toolkit and source its set_env.sh");
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     assert_int_equal(nd_import_error_explain("ModuleNotFoundError: No module named 'torch'", NULL, &f), 1);
     assert_string_equal(f.v[0]->id, "python.torch-missing");
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     assert_int_equal(nd_import_error_explain("all fine", NULL, &f), 0);
     assert_int_equal(nd_import_error_explain(NULL, NULL, &f), 0);
 }
@@ -260,7 +260,7 @@ static void test_pyimport_judge(void **state)
                false, false, &rep);
     assert_non_null(find(&rep.findings, "python.no-accelerator"));
     assert_int_equal(nd_findings_exit_code(&rep.findings), 0);
-    nd_report_free(&rep);
+    nd_report_release(&rep);
     nd_report_init(&rep, "check");
     judge_json("{\"torch\": {\"ok\": true, \"version\": \"2.4.0\", \"s\": 1.0}, \"cuda\": {\"available\": false},"
                " \"torch_npu\": {\"ok\": true, \"version\": \"2.4.0.post2\"}, \"npu\": {\"available\": false, \"count\": 0},"
@@ -272,7 +272,7 @@ static void test_pyimport_judge(void **state)
     for (size_t i = 0; i < rep.findings.n; i++)
         env_finding |= strcmp(rep.findings.v[i]->category, "env-not-loaded") == 0;
     assert_true(env_finding);
-    nd_report_free(&rep);
+    nd_report_release(&rep);
     nd_report_init(&rep, "check");
     struct nd_pyimport p;
     memset(&p, 0, sizeof p);
@@ -282,7 +282,7 @@ static void test_pyimport_judge(void **state)
     nd_pyimport_judge(&p, 30, true, false, "", &rep);
     assert_non_null(find(&rep.findings, "python.probe-timeout"));
     assert_string_equal(find(&rep.findings, "python.probe-timeout")->category, "hang");
-    nd_report_free(&rep);
+    nd_report_release(&rep);
 }
 
 /* The environment judgement and the whole checkup against the fixture root. */
@@ -308,7 +308,7 @@ static void test_envcheck_on_fixture(void **state)
     nd_envcheck_judge(&env, a, NULL, 8, -1, false, &f, &s);
     assert_non_null(find(&f, "env.cann-not-loaded"));
     assert_false(s.cann_loaded);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     nd_environ_set(&env, "ASCEND_HOME_PATH", "/usr/local/Ascend/ascend-toolkit/latest");
     nd_environ_set(&env, "ASCEND_OPP_PATH", "/usr/local/Ascend/ascend-toolkit/latest/opp");
     nd_environ_set(&env, "LD_LIBRARY_PATH", "/usr/local/Ascend/ascend-toolkit/8.0.0/lib64");
@@ -321,7 +321,7 @@ static void test_envcheck_on_fixture(void **state)
     nd_environ_unset(&env, "PYTHONPATH");
     assert_int_equal(nd_checkup_job_env(&env, NULL, &f), 0);
     assert_non_null(find(&f, "env.tbe-unreachable"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
 
     struct nd_check_options opt = {.level = 1, .env = &env, .probe_timeout_s = 30, .device_timeout_s = 5};
     struct nd_report rep;
@@ -332,9 +332,9 @@ static void test_envcheck_on_fixture(void **state)
     const char *groups[] = {"host", "ascend", "nvidia", "environment", "python", "distributed", "devices"};
     for (size_t i = 0; i < 7; i++)
         assert_non_null(json_object_get(facts, groups[i]));
-    nd_report_free(&rep);
+    nd_report_release(&rep);
     assert_int_equal(nd_checkup_run(NULL, &rep, &err), -EINVAL);
-    nd_environ_free(&env);
+    nd_environ_release(&env);
     free(a);
     nd_rootfs_set("/", &err);
 }

@@ -38,7 +38,7 @@ static void test_kvfile_driver_version_info(void **state)
     assert_int_equal(line, 6);
     assert_string_equal(nd_kvfile_get(&kv, "package_version", NULL), "24.1.rc2");
     assert_null(nd_kvfile_get(&kv, "missing", NULL));
-    nd_kvfile_free(&kv);
+    nd_kvfile_release(&kv);
 }
 
 static void test_kvfile_colon_and_garbage(void **state)
@@ -51,7 +51,7 @@ static void test_kvfile_colon_and_garbage(void **state)
     assert_string_equal(nd_kvfile_get(&kv, "runtime_running_version", NULL), "[7.6.0.1.220:8.0.0]");
     assert_string_equal(nd_kvfile_get(&kv, "Name", NULL), "torch");
     assert_int_equal(kv.n, 2);
-    nd_kvfile_free(&kv);
+    nd_kvfile_release(&kv);
     const char bin[] = "Version=1\0\x01\x02\x03\x7f";
     assert_int_equal(nd_kvfile_parse(bin, sizeof bin, &kv, &err), -EINVAL);
     assert_int_equal(kv.n, 0);
@@ -59,10 +59,10 @@ static void test_kvfile_colon_and_garbage(void **state)
     /* No trailing newline, an empty buffer. */
     assert_int_equal(nd_kvfile_parse("a=b", 3, &kv, &err), 0);
     assert_string_equal(nd_kvfile_get(&kv, "a", NULL), "b");
-    nd_kvfile_free(&kv);
+    nd_kvfile_release(&kv);
     assert_int_equal(nd_kvfile_parse("", 0, &kv, &err), 0);
     assert_int_equal(kv.n, 0);
-    nd_kvfile_free(&kv);
+    nd_kvfile_release(&kv);
 }
 
 static void test_ascend_range_and_versions(void **state)
@@ -298,7 +298,7 @@ static void test_compat_tables(void **state)
     nd_npu_compat_builtin(&t);
     assert_true(t.n >= 20);
     assert_string_equal(t.rows[0].torch_npu, "2.12.0");
-    nd_npu_compat_free(&t);
+    nd_npu_compat_release(&t);
     struct nd_cuda_compat c;
     nd_cuda_compat_builtin(&c);
     assert_true(c.n >= 20);
@@ -309,11 +309,11 @@ static void test_compat_tables(void **state)
     assert_string_equal(v, "9.0");
     nd_cuda_for_driver(&c, "300.1", v, sizeof v);
     assert_string_equal(v, "");
-    nd_cuda_compat_free(&c);
+    nd_cuda_compat_release(&c);
     const char *tsv = "# c\ntorch_npu\ttorch\tcann\n2.1.0\t2.1.0\t7.0.0\nbroken line\n\n";
     nd_npu_compat_parse(tsv, strlen(tsv), &t);
     assert_int_equal(t.n, 1);
-    nd_npu_compat_free(&t);
+    nd_npu_compat_release(&t);
 }
 
 int main(void)

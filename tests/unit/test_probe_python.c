@@ -127,7 +127,7 @@ static void test_system_python(void **state)
     assert_false(py->pkg[ND_PKG_TORCH].found);
     assert_int_equal(py->nothers, 1);
     free(py);
-    nd_environ_free(&env);
+    nd_environ_release(&env);
 }
 
 static void test_venv(void **state)
@@ -151,9 +151,9 @@ static void test_venv(void **state)
     struct nd_findings f = ND_FINDINGS_INIT;
     nd_python_judge(py, false, false, false, NULL, &f);
     assert_non_null(nd_findings_find(&f, "python.interpreters-differ"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     free(py);
-    nd_environ_free(&env);
+    nd_environ_release(&env);
 }
 
 static void test_pyenv_shim(void **state)
@@ -179,7 +179,7 @@ static void test_pyenv_shim(void **state)
     assert_true(py->found);
     assert_true(py->error[0] != '\0');
     free(py);
-    nd_environ_free(&env);
+    nd_environ_release(&env);
 }
 
 static void test_missing(void **state)
@@ -198,7 +198,7 @@ static void test_missing(void **state)
     assert_true(json_is_null(json_object_get(j, "path")));
     json_decref(j);
     free(py);
-    nd_environ_free(&env);
+    nd_environ_release(&env);
 }
 
 int main(void)

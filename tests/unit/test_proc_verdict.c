@@ -173,7 +173,7 @@ static void test_finding_idle_devices_cpu_job(void **state)
     assert_non_null(strstr(x->cause, "torch_npu is not"));
     assert_true(x->nfix >= 1);
     assert_int_equal(nd_findings_exit_code(&f), 1);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
 
     /* A single-threaded job around one core: the same verdict at 0.9, 1.0 and 1.1
      * cores, with the idle devices holding baseline memory (firmware, HBM reserve). */
@@ -186,7 +186,7 @@ static void test_finding_idle_devices_cpu_job(void **state)
         assert_int_equal(f.n, 1);
         assert_string_equal(f.v[0]->id, "ps.devices-idle-cpu-job");
         assert_non_null(strstr(f.v[0]->fix[0], "npu-doctor check --env-from 106"));
-        nd_findings_free(&f);
+        nd_findings_release(&f);
     }
     /* Hysteresis: a slow window (0.3 cores) keeps the verdict of a process busy all its
      * life, and does not make one for a process idle all its life. */
@@ -214,7 +214,7 @@ static void test_finding_idle_devices_cpu_job(void **state)
     /* A lower threshold (ps --busy) finds a trickle. */
     nd_verdict_findings(&slow, 1, st, 1, 0.1, &f);
     assert_int_equal(f.n, 1);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
     /* A process on the vendor's list that ps did not list (--pid, --user): devices in use. */
     struct nd_proc_facts one = proc_with(109, 1.0, ND_FW_TORCH);
     ascend8.nprocs = 1;
@@ -262,7 +262,7 @@ static void test_finding_idle_devices_cpu_job(void **state)
     assert_int_equal(f.v[0]->confidence, ND_CONF_MEDIUM);
     assert_non_null(strstr(f.v[0]->title, "2 ML processes"));
     assert_int_equal(f.v[0]->nevidence, 3);
-    nd_findings_free(&f);
+    nd_findings_release(&f);
 
     /* NVIDIA: the GPU wording and fix. */
     static struct nd_device_state nv;
@@ -275,7 +275,7 @@ static void test_finding_idle_devices_cpu_job(void **state)
     assert_int_equal(f.n, 1);
     assert_non_null(strstr(f.v[0]->title, "1 GPU idle"));
     assert_non_null(strstr(f.v[0]->cause, "CPU-only torch build"));
-    nd_findings_free(&f);
+    nd_findings_release(&f);
 }
 
 int main(void)

@@ -53,7 +53,7 @@ static void test_identity_launchers(void **state)
     /* No SLURMD_NODENAME: the Kubernetes node names the node. */
     assert_string_equal(nd_json_get_str(id, "node_name"), "gpu-node-3");
     json_decref(id);
-    nd_environ_free(&env);
+    nd_environ_release(&env);
 }
 
 static void test_identity_bare(void **state)
@@ -70,7 +70,7 @@ static void test_identity_bare(void **state)
     assert_null(json_object_get(id, "mpi"));
     assert_null(json_object_get(id, "kubernetes"));
     json_decref(id);
-    nd_environ_free(&env);
+    nd_environ_release(&env);
 }
 
 static void test_rank_sources(void **state)
@@ -90,7 +90,7 @@ static void test_rank_sources(void **state)
     nd_environ_set(&env, "RANK", "abc");
     assert_true(nd_snapshot_rank(&env, &r));
     assert_int_equal(r, 11);
-    nd_environ_free(&env);
+    nd_environ_release(&env);
 }
 
 static void test_expand_output(void **state)
@@ -116,14 +116,14 @@ static void test_expand_output(void **state)
     assert_non_null(strstr(err.msg, "%x"));
     assert_int_equal(nd_snapshot_expand_output("snap-%", &env, "h", &out, &err), -EINVAL);
     assert_non_null(strstr(err.msg, "trailing"));
-    nd_environ_free(&env);
+    nd_environ_release(&env);
 
     /* No launcher: rank 0, no job. */
     nd_environ_init(&env, "test");
     assert_int_equal(nd_snapshot_expand_output("%n-%r-%j", &env, "box.lan", &out, &err), 0);
     assert_string_equal(out, "box-0-nojob");
     free(out);
-    nd_environ_free(&env);
+    nd_environ_release(&env);
 }
 
 static void test_env_json_redacted(void **state)
@@ -155,7 +155,7 @@ static void test_env_json_redacted(void **state)
     free(dump);
     json_decref(o);
     nd_redact_reset();
-    nd_environ_free(&env);
+    nd_environ_release(&env);
 }
 
 static void test_device_state_json(void **state)

@@ -38,7 +38,7 @@ static void test_init_is_empty_string(void **state)
 
     /* Releasing a buffer that never allocated frees nothing (ASan would
      * catch a free of the static) and leaves it usable. */
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
     assert_non_null(sb.buf);
     assert_string_equal(sb.buf, "");
     nd_strbuf_reset(&sb);
@@ -59,7 +59,7 @@ static void test_first_add_allocates(void **state)
     nd_strbuf_reset(&sb);
     assert_string_equal(sb.buf, "");
     assert_ptr_not_equal(sb.buf, nd_strbuf_empty);   /* the allocation is kept */
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
     assert_ptr_equal(sb.buf, nd_strbuf_empty);
     assert_int_equal(nd_strbuf_empty[0], '\0');
 }
@@ -71,7 +71,7 @@ static void test_empty_format_keeps_shared_string(void **state)
     nd_strbuf_addf(&sb, "%s", "");
     assert_ptr_equal(sb.buf, nd_strbuf_empty);
     assert_int_equal(sb.len, 0);
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
 }
 
 static void test_detach(void **state)
@@ -92,7 +92,7 @@ static void test_detach(void **state)
     assert_string_equal(sb.buf, "");
     assert_int_equal(sb.len, 0);
     free(p);
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
 }
 
 /* A zeroed struct (a calloc'd owner) is accepted by every function too. */
@@ -107,9 +107,9 @@ static void test_zeroed_struct(void **state)
     memset(&sb, 0, sizeof sb);
     nd_strbuf_addc(&sb, 'x');
     assert_string_equal(sb.buf, "x");
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
     memset(&sb, 0, sizeof sb);
-    nd_strbuf_free(&sb);
+    nd_strbuf_release(&sb);
     assert_string_equal(sb.buf, "");
 }
 

@@ -210,7 +210,7 @@ static void test_toolkits_on_fixture(void **state)
     nd_environ_set(&env, "CUDA_HOME", "/usr/local/cuda-12.4");
     nd_toolkits_probe(&env, NULL, 0, 0, t);
     assert_string_equal(t->cuda_home, "/usr/local/cuda-12.4");
-    nd_environ_free(&env);
+    nd_environ_release(&env);
     set_root("kunpeng-openeuler");
     nd_toolkits_probe(NULL, NULL, 0, 0, t);
     assert_string_equal(t->cuda_version, "");
