@@ -1,7 +1,8 @@
 /* The order of explain's findings: per-rule hits become findings, root cause first.
  * Order: severity, then the rule's tier (cause categories above symptoms,
  * wrappers last), then the earliest timestamp across files, then first
- * appearance; finally each rule's `outranks` list is enforced. Pure. */
+ * appearance; wrappers go after any other finding of warning or above;
+ * finally each rule's `outranks` list is enforced. Pure. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +223,24 @@ void nd_kb_rank_hits(const struct nd_kb *kb, const struct nd_kb_hit *hits, struc
             j--;
         }
         c[j] = x;
+    }
+    /* A wrapper ("EZ9999: Inner Error!") says only that something failed:
+     * when the same logs also hold a finding that names a cause, even one
+     * printed as a warning ("ASCEND_HOME_PATH is not set"), or a symptom,
+     * every wrapper goes after it, wherever in the logs the two are (the
+     * scanner's wrapper window only hides wrappers next to such a line). */
+    bool named = false;
+    for (size_t i = 0; i < n && !named; i++)
+        named = c[i].r->role != ND_ROLE_WRAPPER && c[i].r->severity >= ND_SEV_WARNING;
+    if (named) {
+        struct nd_kb_cand *tmp = nd_xcalloc(n ? n : 1, sizeof *tmp);
+        size_t w = 0;
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t i = 0; i < n; i++)
+                if ((c[i].r->role == ND_ROLE_WRAPPER) == (pass == 1))
+                    tmp[w++] = c[i];
+        memcpy(c, tmp, n * sizeof *c);
+        free(tmp);
     }
     /* outranks: a rule goes before every rule it names. Bounded passes, so a
      * cycle in user rules cannot loop forever. */

@@ -140,6 +140,36 @@ static void test_wrapper_defers(void **state)
     nd_kb_free(kb);
 }
 
+static void test_wrapper_after_any_cause(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    /* The wrapper is an error and far (beyond the scanner's window) from a
+     * cause printed only as a warning: the cause still leads. */
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_init(&sb);
+    nd_strbuf_adds(&sb, "WARNHERE\n");
+    for (int i = 0; i < 100; i++)
+        nd_strbuf_addf(&sb, "step %d\n", i);
+    nd_strbuf_adds(&sb, "WRAPHERE\n");
+    const char *names[] = {"far.log"};
+    const char *texts[] = {sb.buf};
+    struct nd_findings out = ND_FINDINGS_INIT;
+    explain(kb, names, texts, 1, false, &out);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0]->id, "t.warncause");
+    assert_string_equal(out.v[1]->id, "t.wrap");
+    nd_findings_free(&out);
+    /* An info finding names nothing worth leading with: the wrapper stays first. */
+    const char *info[] = {"INFOHERE\nWRAPHERE\n"};
+    explain(kb, names, info, 1, true, &out);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0]->id, "t.wrap");
+    nd_findings_free(&out);
+    nd_strbuf_free(&sb);
+    nd_kb_free(kb);
+}
+
 static void test_rank_hits_direct(void **state)
 {
     (void)state;
@@ -243,7 +273,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cause_before_symptom), cmocka_unit_test(test_earliest_across_files),
         cmocka_unit_test(test_outranks_and_severity), cmocka_unit_test(test_wrapper_defers),
-        cmocka_unit_test(test_rank_hits_direct),     cmocka_unit_test(test_match_line),
+        cmocka_unit_test(test_rank_hits_direct),     cmocka_unit_test(test_wrapper_after_any_cause),     cmocka_unit_test(test_match_line),
         cmocka_unit_test(test_line_mapping),        cmocka_unit_test(test_rank_set_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
