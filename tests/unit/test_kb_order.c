@@ -159,14 +159,14 @@ static void test_wrapper_after_any_cause(void **state)
     assert_int_equal(out.n, 2);
     assert_string_equal(out.v[0]->id, "t.warncause");
     assert_string_equal(out.v[1]->id, "t.wrap");
-    nd_findings_free(&out);
+    nd_findings_release(&out);
     /* An info finding names nothing worth leading with: the wrapper stays first. */
     const char *info[] = {"INFOHERE\nWRAPHERE\n"};
     explain(kb, names, info, 1, true, &out);
     assert_int_equal(out.n, 2);
     assert_string_equal(out.v[0]->id, "t.wrap");
-    nd_findings_free(&out);
-    nd_strbuf_free(&sb);
+    nd_findings_release(&out);
+    nd_strbuf_release(&sb);
     nd_kb_free(kb);
 }
 
