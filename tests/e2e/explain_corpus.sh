@@ -8,8 +8,11 @@
 
 # Floors, in integer percent, for top-1 agreement. They record what the rules
 # achieve today so that a regression fails; raise them as the rules improve.
-MIN_WHOLE_PCT=87
-MIN_CHECK_PCT=76
+# Measured on 288 cases: the 219 the rules were tuned beside (88% whole, 76%
+# of their check half) and 69 fresh ones (labels-fresh.tsv) that no rule
+# writer had seen (71%).
+MIN_WHOLE_PCT=83
+MIN_CHECK_PCT=74
 
 CORPUS=${ND_SRC:?ND_SRC must name the source tree}/tests/corpus
 shopt -s nullglob
