@@ -71,8 +71,7 @@ int main(int argc, char **argv)
                 /* The python child announces itself once torch is imported. */
                 char code[256];
                 snprintf(code, sizeof code,
-                         "import os, signal, torch\nsignal.alarm(600)\nos.write(%d, b'k')\nsignal.pause()\n",
-                         ready[1]);
+                         "import os, signal, torch\nsignal.alarm(600)\nos.write(%d, b'k')\nsignal.pause()\n", ready[1]);
                 execl(torch_py, torch_py, "-c", code, (char *)NULL);
                 _exit(127);
             }

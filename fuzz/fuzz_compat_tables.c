@@ -28,9 +28,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t n = 0;
     for (char *p = copy; n < 10 && p < copy + size; p += strlen(p) + 1)
         v[n++] = p;
-    struct nd_version_set s = {.torch = v[0], .torch_npu = v[1], .torch_cuda = v[2], .python = v[3],
-                               .cann = v[4], .npu_driver = v[5], .nvidia_driver = v[6], .driver_cuda = v[7],
-                               .cuda_toolkit = v[8], .rocm = v[9], .ascend_torch = size % 2 == 0};
+    struct nd_version_set s = {.torch = v[0],
+                               .torch_npu = v[1],
+                               .torch_cuda = v[2],
+                               .python = v[3],
+                               .cann = v[4],
+                               .npu_driver = v[5],
+                               .nvidia_driver = v[6],
+                               .driver_cuda = v[7],
+                               .cuda_toolkit = v[8],
+                               .rocm = v[9],
+                               .ascend_torch = size % 2 == 0};
     struct nd_findings f = ND_FINDINGS_INIT;
     nd_compat_judge_set(&s, &f);
     nd_compat_judge_cann_driver(&dt, v[4], v[5], &f);

@@ -22,8 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t prev_off = 0;
     for (size_t i = 0; i < lg.nlines; i++) {
         const struct nd_kb_pline *p = &lg.lines[i];
-        if (p->o_line > p->o_content || p->o_content > p->o_end || p->o_end > size || p->logical > i ||
-            p->n_off > n || p->n_off < prev_off)
+        if (p->o_line > p->o_content || p->o_content > p->o_end || p->o_end > size || p->logical > i || p->n_off > n ||
+            p->n_off < prev_off)
             __builtin_trap();
         /* The content copied is the input's bytes. */
         size_t len = p->o_end - p->o_content;

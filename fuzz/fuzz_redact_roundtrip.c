@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     size_t n = 0;
     for (size_t i = 0; i < size; i++)
-        if (data[i])   /* no 'Z': the context itself can never hold the planted value */
+        if (data[i]) /* no 'Z': the context itself can never hold the planted value */
             ctx[n++] = data[i] == 'Z' ? 'z' : (char)data[i];
     ctx[n] = '\0';
     size_t half = n / 2;

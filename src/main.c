@@ -33,12 +33,11 @@ static const struct nd_command nd_commands[] = {
     {"rules", cmd_rules, "list, lint and test the knowledge-base rules"},
 };
 
-static const char nd_top_footer[] =
-    "'npu-doctor <command> --help' shows a command's options.\n"
-    "exit codes: 0 ok, 1 warnings, 2 errors, 64 usage, 66 input missing, 70 internal\n"
-    "error, 73 an output file cannot be written; run/watch return the job's own\n"
-    "status (3 when --fail-fast stopped it); watch returns 0/1/2 by the worst\n"
-    "finding when --for ends first or the job's status cannot be read.\n";
+static const char nd_top_footer[] = "'npu-doctor <command> --help' shows a command's options.\n"
+                                    "exit codes: 0 ok, 1 warnings, 2 errors, 64 usage, 66 input missing, 70 internal\n"
+                                    "error, 73 an output file cannot be written; run/watch return the job's own\n"
+                                    "status (3 when --fail-fast stopped it); watch returns 0/1/2 by the worst\n"
+                                    "finding when --for ends first or the job's status cannot be read.\n";
 
 /* The top level's own table; its help lists the commands. */
 static void nd_top_spec(struct nd_cmd_spec *spec, struct nd_option *opts, bool *version)
@@ -50,7 +49,10 @@ static void nd_top_spec(struct nd_cmd_spec *spec, struct nd_option *opts, bool *
     for (size_t i = 0; i < sizeof nd_commands / sizeof *nd_commands && used < sizeof about; i++)
         used += (size_t)snprintf(about + used, sizeof about - used, "  %-9s %s\n", nd_commands[i].name,
                                  nd_commands[i].summary);
-    opts[0] = (struct nd_option){.name = "version", .short_name = 'V', .kind = ND_ARG_NONE, .out = version,
+    opts[0] = (struct nd_option){.name = "version",
+                                 .short_name = 'V',
+                                 .kind = ND_ARG_NONE,
+                                 .out = version,
                                  .help = "the version and how it was built"};
     opts[1] = (struct nd_option){0};
     *spec = (struct nd_cmd_spec){.name = "",
@@ -72,8 +74,8 @@ static void nd_sanitize_std_fds(void)
             continue;
         int nfd = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
         if (nfd < 0)
-            _exit(ND_EXIT_INTERNAL);   /* nowhere to say it, and nothing safe to open */
-        if (nfd != fd) {               /* a lower one was open: place it explicitly */
+            _exit(ND_EXIT_INTERNAL); /* nowhere to say it, and nothing safe to open */
+        if (nfd != fd) {             /* a lower one was open: place it explicitly */
             dup2(nfd, fd);
             close(nfd);
         }

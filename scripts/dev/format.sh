@@ -13,7 +13,7 @@ esac
 command -v clang-format >/dev/null 2>&1 ||
   { echo "format: clang-format not found: apt-get install clang-format" >&2; exit 66; }
 
-mapfile -t files < <(git ls-files -- 'src/*.[ch]' 'tests/*.[ch]' 'fuzz/*.[ch]' 'bench/*.[ch]')
+mapfile -t files < <(git ls-files -- 'src/*.[ch]' 'tests/*.[ch]' 'fuzz/*.[ch]' 'bench/*.[ch]' 'tools/*.[ch]')
 [ ${#files[@]} -gt 0 ] || { echo "format: no C files found (run inside the repository)" >&2; exit 66; }
 
 if [ "$mode" = apply ]; then

@@ -19,14 +19,12 @@
 #include "core/strbuf.h"
 #include "core/term.h"
 
-static const char check_about[] =
-    "Checks that a job started here will really run on the NPU or GPU: driver,\n"
-    "firmware, CANN/CUDA install, the job's environment, the Python stack,\n"
-    "versions, distributed settings.\n";
+static const char check_about[] = "Checks that a job started here will really run on the NPU or GPU: driver,\n"
+                                  "firmware, CANN/CUDA install, the job's environment, the Python stack,\n"
+                                  "versions, distributed settings.\n";
 
-static const char check_footer[] =
-    "Exit status: 0 fine, 1 warnings, 2 errors (--quiet: 0 on warnings unless\n"
-    "--strict or --fail-on warning), 64 usage, 66 missing input, 70 internal.\n";
+static const char check_footer[] = "Exit status: 0 fine, 1 warnings, 2 errors (--quiet: 0 on warnings unless\n"
+                                   "--strict or --fail-on warning), 64 usage, 66 missing input, 70 internal.\n";
 
 /* What counts as failure for the exit status (--fail-on, --quiet, --strict). */
 enum check_fail_on { CHECK_FAIL_DEFAULT, CHECK_FAIL_ERROR, CHECK_FAIL_WARNING, CHECK_FAIL_NEVER };
@@ -75,37 +73,73 @@ int cmd_check(int argc, char **argv)
         {"never", CHECK_FAIL_NEVER, false},     {NULL, 0, false},
     };
     const struct nd_option opts[] = {
-        {.name = "level", .short_name = 'l', .kind = ND_ARG_ENUM, .out = &level, .choices = levels, .arg_name = "N",
+        {.name = "level",
+         .short_name = 'l',
+         .kind = ND_ARG_ENUM,
+         .out = &level,
+         .choices = levels,
+         .arg_name = "N",
          .help = "1: files only, no imports (default); 2: also import torch/torch_npu, query the devices and run a "
                  "runtime smoke test; 3: also host<->device bandwidth"},
         {.name = "json", .kind = ND_ARG_NONE, .out = &json, .help = "one JSON object (schema npu-doctor/2): findings, facts"},
-        {.name = "quiet", .short_name = 'q', .kind = ND_ARG_NONE, .out = &quiet,
+        {.name = "quiet",
+         .short_name = 'q',
+         .kind = ND_ARG_NONE,
+         .out = &quiet,
          .help = "print problems only; warnings exit 0 (entrypoints: npu-doctor check --quiet || exit 1)"},
         {.name = "strict", .kind = ND_ARG_NONE, .out = &strict, .help = "with --quiet: warnings exit 1 as without it"},
-        {.name = "fail-on", .kind = ND_ARG_ENUM, .out = &fail_on, .choices = fail_ons, .arg_name = "WHAT",
+        {.name = "fail-on",
+         .kind = ND_ARG_ENUM,
+         .out = &fail_on,
+         .choices = fail_ons,
+         .arg_name = "WHAT",
          .help = "error: exit 2 on errors only; warning: also exit 1 on warnings; never: exit 0 whatever was found"},
-        {.name = "report-issue", .kind = ND_ARG_NONE, .out = &issue,
+        {.name = "report-issue",
+         .kind = ND_ARG_NONE,
+         .out = &issue,
          .help = "print a redacted Markdown block to paste into an issue"},
-        {.name = "root", .kind = ND_ARG_STRING, .out = &root, .arg_name = "DIR",
+        {.name = "root",
+         .kind = ND_ARG_STRING,
+         .out = &root,
+         .arg_name = "DIR",
          .help = "inspect the install under DIR (a container's root)"},
-        {.name = "env-from", .kind = ND_ARG_PID, .out = &env_pid, .arg_name = "PID",
+        {.name = "env-from",
+         .kind = ND_ARG_PID,
+         .out = &env_pid,
+         .arg_name = "PID",
          .help = "judge the environment of a running process"},
-        {.name = "env-file", .kind = ND_ARG_STRING, .out = &env_file, .arg_name = "FILE",
+        {.name = "env-file",
+         .kind = ND_ARG_STRING,
+         .out = &env_file,
+         .arg_name = "FILE",
          .help = "judge KEY=VALUE lines (env, docker inspect output)"},
-        {.name = "python", .kind = ND_ARG_STRING, .out = &python, .arg_name = "PATH",
+        {.name = "python",
+         .kind = ND_ARG_STRING,
+         .out = &python,
+         .arg_name = "PATH",
          .help = "the job's interpreter (default: python3 on its PATH)"},
-        {.name = "timeout", .kind = ND_ARG_SECONDS, .out = &timeout, .min = 0.1, .max = 3600, .arg_name = "SEC",
+        {.name = "timeout",
+         .kind = ND_ARG_SECONDS,
+         .out = &timeout,
+         .min = 0.1,
+         .max = 3600,
+         .arg_name = "SEC",
          .help = "deadline of the level-2 Python probe (default 30)"},
-        {.name = "redact", .kind = ND_ARG_STRING, .flags = ND_OPTF_REPEAT, .cb = check_add_redact,
-         .arg_name = "REGEX", .help = "also redact variables whose name matches REGEX"},
-        {.name = "verbose", .short_name = 'v', .kind = ND_ARG_NONE, .out = &verbose,
-         .help = "also show notes (info findings)"},
-        {.name = "wide", .kind = ND_ARG_NONE, .cb = check_set_wide,
+        {.name = "redact",
+         .kind = ND_ARG_STRING,
+         .flags = ND_OPTF_REPEAT,
+         .cb = check_add_redact,
+         .arg_name = "REGEX",
+         .help = "also redact variables whose name matches REGEX"},
+        {.name = "verbose", .short_name = 'v', .kind = ND_ARG_NONE, .out = &verbose, .help = "also show notes (info findings)"},
+        {.name = "wide",
+         .kind = ND_ARG_NONE,
+         .cb = check_set_wide,
          .help = "do not wrap lines to the terminal width (80 in a pipe)"},
         {0},
     };
-    const struct nd_cmd_spec spec = {"check", "npu-doctor check [options]", check_about, opts, check_footer,
-                                     ND_SPEC_NO_OPERANDS};
+    const struct nd_cmd_spec spec = {"check",      "npu-doctor check [options]", check_about, opts,
+                                     check_footer, ND_SPEC_NO_OPERANDS};
     int first;
     int prc = nd_opts_parse(&spec, argc, argv, NULL, &first);
     if (prc)
@@ -135,8 +169,8 @@ int cmd_check(int argc, char **argv)
     char python_abs[4096];
     if (python && strchr(python, '/') && python[0] != '/' && nd_rootfs_is_default()) {
         char cwd[4000];
-        if (getcwd(cwd, sizeof cwd) && (size_t)snprintf(python_abs, sizeof python_abs, "%s/%s", cwd, python) <
-                                           sizeof python_abs)
+        if (getcwd(cwd, sizeof cwd) &&
+            (size_t)snprintf(python_abs, sizeof python_abs, "%s/%s", cwd, python) < sizeof python_abs)
             python = python_abs;
     }
     if (python && strchr(python, '/') && !nd_rootfs_exists(python)) {
@@ -156,8 +190,13 @@ int cmd_check(int argc, char **argv)
         env.job_python = nd_xstrdup(python);
 
     struct nd_check_options opt = {
-        .level = level, .python = python, .env = &env, .probe_timeout_s = timeout, .device_timeout_s = 5.0,
-        .job_note = job_note[0] ? job_note : NULL, .run_tools = issue,
+        .level = level,
+        .python = python,
+        .env = &env,
+        .probe_timeout_s = timeout,
+        .device_timeout_s = 5.0,
+        .job_note = job_note[0] ? job_note : NULL,
+        .run_tools = issue,
     };
     struct nd_report rep;
     nd_report_init(&rep, "check");

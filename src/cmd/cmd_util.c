@@ -22,6 +22,6 @@ int nd_cmd_add_redact(const char *cmd, const char *regex)
 {
     struct nd_error err;
     if (nd_redact_add_pattern(regex, &err) < 0)
-        return nd_opts_usage_error(cmd, "%s", err.msg);   /* a bad option value, said like the others */
+        return nd_opts_usage_error(cmd, "%s", err.msg); /* a bad option value, said like the others */
     return 0;
 }

@@ -14,21 +14,19 @@
 #include "snapshot/snapshot.h"
 #include "core/strbuf.h"
 
-static const char nd_diff_about[] =
-    "Compares snapshots written by 'npu-doctor snapshot'. Two files: every\n"
-    "difference that matters, most relevant first (vendor stack and its\n"
-    "environment variables, devices, Python stack, host limits, the rest);\n"
-    "PATH-like variables entry by entry (\"missing: /usr/local/...\").\n"
-    "Three or more files: for each fact the majority value and the nodes that\n"
-    "differ (\"node-17: CANN 8.0.0 (others: 8.1.RC1)\").\n"
-    "Every snapshot's versions are also judged against the compatibility\n"
-    "tables: a node whose CANN, driver, torch, torch_npu, CUDA or Python do not\n"
-    "fit together is named as a finding.\n";
+static const char nd_diff_about[] = "Compares snapshots written by 'npu-doctor snapshot'. Two files: every\n"
+                                    "difference that matters, most relevant first (vendor stack and its\n"
+                                    "environment variables, devices, Python stack, host limits, the rest);\n"
+                                    "PATH-like variables entry by entry (\"missing: /usr/local/...\").\n"
+                                    "Three or more files: for each fact the majority value and the nodes that\n"
+                                    "differ (\"node-17: CANN 8.0.0 (others: 8.1.RC1)\").\n"
+                                    "Every snapshot's versions are also judged against the compatibility\n"
+                                    "tables: a node whose CANN, driver, torch, torch_npu, CUDA or Python do not\n"
+                                    "fit together is named as a finding.\n";
 
-static const char nd_diff_footer[] =
-    "Exit status: 0 no differences, 1 differences found, 64 usage (fewer than two\n"
-    "files), 66 a file missing, unreadable, a directory, not a snapshot,\n"
-    "truncated, or of a newer schema.\n";
+static const char nd_diff_footer[] = "Exit status: 0 no differences, 1 differences found, 64 usage (fewer than two\n"
+                                     "files), 66 a file missing, unreadable, a directory, not a snapshot,\n"
+                                     "truncated, or of a newer schema.\n";
 
 static int nd_diff_add_redact(const char *cmd, const char *arg, void *ctx)
 {
@@ -40,19 +38,30 @@ int cmd_diff(int argc, char **argv)
 {
     bool json = false, all = false;
     const struct nd_option opts[] = {
-        {.name = "all", .kind = ND_ARG_NONE, .out = &all,
+        {.name = "all",
+         .kind = ND_ARG_NONE,
+         .out = &all,
          .help = "also show noise: times, pids, hostnames, ranks, SHLVL, OLDPWD, SSH_*..."},
-        {.name = "json", .kind = ND_ARG_NONE, .out = &json,
+        {.name = "json",
+         .kind = ND_ARG_NONE,
+         .out = &json,
          .help = "one JSON object: {\"differences\": [{\"key\", \"values\", \"majority\", \"outliers\"}]}"},
-        {.name = "redact", .kind = ND_ARG_STRING, .flags = ND_OPTF_REPEAT, .cb = nd_diff_add_redact,
+        {.name = "redact",
+         .kind = ND_ARG_STRING,
+         .flags = ND_OPTF_REPEAT,
+         .cb = nd_diff_add_redact,
          .arg_name = "REGEX",
          .help = "also redact variables whose name matches REGEX, as NPU_DOCTOR_REDACT=REGEX in the environment "
                  "does"},
         {0},
     };
-    const struct nd_cmd_spec spec = {"diff", "npu-doctor diff [--all] [--json] [--redact REGEX]... A.json B.json\n"
-                                             "                [C.json...]",
-                                     nd_diff_about, opts, nd_diff_footer, 0};
+    const struct nd_cmd_spec spec = {"diff",
+                                     "npu-doctor diff [--all] [--json] [--redact REGEX]... A.json B.json\n"
+                                     "                [C.json...]",
+                                     nd_diff_about,
+                                     opts,
+                                     nd_diff_footer,
+                                     0};
     int first_op, rc = nd_opts_parse(&spec, argc, argv, NULL, &first_op);
     struct nd_error err;
     if (rc) {

@@ -35,7 +35,7 @@ void nd_diff_compat_judge(const json_t *snap, struct nd_findings *out)
     const json_t *layer = json_object_get(snap, "device_layer");
     size_t i;
     const json_t *l;
-    json_array_foreach(layer, i, l) {
+    json_array_foreach (layer, i, l) {
         json_int_t v = json_integer_value(json_object_get(l, "cuda_driver_version"));
         if (v > 0 && v < 1000000)
             snprintf(driver_cuda, sizeof driver_cuda, "%d.%d", (int)(v / 1000), (int)(v % 1000) / 10);
@@ -75,7 +75,7 @@ void nd_diff_compat_judge(const json_t *snap, struct nd_findings *out)
 }
 
 struct nd_compat_group {
-    const struct nd_finding *f;     /* the first file's finding */
+    const struct nd_finding *f; /* the first file's finding */
     struct nd_strbuf labels;
     size_t nfiles;
     size_t *files;

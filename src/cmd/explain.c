@@ -16,15 +16,13 @@
 #include "core/term.h"
 #include "kb/kb.h"
 
-static const char explain_about[] =
-    "Names the root cause of a failed job from its logs: plog/slog, rank logs,\n"
-    "job output; directories are read recursively, .gz through zlib, - is stdin.\n";
+static const char explain_about[] = "Names the root cause of a failed job from its logs: plog/slog, rank logs,\n"
+                                    "job output; directories are read recursively, .gz through zlib, - is stdin.\n";
 
-static const char explain_footer[] =
-    "Exit: 0 nothing above info, 1 warnings, 2 errors, 64 usage or broken rules,\n"
-    "66 nothing could be read (or a rules file too large).\n"
-    "Devices are not read, a FIFO must deliver within 5 s, and NUL runs (a log\n"
-    "cut short while written) are skipped.\n";
+static const char explain_footer[] = "Exit: 0 nothing above info, 1 warnings, 2 errors, 64 usage or broken rules,\n"
+                                     "66 nothing could be read (or a rules file too large).\n"
+                                     "Devices are not read, a FIFO must deliver within 5 s, and NUL runs (a log\n"
+                                     "cut short while written) are skipped.\n";
 
 /* --rules DIR, in the order given. */
 struct explain_dirs {
@@ -78,23 +76,40 @@ int cmd_explain(int argc, char **argv)
         return nd_cmd_fail("explain", ND_EXIT_INTERNAL, "out of memory");
     const struct nd_option opts[] = {
         {.name = "json", .kind = ND_ARG_NONE, .out = &json, .help = "one JSON object (schema npu-doctor/2), root cause first"},
-        {.name = "all", .kind = ND_ARG_NONE, .out = &all,
+        {.name = "all",
+         .kind = ND_ARG_NONE,
+         .out = &all,
          .help = "show every finding in full, wrappers and info findings too"},
-        {.name = "follow", .kind = ND_ARG_NONE, .out = &follow,
+        {.name = "follow",
+         .kind = ND_ARG_NONE,
+         .out = &follow,
          .help = "in directories, also read symbolic links that lead out of the tree (by default they are noted "
                  "and skipped)"},
-        {.name = "rules", .kind = ND_ARG_STRING, .flags = ND_OPTF_REPEAT, .cb = explain_add_rules, .arg_name = "DIR",
+        {.name = "rules",
+         .kind = ND_ARG_STRING,
+         .flags = ND_OPTF_REPEAT,
+         .cb = explain_add_rules,
+         .arg_name = "DIR",
          .help = "load more *.rules files from DIR"},
-        {.name = "root", .kind = ND_ARG_STRING, .cb = explain_set_root, .arg_name = "DIR",
+        {.name = "root",
+         .kind = ND_ARG_STRING,
+         .cb = explain_set_root,
+         .arg_name = "DIR",
          .help = "read /etc/npu-doctor/rules.d under DIR"},
-        {.name = "redact", .kind = ND_ARG_STRING, .flags = ND_OPTF_REPEAT, .cb = explain_add_redact,
-         .arg_name = "REGEX", .help = "also redact variables whose name matches REGEX"},
-        {.name = "wide", .kind = ND_ARG_NONE, .cb = explain_set_wide,
+        {.name = "redact",
+         .kind = ND_ARG_STRING,
+         .flags = ND_OPTF_REPEAT,
+         .cb = explain_add_redact,
+         .arg_name = "REGEX",
+         .help = "also redact variables whose name matches REGEX"},
+        {.name = "wide",
+         .kind = ND_ARG_NONE,
+         .cb = explain_set_wide,
          .help = "do not wrap lines to the terminal width (80 in a pipe)"},
         {0},
     };
-    const struct nd_cmd_spec spec = {"explain", "npu-doctor explain [options] LOG|DIR|- ...", explain_about, opts,
-                                     explain_footer, 0};
+    const struct nd_cmd_spec spec = {
+        "explain", "npu-doctor explain [options] LOG|DIR|- ...", explain_about, opts, explain_footer, 0};
     int first_op, rc = nd_opts_parse(&spec, argc, argv, &rd, &first_op);
     const char **dirs = rd.v;
     size_t ndirs = rd.n;
@@ -113,8 +128,10 @@ int cmd_explain(int argc, char **argv)
     if (rc != 0)
         /* A rules file too large to read (-EFBIG) is unreadable input: 66,
          * in explain, run and rules alike. */
-        return nd_cmd_fail("explain", rc == -EINVAL ? ND_EXIT_USAGE : rc == -ENOENT || rc == -EFBIG ? ND_EXIT_NOINPUT
-                                                                                                  : ND_EXIT_INTERNAL,
+        return nd_cmd_fail("explain",
+                           rc == -EINVAL                   ? ND_EXIT_USAGE
+                           : rc == -ENOENT || rc == -EFBIG ? ND_EXIT_NOINPUT
+                                                           : ND_EXIT_INTERNAL,
                            "%s", err.msg);
     struct nd_kb_scan *scan = nd_kb_scan_new(kb);
     nd_kb_scan_set_follow(scan, follow);

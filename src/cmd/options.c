@@ -22,7 +22,10 @@
 #define ND_HELP_LEFT_MAX 24
 
 static const struct nd_option nd_help_option = {
-    .name = "help", .short_name = 'h', .kind = ND_ARG_NONE, .help = "this help",
+    .name = "help",
+    .short_name = 'h',
+    .kind = ND_ARG_NONE,
+    .help = "this help",
 };
 
 static const char *nd_cmd_label(const struct nd_cmd_spec *spec)
@@ -60,7 +63,7 @@ int nd_opts_usage_hint(const char *cmd, const char *hint, const char *fmt, ...)
 }
 
 __attribute__((format(printf, 3, 4))) static int nd_opts_error(const struct nd_cmd_spec *spec, const char *hint,
-                                                              const char *fmt, ...)
+                                                               const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -158,21 +161,15 @@ static int nd_opts_ambiguous(const struct nd_cmd_spec *spec, const char *name, s
 static void nd_opts_describe(const struct nd_option *o, char *buf, size_t size)
 {
     switch (o->kind) {
-    case ND_ARG_PID:
-        snprintf(buf, size, "a process id (1-%ld)", nd_pid_max());
-        break;
-    case ND_ARG_SECONDS:
-        snprintf(buf, size, "a number of seconds between %g and %g", o->min, o->max);
-        break;
+    case ND_ARG_PID: snprintf(buf, size, "a process id (1-%ld)", nd_pid_max()); break;
+    case ND_ARG_SECONDS: snprintf(buf, size, "a number of seconds between %g and %g", o->min, o->max); break;
     case ND_ARG_NUMBER:
         if (o->flags & ND_OPTF_ABOVE_MIN)
             snprintf(buf, size, "a number above %g and at most %g", o->min, o->max);
         else
             snprintf(buf, size, "a number between %g and %g", o->min, o->max);
         break;
-    case ND_ARG_COUNT:
-        snprintf(buf, size, "a whole number between %.0f and %.0f", o->min, o->max);
-        break;
+    case ND_ARG_COUNT: snprintf(buf, size, "a whole number between %.0f and %.0f", o->min, o->max); break;
     case ND_ARG_ENUM: {
         size_t n = 0, used = 0;
         for (const struct nd_opt_choice *c = o->choices; c && c->name; c++)
@@ -191,9 +188,7 @@ static void nd_opts_describe(const struct nd_option *o, char *buf, size_t size)
         }
         break;
     }
-    default:
-        snprintf(buf, size, "a value");
-        break;
+    default: snprintf(buf, size, "a value"); break;
     }
 }
 
@@ -230,8 +225,7 @@ static int nd_opts_store(const struct nd_cmd_spec *spec, const struct nd_option 
         break;
     case ND_ARG_SECONDS:
     case ND_ARG_NUMBER:
-        if (nd_parse_seconds(arg, &d) < 0 || d < o->min || d > o->max ||
-            ((o->flags & ND_OPTF_ABOVE_MIN) && d <= o->min))
+        if (nd_parse_seconds(arg, &d) < 0 || d < o->min || d > o->max || ((o->flags & ND_OPTF_ABOVE_MIN) && d <= o->min))
             return nd_opts_bad_value(spec, o, arg);
         if (o->out)
             *(double *)o->out = d;
@@ -441,8 +435,7 @@ static void nd_opts_help_line(FILE *fp, const struct nd_option *o, bool any_shor
         fprintf(fp, "%*s", (int)(col - lw), "");
     }
     char help[1024];
-    snprintf(help, sizeof help, "%s%s", o->help ? o->help : "",
-             (o->flags & ND_OPTF_REPEAT) ? " (repeatable)" : "");
+    snprintf(help, sizeof help, "%s%s", o->help ? o->help : "", (o->flags & ND_OPTF_REPEAT) ? " (repeatable)" : "");
     nd_opts_wrap(fp, help, col);
     fputc('\n', fp);
 }

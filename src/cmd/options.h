@@ -16,53 +16,53 @@
 
 /* What an option takes, and what its out pointer points to. */
 enum nd_arg_kind {
-    ND_ARG_NONE,     /* a flag: bool */
-    ND_ARG_STRING,   /* const char * (the argv word itself) */
-    ND_ARG_PID,      /* long: 1..pid_max */
-    ND_ARG_SECONDS,  /* double: decimal with an optional fraction, within [min, max] */
-    ND_ARG_NUMBER,   /* double: as seconds, for quantities like cores */
-    ND_ARG_COUNT,    /* long: whole number within [min, max] */
-    ND_ARG_ENUM,     /* int: the value of the choice named */
+    ND_ARG_NONE,    /* a flag: bool */
+    ND_ARG_STRING,  /* const char * (the argv word itself) */
+    ND_ARG_PID,     /* long: 1..pid_max */
+    ND_ARG_SECONDS, /* double: decimal with an optional fraction, within [min, max] */
+    ND_ARG_NUMBER,  /* double: as seconds, for quantities like cores */
+    ND_ARG_COUNT,   /* long: whole number within [min, max] */
+    ND_ARG_ENUM,    /* int: the value of the choice named */
 };
 
-#define ND_OPTF_REPEAT 0x1u     /* every occurrence counts (the callback collects); help says so */
-#define ND_OPTF_HIDDEN 0x2u     /* parsed but left out of --help (test switches) */
-#define ND_OPTF_OPTIONAL 0x4u   /* --opt or --opt=VALUE; never takes the next word */
-#define ND_OPTF_ABOVE_MIN 0x8u  /* the value must be above min, not min itself */
+#define ND_OPTF_REPEAT 0x1u    /* every occurrence counts (the callback collects); help says so */
+#define ND_OPTF_HIDDEN 0x2u    /* parsed but left out of --help (test switches) */
+#define ND_OPTF_OPTIONAL 0x4u  /* --opt or --opt=VALUE; never takes the next word */
+#define ND_OPTF_ABOVE_MIN 0x8u /* the value must be above min, not min itself */
 
 struct nd_opt_choice {
-    const char *name;   /* NULL ends the list */
+    const char *name; /* NULL ends the list */
     int value;
-    bool alias;         /* accepted, not named in messages ("errors" for "error") */
+    bool alias; /* accepted, not named in messages ("errors" for "error") */
 };
 
 struct nd_option {
-    const char *name;          /* long name without "--"; NULL ends the table */
-    char short_name;           /* 0: none */
+    const char *name; /* long name without "--"; NULL ends the table */
+    char short_name;  /* 0: none */
     enum nd_arg_kind kind;
     unsigned flags;
-    void *out;                 /* may be NULL when cb does the work */
-    double min, max;           /* SECONDS, NUMBER, COUNT */
-    const struct nd_opt_choice *choices;   /* ENUM */
+    void *out;                           /* may be NULL when cb does the work */
+    double min, max;                     /* SECONDS, NUMBER, COUNT */
+    const struct nd_opt_choice *choices; /* ENUM */
     /* Called after the value was checked and stored: 0, or the exit code
      * after printing one line (nd_cmd_fail). arg is NULL for a flag or an
      * optional value not given. */
     int (*cb)(const char *cmd, const char *arg, void *ctx);
-    const char *arg_name;      /* "N", "DIR" in --help; "VALUE" when NULL */
-    const char *help;          /* wrapped to the terminal-safe 80 columns; '\n' forces a break */
+    const char *arg_name; /* "N", "DIR" in --help; "VALUE" when NULL */
+    const char *help;     /* wrapped to the terminal-safe 80 columns; '\n' forces a break */
 };
 
-#define ND_SPEC_STOP_AT_OPERAND 0x1u   /* options end at the first operand (run CMD ARGS) */
-#define ND_SPEC_NO_OPERANDS 0x2u       /* any operand is an "unexpected argument" */
+#define ND_SPEC_STOP_AT_OPERAND 0x1u /* options end at the first operand (run CMD ARGS) */
+#define ND_SPEC_NO_OPERANDS 0x2u     /* any operand is an "unexpected argument" */
 
 /* A command: its synopsis, the prose around the options, and the table.
  * -h/--help is implied in every table and listed last. */
 struct nd_cmd_spec {
-    const char *name;          /* "check"; "" for the top level */
-    const char *usage;         /* synopsis lines, each without "usage: " (the first gets it) */
-    const char *about;         /* paragraph(s) before the options, or NULL */
+    const char *name;  /* "check"; "" for the top level */
+    const char *usage; /* synopsis lines, each without "usage: " (the first gets it) */
+    const char *about; /* paragraph(s) before the options, or NULL */
     const struct nd_option *opts;
-    const char *footer;        /* text after the options (exit status, examples), or NULL */
+    const char *footer; /* text after the options (exit status, examples), or NULL */
     unsigned flags;
 };
 

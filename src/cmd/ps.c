@@ -43,18 +43,16 @@
 #define ND_PS_LOOK_S 0.1
 #define ND_PS_MIN_LOOKS 5
 
-static const char nd_ps_about[] =
-    "Every process next to every device: CPU cores used, RSS, devices held,\n"
-    "device memory, frameworks loaded, and a verdict per process.\n"
-    "By default only the processes that hold a device (or a control node) or\n"
-    "are busy (at least 0.5 cores over the window, see --busy) are listed,\n"
-    "with the frameworks they loaded; --all adds the idle ones (an idle\n"
-    "process with torch loaded shows there).\n";
+static const char nd_ps_about[] = "Every process next to every device: CPU cores used, RSS, devices held,\n"
+                                  "device memory, frameworks loaded, and a verdict per process.\n"
+                                  "By default only the processes that hold a device (or a control node) or\n"
+                                  "are busy (at least 0.5 cores over the window, see --busy) are listed,\n"
+                                  "with the frameworks they loaded; --all adds the idle ones (an idle\n"
+                                  "process with torch loaded shows there).\n";
 
-static const char nd_ps_footer[] =
-    "Exit status: 0; 1 when the devices sit idle while a CPU-bound ML process\n"
-    "holds none; 2 when a vendor library is found but fails (hang, crash,\n"
-    "error code); 64 usage error; 66 no such pid/user, or --root missing.\n";
+static const char nd_ps_footer[] = "Exit status: 0; 1 when the devices sit idle while a CPU-bound ML process\n"
+                                   "holds none; 2 when a vendor library is found but fails (hang, crash,\n"
+                                   "error code); 64 usage error; 66 no such pid/user, or --root missing.\n";
 
 struct nd_ps_opts {
     pid_t pid;
@@ -76,7 +74,7 @@ struct nd_ps_row {
     bool gone;
     uid_t uid;
     char user[64];
-    char *command;           /* redacted, malloc'd */
+    char *command; /* redacted, malloc'd */
     bool rss_valid;
     uint64_t rss_bytes;
     struct nd_proc_facts facts;
@@ -123,8 +121,7 @@ static int nd_ps_set_user(const char *cmd, const char *arg, void *ctx)
 {
     struct nd_ps_opts *o = ctx;
     if (nd_ps_parse_user(arg, &o->uid) < 0)
-        return nd_cmd_fail(cmd, ND_EXIT_NOINPUT, "--user %s: no such user (no account, and no process runs as it)",
-                           arg);
+        return nd_cmd_fail(cmd, ND_EXIT_NOINPUT, "--user %s: no such user (no account, and no process runs as it)", arg);
     o->have_user = true;
     return 0;
 }
@@ -152,13 +149,29 @@ static int nd_ps_parse_args(int argc, char **argv, struct nd_ps_opts *o, bool *h
     *help = false;
     long pid = 0;
     const struct nd_option opts[] = {
-        {.name = "pid", .kind = ND_ARG_PID, .out = &pid, .arg_name = "N",
+        {.name = "pid",
+         .kind = ND_ARG_PID,
+         .out = &pid,
+         .arg_name = "N",
          .help = "that process and its descendants (all of them listed)"},
-        {.name = "user", .kind = ND_ARG_STRING, .cb = nd_ps_set_user, .arg_name = "U",
+        {.name = "user",
+         .kind = ND_ARG_STRING,
+         .cb = nd_ps_set_user,
+         .arg_name = "U",
          .help = "only processes of user U (name or uid)"},
-        {.name = "interval", .kind = ND_ARG_SECONDS, .out = &o->interval, .min = 0, .max = 3600, .arg_name = "S",
+        {.name = "interval",
+         .kind = ND_ARG_SECONDS,
+         .out = &o->interval,
+         .min = 0,
+         .max = 3600,
+         .arg_name = "S",
          .help = "CPU sampling window in seconds (default 1; 0 = average over each process's lifetime, like ps aux)"},
-        {.name = "busy", .kind = ND_ARG_NUMBER, .flags = ND_OPTF_ABOVE_MIN, .out = &o->busy, .min = 0, .max = 4096,
+        {.name = "busy",
+         .kind = ND_ARG_NUMBER,
+         .flags = ND_OPTF_ABOVE_MIN,
+         .out = &o->busy,
+         .min = 0,
+         .max = 4096,
          .arg_name = "CORES",
          .help = "a process using this many cores is busy (default 0.5); an ML process that keeps that up without "
                  "holding a device while the devices idle is reported (a single-threaded job at one core counts, "
@@ -166,16 +179,26 @@ static int nd_ps_parse_args(int argc, char **argv, struct nd_ps_opts *o, bool *h
                  "window)"},
         {.name = "all", .kind = ND_ARG_NONE, .out = &o->all, .help = "list every process"},
         {.name = "json", .kind = ND_ARG_NONE, .out = &o->json, .help = "one JSON object (devices, processes, findings)"},
-        {.name = "root", .kind = ND_ARG_STRING, .cb = nd_ps_set_root, .arg_name = "DIR",
+        {.name = "root",
+         .kind = ND_ARG_STRING,
+         .cb = nd_ps_set_root,
+         .arg_name = "DIR",
          .help = "read device and install paths under DIR"},
-        {.name = "redact", .kind = ND_ARG_STRING, .flags = ND_OPTF_REPEAT, .cb = nd_ps_add_redact,
-         .arg_name = "REGEX", .help = "also redact variables whose name matches REGEX"},
+        {.name = "redact",
+         .kind = ND_ARG_STRING,
+         .flags = ND_OPTF_REPEAT,
+         .cb = nd_ps_add_redact,
+         .arg_name = "REGEX",
+         .help = "also redact variables whose name matches REGEX"},
         {0},
     };
-    const struct nd_cmd_spec spec = {
-        "ps", "npu-doctor ps [--pid N] [--user U] [--interval SECONDS] [--busy CORES]\n"
-              "              [--all] [--json] [--root DIR]",
-        nd_ps_about, opts, nd_ps_footer, ND_SPEC_STOP_AT_OPERAND | ND_SPEC_NO_OPERANDS};
+    const struct nd_cmd_spec spec = {"ps",
+                                     "npu-doctor ps [--pid N] [--user U] [--interval SECONDS] [--busy CORES]\n"
+                                     "              [--all] [--json] [--root DIR]",
+                                     nd_ps_about,
+                                     opts,
+                                     nd_ps_footer,
+                                     ND_SPEC_STOP_AT_OPERAND | ND_SPEC_NO_OPERANDS};
     int first;
     int rc = nd_opts_parse(&spec, argc, argv, o, &first);
     o->pid = (pid_t)pid;
@@ -316,9 +339,9 @@ static const char *nd_ps_cut(const char *s, size_t width, char *buf, size_t size
 static void nd_ps_print_table(FILE *fp, struct nd_ps_row *rows, size_t n)
 {
     static const struct nd_table_col cols[] = {
-        {"PID", true, 0, 0},         {"USER", false, 0, 0},      {"CPU", true, 0, 0},
-        {"RSS", true, 0, 0},         {"DEVICES", false, 0, 0},   {"DEV MEM", true, 0, 0},
-        {"FRAMEWORKS", false, 0, 0}, {"VERDICT", false, 0, 0},   {"COMMAND", false, 0, 0}};
+        {"PID", true, 0, 0},         {"USER", false, 0, 0},    {"CPU", true, 0, 0},
+        {"RSS", true, 0, 0},         {"DEVICES", false, 0, 0}, {"DEV MEM", true, 0, 0},
+        {"FRAMEWORKS", false, 0, 0}, {"VERDICT", false, 0, 0}, {"COMMAND", false, 0, 0}};
     struct nd_table *t = nd_table_new(cols, sizeof cols / sizeof cols[0]);
     for (size_t i = 0; i < n; i++) {
         const struct nd_ps_row *r = &rows[i];
@@ -571,8 +594,7 @@ static size_t nd_ps_judge(struct nd_ps_row *rows, size_t n, const struct nd_ps_o
             char dev[64];
             nd_footprint_devices_text(&rows[j].facts.fp, dev, sizeof dev);
             size_t len = strlen(r->verdict_text);
-            snprintf(r->verdict_text + len, sizeof r->verdict_text - len, " (worker of %d on %s)", (int)r->ppid,
-                     dev);
+            snprintf(r->verdict_text + len, sizeof r->verdict_text - len, " (worker of %d on %s)", (int)r->ppid, dev);
             break;
         }
     }
@@ -680,7 +702,7 @@ int cmd_ps(int argc, char **argv)
     if (rc < 0 && !ferror(stdout))
         exit_code = nd_cmd_fail("ps", ND_EXIT_INTERNAL, "cannot write the output");
     else if (rc < 0)
-        exit_code = ND_EXIT_INTERNAL;   /* a write error: main's stdout check names it */
+        exit_code = ND_EXIT_INTERNAL; /* a write error: main's stdout check names it */
 
     for (size_t i = 0; i < n; i++)
         free(rows[i].command);

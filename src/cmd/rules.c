@@ -15,13 +15,12 @@
 #include "core/termsafe.h"
 #include "kb/kb.h"
 
-static const char rules_about[] =
-    "  list   every loaded rule: id, category, severity, vendor, title;\n"
-    "         --summary: how many rules per vendor and family\n"
-    "  lint   check rule files: unknown keys, patterns that do not compile,\n"
-    "         duplicate ids, missing category or fix (file:line; exit 64);\n"
-    "         *.tsv catalogues too: columns, defaults, numeric codes\n"
-    "  test   every rule's examples must match it, its counter examples not\n";
+static const char rules_about[] = "  list   every loaded rule: id, category, severity, vendor, title;\n"
+                                  "         --summary: how many rules per vendor and family\n"
+                                  "  lint   check rule files: unknown keys, patterns that do not compile,\n"
+                                  "         duplicate ids, missing category or fix (file:line; exit 64);\n"
+                                  "         *.tsv catalogues too: columns, defaults, numeric codes\n"
+                                  "  test   every rule's examples must match it, its counter examples not\n";
 
 static const char rules_footer[] = "Rules load from the compiled-in set, /etc/npu-doctor/rules.d, then --rules.\n";
 
@@ -44,8 +43,10 @@ static int rules_load(const char **dirs, size_t ndirs, struct nd_kb **kb)
     struct nd_error err = {0};
     int rc = nd_kb_load(kb, dirs, ndirs, &err);
     if (rc != 0)
-        return nd_cmd_fail("rules", rc == -EINVAL ? ND_EXIT_USAGE : rc == -ENOENT || rc == -EFBIG ? ND_EXIT_NOINPUT
-                                                                                                : ND_EXIT_INTERNAL,
+        return nd_cmd_fail("rules",
+                           rc == -EINVAL                   ? ND_EXIT_USAGE
+                           : rc == -ENOENT || rc == -EFBIG ? ND_EXIT_NOINPUT
+                                                           : ND_EXIT_INTERNAL,
                            "%s", err.msg);
     return 0;
 }
@@ -68,7 +69,7 @@ static int rules_group_cmp(const void *a, const void *b)
 {
     const struct rules_group *x = a, *y = b;
     int c = strcmp(x->vendor, y->vendor);
-    if (c == 0)  /* "catalogue" before "rules" */
+    if (c == 0) /* "catalogue" before "rules" */
         c = strcmp(x->source, y->source);
     return c ? c : strcmp(x->family, y->family);
 }
@@ -85,7 +86,10 @@ static int rules_summary(struct nd_kb *kb, bool json)
         const char *base = ri.file ? rules_basename(ri.file) : "?";
         size_t bl = strlen(base);
         bool cat = bl > 4 && strcmp(base + bl - 4, ".tsv") == 0;
-        struct rules_group k = {ri.vendor, ri.family ? ri.family : cat ? base : "INI rules",
+        struct rules_group k = {ri.vendor,
+                                ri.family ? ri.family
+                                : cat     ? base
+                                          : "INI rules",
                                 cat ? "catalogue" : "rules", 1};
         g[ng++] = k;
     }
@@ -160,9 +164,11 @@ static int rules_list(struct nd_kb *kb, bool json)
         nd_report_release(&rep);
         return rc;
     }
-    static const struct nd_table_col cols[] = {
-        {"ID", false, 0, 0}, {"CATEGORY", false, 0, 0}, {"SEVERITY", false, 0, 0},
-        {"VENDOR", false, 0, 0}, {"TITLE", false, 0, 0}};
+    static const struct nd_table_col cols[] = {{"ID", false, 0, 0},
+                                               {"CATEGORY", false, 0, 0},
+                                               {"SEVERITY", false, 0, 0},
+                                               {"VENDOR", false, 0, 0},
+                                               {"TITLE", false, 0, 0}};
     struct nd_table *t = nd_table_new(cols, sizeof cols / sizeof cols[0]);
     for (size_t i = 0; i < n; i++) {
         struct nd_kb_rule_info ri;
@@ -185,7 +191,11 @@ int cmd_rules(int argc, char **argv)
     const struct nd_option opts[] = {
         {.name = "json", .kind = ND_ARG_NONE, .out = &json, .help = "list: one JSON object"},
         {.name = "summary", .kind = ND_ARG_NONE, .out = &summary, .help = "list: rules per vendor and family"},
-        {.name = "rules", .kind = ND_ARG_STRING, .flags = ND_OPTF_REPEAT, .cb = rules_add_dir, .arg_name = "DIR",
+        {.name = "rules",
+         .kind = ND_ARG_STRING,
+         .flags = ND_OPTF_REPEAT,
+         .cb = rules_add_dir,
+         .arg_name = "DIR",
          .help = "list, test: also load the rules in DIR"},
         {0},
     };
@@ -193,7 +203,10 @@ int cmd_rules(int argc, char **argv)
                                      "npu-doctor rules list [--summary] [--json] [--rules DIR]...\n"
                                      "npu-doctor rules lint FILE|DIR...\n"
                                      "npu-doctor rules test [--rules DIR]...",
-                                     rules_about, opts, rules_footer, 0};
+                                     rules_about,
+                                     opts,
+                                     rules_footer,
+                                     0};
     int first_op, prc = nd_opts_parse(&spec, argc, argv, &rd, &first_op);
     const char **dirs = rd.v;
     size_t ndirs = rd.n;
@@ -241,8 +254,8 @@ int cmd_rules(int argc, char **argv)
         } else if (rc == 0) {
             size_t checked = 0;
             size_t fails = nd_kb_test_examples(kb, stdout, &checked);
-            nd_report_note(stdout, "%zu rules, %zu example lines checked, %zu failure%s", nd_kb_rule_count(kb),
-                           checked, fails, fails == 1 ? "" : "s");
+            nd_report_note(stdout, "%zu rules, %zu example lines checked, %zu failure%s", nd_kb_rule_count(kb), checked,
+                           fails, fails == 1 ? "" : "s");
             rc = fails ? ND_EXIT_WARNINGS : ND_EXIT_OK;
         }
     } else {

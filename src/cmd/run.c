@@ -21,18 +21,17 @@
 #include "monitor/monitor.h"
 #include "core/supervisor.h"
 
-static const char nd_run_about[] =
-    "Runs CMD and watches it: is it really on the NPU/GPU? Reports a silent CPU\n"
-    "fallback within the window, an input-bound or hung job, memory trouble and\n"
-    "what the exit status means. Output passes through unchanged; signals go to\n"
-    "the job; a second Ctrl-C within 3 s stops it. Exit status: the job's own.\n\n"
-    "The job's life: a SIGTERM to npu-doctor goes to the job's process group and\n"
-    "becomes SIGKILL after --grace. When the job's main process exits, processes it\n"
-    "left behind (in its group, or moved out with setsid) get SIGTERM, then SIGKILL\n"
-    "after --grace; their output passes through until then. If npu-doctor itself is\n"
-    "killed (SIGKILL, OOM killer), the kernel kills the job's main process at once\n"
-    "(parent-death signal); children of the job that outlive it are not watched.\n\n"
-    "options:\n";
+static const char nd_run_about[] = "Runs CMD and watches it: is it really on the NPU/GPU? Reports a silent CPU\n"
+                                   "fallback within the window, an input-bound or hung job, memory trouble and\n"
+                                   "what the exit status means. Output passes through unchanged; signals go to\n"
+                                   "the job; a second Ctrl-C within 3 s stops it. Exit status: the job's own.\n\n"
+                                   "The job's life: a SIGTERM to npu-doctor goes to the job's process group and\n"
+                                   "becomes SIGKILL after --grace. When the job's main process exits, processes it\n"
+                                   "left behind (in its group, or moved out with setsid) get SIGTERM, then SIGKILL\n"
+                                   "after --grace; their output passes through until then. If npu-doctor itself is\n"
+                                   "killed (SIGKILL, OOM killer), the kernel kills the job's main process at once\n"
+                                   "(parent-death signal); children of the job that outlive it are not watched.\n\n"
+                                   "options:\n";
 
 static const char nd_run_footer[] = "example:\n  npu-doctor run --report out/ -- python3 train.py\n";
 
@@ -101,8 +100,8 @@ int cmd_run(int argc, char **argv)
     nd_run_options_default(&o);
     struct nd_option opts[ND_RUN_COMMON_NOPTS + 1] = {{0}};
     nd_run_common_options(&o, opts);
-    const struct nd_cmd_spec spec = {"run", "npu-doctor run [options] -- CMD [ARGS...]", nd_run_about, opts,
-                                     nd_run_footer, ND_SPEC_STOP_AT_OPERAND};
+    const struct nd_cmd_spec spec = {
+        "run", "npu-doctor run [options] -- CMD [ARGS...]", nd_run_about, opts, nd_run_footer, ND_SPEC_STOP_AT_OPERAND};
     int first_op;
     int prc = nd_opts_parse(&spec, argc, argv, &o, &first_op);
     if (prc)
@@ -141,9 +140,9 @@ int cmd_run(int argc, char **argv)
         if (summary)
             nd_run_summary_close(summary);
         if (rc == -ENOENT)
-            return 127;   /* as a shell says: command not found */
+            return 127; /* as a shell says: command not found */
         if (rc == -EACCES || rc == -ENOEXEC || rc == -EISDIR || rc == -ENOTDIR || rc == -ELOOP || rc == -E2BIG)
-            return 126;   /* found but cannot be executed */
+            return 126; /* found but cannot be executed */
         return ND_EXIT_INTERNAL;
     }
 
@@ -202,9 +201,14 @@ int cmd_run(int argc, char **argv)
     nd_run_sweep(ctx.mon, o.grace_s);
 
     int ws = nd_supervisor_wait_status(sv);
-    struct nd_exit_info ex = {WIFEXITED(ws), WIFEXITED(ws) ? WEXITSTATUS(ws) : 0, WIFSIGNALED(ws),
-                              WIFSIGNALED(ws) ? WTERMSIG(ws) : 0, nd_supervisor_stopped(sv),
-                              "", 0, ""};   /* the output's last error: the monitor's, below */
+    struct nd_exit_info ex = {WIFEXITED(ws),
+                              WIFEXITED(ws) ? WEXITSTATUS(ws) : 0,
+                              WIFSIGNALED(ws),
+                              WIFSIGNALED(ws) ? WTERMSIG(ws) : 0,
+                              nd_supervisor_stopped(sv),
+                              "",
+                              0,
+                              ""}; /* the output's last error: the monitor's, below */
     int code = nd_supervisor_exit_code(sv);
     nd_monitor_finish(ctx.mon, &ex, code, o.synthetic_clock ? nd_monitor_clock(ctx.mon) : duration);
     bool stopped = nd_supervisor_stopped(sv);

@@ -16,7 +16,7 @@ struct nd_run_options {
     bool quiet;
     bool fail_fast;
     bool json_summary;
-    const char *json_summary_file;   /* NULL: fd 3 */
+    const char *json_summary_file; /* NULL: fd 3 */
     const char *report_dir;
     const char *metrics_path;
     const char *rules_dir;
@@ -24,7 +24,7 @@ struct nd_run_options {
     bool synthetic_clock;
     /* watch */
     long pid;
-    double for_s;                    /* 0: until the process exits */
+    double for_s; /* 0: until the process exits */
 };
 
 struct nd_option;

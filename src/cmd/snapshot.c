@@ -24,12 +24,11 @@
 #include "snapshot/snapshot_devices.h"
 #include "snapshot/snapshot_host.h"
 
-static const char nd_snapshot_footer[] =
-    "example:\n"
-    "  srun --ntasks-per-node=1 npu-doctor snapshot -o snap-%n.json\n"
-    "\n"
-    "Exit status: 0 written (problems found are findings inside the document),\n"
-    "64 usage, 66 unreadable input, 70 internal error, 73 unwritable output.\n";
+static const char nd_snapshot_footer[] = "example:\n"
+                                         "  srun --ntasks-per-node=1 npu-doctor snapshot -o snap-%n.json\n"
+                                         "\n"
+                                         "Exit status: 0 written (problems found are findings inside the document),\n"
+                                         "64 usage, 66 unreadable input, 70 internal error, 73 unwritable output.\n";
 
 struct nd_snapshot_opts {
     bool json, text, quiet;
@@ -55,28 +54,52 @@ static int nd_snapshot_parse_args(int argc, char **argv, struct nd_snapshot_opts
     o->env_pid = -1;
     static const struct nd_opt_choice levels[] = {{"1", 1, false}, {"2", 2, false}, {NULL, 0, false}};
     const struct nd_option opts[] = {
-        {.name = "output", .short_name = 'o', .kind = ND_ARG_STRING, .out = &o->output, .arg_name = "FILE",
+        {.name = "output",
+         .short_name = 'o',
+         .kind = ND_ARG_STRING,
+         .out = &o->output,
+         .arg_name = "FILE",
          .help = "write the JSON to FILE (atomically; '-' is stdout; a symlink, device or other non-regular file "
                  "there is refused). In FILE, %n is the node name, %h the hostname, %r the rank, %j the Slurm "
                  "job id, %p the pid, %% a '%'"},
-        {.name = "json", .kind = ND_ARG_NONE, .out = &o->json,
+        {.name = "json",
+         .kind = ND_ARG_NONE,
+         .out = &o->json,
          .help = "print the JSON on stdout (default when not a terminal)"},
-        {.name = "text", .kind = ND_ARG_NONE, .out = &o->text,
-         .help = "print the short summary (the default on a terminal)"},
-        {.name = "level", .kind = ND_ARG_ENUM, .out = &o->level, .choices = levels, .arg_name = "N",
+        {.name = "text", .kind = ND_ARG_NONE, .out = &o->text, .help = "print the short summary (the default on a terminal)"},
+        {.name = "level",
+         .kind = ND_ARG_ENUM,
+         .out = &o->level,
+         .choices = levels,
+         .arg_name = "N",
          .help = "1: files only (default); 2: also import torch/torch_npu (as check --level 2)"},
-        {.name = "root", .kind = ND_ARG_STRING, .out = &o->root, .arg_name = "DIR",
+        {.name = "root",
+         .kind = ND_ARG_STRING,
+         .out = &o->root,
+         .arg_name = "DIR",
          .help = "read installation and device files under DIR"},
-        {.name = "env-file", .kind = ND_ARG_STRING, .out = &o->env_file, .arg_name = "FILE",
+        {.name = "env-file",
+         .kind = ND_ARG_STRING,
+         .out = &o->env_file,
+         .arg_name = "FILE",
          .help = "the job's environment from KEY=VALUE lines or docker inspect JSON"},
-        {.name = "env-from", .kind = ND_ARG_PID, .out = &o->env_pid, .arg_name = "PID",
+        {.name = "env-from",
+         .kind = ND_ARG_PID,
+         .out = &o->env_pid,
+         .arg_name = "PID",
          .help = "the job's environment from /proc/PID/environ"},
-        {.name = "python", .kind = ND_ARG_STRING, .out = &o->python, .arg_name = "PATH",
+        {.name = "python",
+         .kind = ND_ARG_STRING,
+         .out = &o->python,
+         .arg_name = "PATH",
          .help = "the job's interpreter (default: the --env-from job's)"},
-        {.name = "redact", .kind = ND_ARG_STRING, .flags = ND_OPTF_REPEAT, .cb = nd_snapshot_add_redact,
-         .arg_name = "REGEX", .help = "also redact variables whose name matches REGEX"},
-        {.name = "quiet", .short_name = 'q', .kind = ND_ARG_NONE, .out = &o->quiet,
-         .help = "with -o: print nothing on success"},
+        {.name = "redact",
+         .kind = ND_ARG_STRING,
+         .flags = ND_OPTF_REPEAT,
+         .cb = nd_snapshot_add_redact,
+         .arg_name = "REGEX",
+         .help = "also redact variables whose name matches REGEX"},
+        {.name = "quiet", .short_name = 'q', .kind = ND_ARG_NONE, .out = &o->quiet, .help = "with -o: print nothing on success"},
         {0},
     };
     char about[512];
@@ -91,7 +114,10 @@ static int nd_snapshot_parse_args(int argc, char **argv, struct nd_snapshot_opts
                                      "npu-doctor snapshot [--json | --text] [-o FILE] [--level 1|2]\n"
                                      "                    [--root DIR] [--env-file FILE | --env-from PID]\n"
                                      "                    [--python PATH] [--redact REGEX]...",
-                                     about, opts, nd_snapshot_footer, ND_SPEC_NO_OPERANDS};
+                                     about,
+                                     opts,
+                                     nd_snapshot_footer,
+                                     ND_SPEC_NO_OPERANDS};
     int first, rc = nd_opts_parse(&spec, argc, argv, NULL, &first);
     if (rc)
         return rc == ND_OPTS_HELP ? 1 : -rc;
@@ -130,7 +156,11 @@ static json_t *nd_snapshot_build(const struct nd_snapshot_opts *o, const struct 
     struct nd_report rep;
     nd_report_init(&rep, "snapshot");
     struct nd_check_options copt = {
-        .level = o->level, .python = o->python, .env = env, .probe_timeout_s = 30, .device_timeout_s = 5,
+        .level = o->level,
+        .python = o->python,
+        .env = env,
+        .probe_timeout_s = 30,
+        .device_timeout_s = 5,
         .job_note = job_note[0] ? job_note : NULL,
     };
     struct nd_error err;
@@ -151,8 +181,9 @@ static json_t *nd_snapshot_build(const struct nd_snapshot_opts *o, const struct 
     nd_report_set_extra(&rep, "limits", nd_snapshot_limits_json());
     nd_report_set_extra(&rep, "env", nd_snapshot_env_json(env, NULL));
     /* Which key made the markers: diff compares markers only under one key. */
-    nd_report_set_extra(&rep, "redaction", json_pack("{s:s,s:s}", "key_source", nd_redact_key_source(),
-                                                     "key_fingerprint", nd_redact_key_fingerprint()));
+    nd_report_set_extra(
+        &rep, "redaction",
+        json_pack("{s:s,s:s}", "key_source", nd_redact_key_source(), "key_fingerprint", nd_redact_key_fingerprint()));
     json_t *doc = nd_report_to_json(&rep);
     nd_report_release(&rep);
     /* Facts and findings come from other probes: the last word is ours. */
@@ -224,7 +255,7 @@ int cmd_snapshot(int argc, char **argv)
         if (nd_write_file_atomic(path, text, strlen(text), &err) < 0)
             rc = nd_cmd_fail("snapshot", ND_EXIT_CANTCREAT, "%s", err.msg);
         else if (strcmp(path, ND_OUTPUT_STDOUT) == 0)
-            ;   /* -o -: the document itself went to stdout */
+            ; /* -o -: the document itself went to stdout */
         else if (o.json)
             fputs(text, stdout);
         else if (!o.quiet)

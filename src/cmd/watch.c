@@ -26,19 +26,17 @@
 #include "proc/proc.h"
 #include "proc/taskstats.h"
 
-static const char nd_watch_about[] =
-    "Attaches to a running job (N and all its descendants) and watches it like\n"
-    "`run` does: is it really on the NPU/GPU? Ends when N exits or after --for.\n\n"
-    "options:\n";
+static const char nd_watch_about[] = "Attaches to a running job (N and all its descendants) and watches it like\n"
+                                     "`run` does: is it really on the NPU/GPU? Ends when N exits or after --for.\n\n"
+                                     "options:\n";
 
-static const char nd_watch_footer[] =
-    "exit status:\n"
-    "  When the job ends, watch says so and returns the job's own status (128+N\n"
-    "  when signal N killed it), read from the kernel before the job's parent\n"
-    "  collects it. When that status cannot be read (the parent was faster),\n"
-    "  watch says it is unknown and returns 0, 1 or 2 by the worst finding, as\n"
-    "  it does when --for runs out first. 3: --fail-fast stopped the job.\n"
-    "\nexample:\n  npu-doctor watch --pid 4242 --for 60\n";
+static const char nd_watch_footer[] = "exit status:\n"
+                                      "  When the job ends, watch says so and returns the job's own status (128+N\n"
+                                      "  when signal N killed it), read from the kernel before the job's parent\n"
+                                      "  collects it. When that status cannot be read (the parent was faster),\n"
+                                      "  watch says it is unknown and returns 0, 1 or 2 by the worst finding, as\n"
+                                      "  it does when --for runs out first. 3: --fail-fast stopped the job.\n"
+                                      "\nexample:\n  npu-doctor watch --pid 4242 --for 60\n";
 
 static bool nd_alive(pid_t pid)
 {
@@ -78,12 +76,18 @@ int cmd_watch(int argc, char **argv)
     nd_run_options_default(&o);
     struct nd_option opts[ND_RUN_COMMON_NOPTS + 3] = {
         {.name = "pid", .kind = ND_ARG_PID, .out = &o.pid, .arg_name = "N", .help = "the job's main process (required)"},
-        {.name = "for", .kind = ND_ARG_SECONDS, .out = &o.for_s, .min = 0.1, .max = 1e7, .arg_name = "S",
+        {.name = "for",
+         .kind = ND_ARG_SECONDS,
+         .out = &o.for_s,
+         .min = 0.1,
+         .max = 1e7,
+         .arg_name = "S",
          .help = "stop watching after S seconds"},
     };
     nd_run_common_options(&o, opts + 2);
-    const struct nd_cmd_spec spec = {"watch", "npu-doctor watch --pid N [--for SECONDS] [options]", nd_watch_about,
-                                     opts, nd_watch_footer, ND_SPEC_NO_OPERANDS};
+    const struct nd_cmd_spec spec = {"watch",         "npu-doctor watch --pid N [--for SECONDS] [options]",
+                                     nd_watch_about,  opts,
+                                     nd_watch_footer, ND_SPEC_NO_OPERANDS};
     int first;
     int prc = nd_opts_parse(&spec, argc, argv, &o, &first);
     if (prc)
@@ -154,7 +158,7 @@ int cmd_watch(int argc, char **argv)
         }
         if (now >= next || o.synthetic_clock) {
             int unused;
-            if (exits)  /* every exit on the host is noticed: drain them, keep ours */
+            if (exits) /* every exit on the host is noticed: drain them, keep ours */
                 nd_exit_listener_status(exits, pid, 0, &unused);
             next = nd_monitor_tick(mon, now);
             if (nd_monitor_wants_stop(mon)) {
@@ -194,12 +198,12 @@ int cmd_watch(int argc, char **argv)
     if (ended && status >= 0)
         fprintf(stderr, "npu-doctor: the job (pid %d) ended: exit status %d\n", (int)pid, status);
     else if (ended)
-        fprintf(stderr, "npu-doctor: the job (pid %d) ended; its exit status is unknown (its parent collected it "
-                        "first, and %s)\n", (int)pid,
-                exits ? "the kernel's exit notice did not come" : "exit notices need root outside a container");
+        fprintf(stderr,
+                "npu-doctor: the job (pid %d) ended; its exit status is unknown (its parent collected it "
+                "first, and %s)\n",
+                (int)pid, exits ? "the kernel's exit notice did not come" : "exit notices need root outside a container");
     nd_monitor_finish(mon, status >= 0 ? &ex : NULL, status, duration);
-    int code = stopped ? ND_EXIT_FAIL_FAST
-                       : status >= 0 ? status : nd_findings_exit_code(nd_monitor_findings(mon));
+    int code = stopped ? ND_EXIT_FAIL_FAST : status >= 0 ? status : nd_findings_exit_code(nd_monitor_findings(mon));
     nd_monitor_free(mon);
     if (summary)
         nd_run_summary_close(summary);

@@ -11,8 +11,8 @@
 
 /* Elements of the array a. Given a pointer instead of an array it does not
  * compile, where sizeof(p) / sizeof(p[0]) would silently give 1 or 0. */
-#define ND_ARRAY_SIZE(a)                                                                  \
-    (sizeof(a) / sizeof((a)[0]) +                                                         \
+#define ND_ARRAY_SIZE(a)                                                                                               \
+    (sizeof(a) / sizeof((a)[0]) +                                                                                      \
      ND_BUILD_ASSERT_OR_ZERO(!__builtin_types_compatible_p(__typeof__(a), __typeof__(&(a)[0]))))
 
 /* Makes room for nr elements in ptr, whose capacity (in elements) is
@@ -20,12 +20,12 @@
  * reallocated (out of memory aborts, as everywhere). ptr and alloc are
  * lvalues and are evaluated more than once; the count itself is the
  * caller's. Typical use, before ptr[n++] = x: ND_ALLOC_GROW(ptr, n + 1, cap). */
-#define ND_ALLOC_GROW(ptr, nr, alloc)                                         \
-    do {                                                                      \
-        if ((size_t)(nr) > (size_t)(alloc)) {                                 \
-            (alloc) = nd_alloc_nr((size_t)(alloc), (size_t)(nr));             \
-            (ptr) = nd_xreallocarray((ptr), (size_t)(alloc), sizeof *(ptr));  \
-        }                                                                     \
+#define ND_ALLOC_GROW(ptr, nr, alloc)                                                                                  \
+    do {                                                                                                               \
+        if ((size_t)(nr) > (size_t)(alloc)) {                                                                          \
+            (alloc) = nd_alloc_nr((size_t)(alloc), (size_t)(nr));                                                      \
+            (ptr) = nd_xreallocarray((ptr), (size_t)(alloc), sizeof *(ptr));                                           \
+        }                                                                                                              \
     } while (0)
 
 /* The capacity to grow to from alloc so that need elements fit: at least

@@ -12,7 +12,7 @@
 #include "core/termsafe.h"
 
 #define W 960.0
-#define ML 72.0         /* left margin: y labels */
+#define ML 72.0 /* left margin: y labels */
 #define MR 28.0
 #define PLOT_W (W - ML - MR)
 #define PANEL_H 130.0
@@ -148,8 +148,8 @@ static void nd_panel(struct nd_strbuf *sb, const struct nd_chart *c, const struc
                    PANEL_H);
     for (int k = 0; k <= 4; k++) {
         double v = ymax * k / 4, y = y0 - PANEL_H * k / 4;
-        nd_strbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"%s\"/>\n", ML, y,
-                       ML + PLOT_W, y, k == 0 ? "ax" : "gr");
+        nd_strbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"%s\"/>\n", ML, y, ML + PLOT_W,
+                       y, k == 0 ? "ax" : "gr");
         if (k % 2 == 0) {
             char vb[32];
             nd_fmt_value(v, vb, sizeof vb);
@@ -210,7 +210,8 @@ char *nd_chart_svg(const struct nd_chart *c, size_t *len)
     nd_strbuf_adds(&sb, "<style>.t{font-size:17px;font-weight:bold;fill:#222}.st{font-size:12px;fill:#555}"
                         ".pt{font-size:13px;font-weight:bold;fill:#333}.lg{font-size:11px;fill:#333}"
                         ".yl{font-size:10px;fill:#666;text-anchor:end}.xl{font-size:10px;fill:#666;text-anchor:middle}"
-                        ".ml{font-size:11px;font-weight:bold;stroke:#fff;stroke-width:3px;paint-order:stroke}.bg{fill:#fafafa;stroke:#ddd}"
+                        ".ml{font-size:11px;font-weight:bold;stroke:#fff;stroke-width:3px;paint-order:stroke}.bg{fill:#"
+                        "fafafa;stroke:#ddd}"
                         ".gr{stroke:#e6e6e6;stroke-width:1}.ax{stroke:#999;stroke-width:1}</style>\n");
     nd_strbuf_addf(&sb, "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#fff\"/>\n", W, h);
     nd_strbuf_adds(&sb, "<text x=\"16\" y=\"28\" class=\"t\">");
@@ -220,7 +221,7 @@ char *nd_chart_svg(const struct nd_chart *c, size_t *len)
         char cut[96];
         size_t n = 86;
         while (n > 0 && ((unsigned char)title[n] & 0xC0) == 0x80)
-            n--;   /* not inside a UTF-8 sequence */
+            n--; /* not inside a UTF-8 sequence */
         snprintf(cut, sizeof cut, "%.*s\xe2\x80\xa6", (int)n, title);
         nd_xml_text(&sb, cut);
     } else {
@@ -258,8 +259,8 @@ char *nd_chart_svg(const struct nd_chart *c, size_t *len)
             double xa = nd_x(&xm, i ? c->t[i - 1] : xm.t0), xb = nd_x(&xm, c->t[j]);
             if (xb - xa < 1)
                 xb = xa + 1;
-            nd_strbuf_addf(&sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#2ca02c\"/>\n", xa, y,
-                           xb - xa, BAND_H);
+            nd_strbuf_addf(&sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#2ca02c\"/>\n", xa,
+                           y, xb - xa, BAND_H);
             i = j + 1;
         }
         nd_strbuf_addf(&sb,

@@ -13,13 +13,13 @@
 
 struct nd_chart_line {
     const char *label;
-    const double *y;         /* npoints values; NAN leaves a gap */
-    int fill;                /* 1: shade the area under the line */
+    const double *y; /* npoints values; NAN leaves a gap */
+    int fill;        /* 1: shade the area under the line */
 };
 
 struct nd_chart_panel {
-    const char *title;       /* "CPU (cores)" */
-    double ymax;             /* 0: from the data (rounded up) */
+    const char *title; /* "CPU (cores)" */
+    double ymax;       /* 0: from the data (rounded up) */
     size_t nlines;
     struct nd_chart_line lines[ND_CHART_MAX_LINES];
 };
@@ -27,16 +27,16 @@ struct nd_chart_panel {
 struct nd_chart_marker {
     double t;
     enum nd_severity severity;
-    const char *label;       /* "cpu-fallback" */
+    const char *label; /* "cpu-fallback" */
 };
 
 struct nd_chart {
-    const char *title;       /* "npu-doctor run: python3 train.py" */
-    const char *subtitle;    /* "exit 0 after 62 s · 2 findings" */
-    const double *t;         /* npoints times in seconds, increasing */
+    const char *title;    /* "npu-doctor run: python3 train.py" */
+    const char *subtitle; /* "exit 0 after 62 s · 2 findings" */
+    const double *t;      /* npoints times in seconds, increasing */
     size_t npoints;
-    const char *band_label;  /* "on device"; NULL: no strip */
-    const unsigned char *band;   /* npoints 0/1 */
+    const char *band_label;    /* "on device"; NULL: no strip */
+    const unsigned char *band; /* npoints 0/1 */
     const struct nd_chart_panel *panels;
     size_t npanels;
     const struct nd_chart_marker *markers;

@@ -6,8 +6,8 @@
 #include <stddef.h>
 
 struct nd_embedded_file {
-    const char *name;   /* path relative to the source root, e.g. "rules/env.rules" */
-    const char *data;   /* NUL-terminated */
+    const char *name; /* path relative to the source root, e.g. "rules/env.rules" */
+    const char *data; /* NUL-terminated */
     size_t len;
 };
 

@@ -213,7 +213,7 @@ static void nd_environ_from_json_array(json_t *arr, struct nd_environ *env)
 {
     size_t i;
     json_t *v;
-    json_array_foreach(arr, i, v) {
+    json_array_foreach (arr, i, v) {
         if (json_is_string(v))
             nd_environ_add_entry(env, json_string_value(v), json_string_length(v));
     }
@@ -229,8 +229,7 @@ int nd_environ_parse_docker_json(const char *buf, size_t len, struct nd_environ 
         char *near = strstr(jerr.text, " near ");
         if (near)
             *near = '\0';
-        return nd_error_set(err, -EINVAL, "not valid JSON: %s (line %d, column %d)", jerr.text, jerr.line,
-                            jerr.column);
+        return nd_error_set(err, -EINVAL, "not valid JSON: %s (line %d, column %d)", jerr.text, jerr.line, jerr.column);
     }
     json_t *obj = json_is_array(doc) ? json_array_get(doc, 0) : doc;
     json_t *cfg = json_object_get(obj, "Config");
@@ -286,8 +285,7 @@ int nd_environ_from_pid(pid_t pid, struct nd_environ *env, struct nd_error *err)
     if (rc == -ENOENT)
         return nd_error_set(err, -ESRCH, "no process with pid %ld", (long)pid);
     if (rc < 0)
-        return nd_error_set(err, rc, "cannot read the environment of pid %ld: %s", (long)pid,
-                            strerror(-rc));
+        return nd_error_set(err, rc, "cannot read the environment of pid %ld: %s", (long)pid, strerror(-rc));
     nd_environ_parse_nul(buf, len, env);
     free(buf);
     return 0;

@@ -11,17 +11,17 @@
 #include "core/error.h"
 
 struct nd_environ {
-    char **names;       /* parallel arrays; names unique (last one wins) */
+    char **names; /* parallel arrays; names unique (last one wins) */
     char **values;
     size_t n;
-    char *source;       /* "current process", "pid 1234", "file env.txt" */
-    char *job_python;   /* the job's interpreter when known (--env-from, --python), else NULL */
-    char *job_script;   /* the script it runs ("train.py", "-m mod") when known, else NULL */
+    char *source;     /* "current process", "pid 1234", "file env.txt" */
+    char *job_python; /* the job's interpreter when known (--env-from, --python), else NULL */
+    char *job_script; /* the script it runs ("train.py", "-m mod") when known, else NULL */
     /* Name lookup in constant time: 80,000 variables must not make a
      * snapshot quadratic. Private to environ.c. */
     size_t cap;
-    struct nd_strtab *idx;  /* names ever set -> dense ids */
-    long *pos;              /* id -> index in names[], -1 when unset */
+    struct nd_strtab *idx; /* names ever set -> dense ids */
+    long *pos;             /* id -> index in names[], -1 when unset */
     size_t npos;
 };
 

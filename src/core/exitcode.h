@@ -3,14 +3,14 @@
 #define ND_CORE_EXITCODE_H
 
 enum {
-    ND_EXIT_OK = 0,          /* nothing above info */
+    ND_EXIT_OK = 0, /* nothing above info */
     ND_EXIT_WARNINGS = 1,
     ND_EXIT_ERRORS = 2,
-    ND_EXIT_FAIL_FAST = 3,   /* run/watch stopped the job because of a finding */
+    ND_EXIT_FAIL_FAST = 3, /* run/watch stopped the job because of a finding */
     ND_EXIT_USAGE = 64,
     ND_EXIT_NOINPUT = 66,
     ND_EXIT_INTERNAL = 70,
-    ND_EXIT_CANTCREAT = 73,  /* an output file cannot be created or written */
+    ND_EXIT_CANTCREAT = 73, /* an output file cannot be created or written */
 };
 
 #endif

@@ -57,8 +57,7 @@ int nd_open_input(const char *path, int *fdp, struct nd_error *err)
     return 0;
 }
 
-static int nd_read_impl(const char *path, size_t max, bool truncate, char **buf, size_t *len,
-                        struct nd_error *err)
+static int nd_read_impl(const char *path, size_t max, bool truncate, char **buf, size_t *len, struct nd_error *err)
 {
     *buf = NULL;
     if (len)
@@ -87,12 +86,11 @@ static int nd_read_impl(const char *path, size_t max, bool truncate, char **buf,
             if (errno == EINTR)
                 continue;
             if (errno == EAGAIN && sb.len > 0)
-                break;   /* a kernel stream: what was there is the content */
+                break; /* a kernel stream: what was there is the content */
             if (errno == EAGAIN) {
                 nd_strbuf_release(&sb);
                 close(fd);
-                return nd_error_set(err, -EAGAIN, "%s: would wait for data (a kernel or device stream?); not read",
-                                    path);
+                return nd_error_set(err, -EAGAIN, "%s: would wait for data (a kernel or device stream?); not read", path);
             }
             int e = errno;
             nd_strbuf_release(&sb);
@@ -121,10 +119,10 @@ int nd_read_file_prefix(const char *path, size_t max, char **buf, size_t *len, s
 
 struct nd_outfile {
     char *path;
-    char *tmp;              /* the named temp file, NULL for stdout and while unnamed */
-    char *dir;              /* the folder of path (an unnamed file gets its name there) */
-    int fd;                 /* -1 for stdout */
-    bool unnamed;           /* O_TMPFILE: no name at all until commit */
+    char *tmp;    /* the named temp file, NULL for stdout and while unnamed */
+    char *dir;    /* the folder of path (an unnamed file gets its name there) */
+    int fd;       /* -1 for stdout */
+    bool unnamed; /* O_TMPFILE: no name at all until commit */
     FILE *fp;
 };
 
@@ -145,10 +143,11 @@ static int nd_output_target(const char *path, mode_t *mode, struct nd_error *err
         *mode = st.st_mode & 07777;
         return 0;
     }
-    const char *what = S_ISLNK(st.st_mode) ? "a symbolic link" : S_ISDIR(st.st_mode) ? "a directory"
-                       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)                  ? "a device"
-                       : S_ISFIFO(st.st_mode)                                         ? "a FIFO"
-                                                                                      : "not a regular file";
+    const char *what = S_ISLNK(st.st_mode)                          ? "a symbolic link"
+                       : S_ISDIR(st.st_mode)                        ? "a directory"
+                       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                       : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+                                                                    : "not a regular file";
     return nd_error_set(err, -EEXIST, "%s: is %s; refusing to replace it (name a regular file or a new path)", path,
                         what);
 }
@@ -234,7 +233,7 @@ int nd_outfile_open(const char *path, struct nd_outfile **out, struct nd_error *
         return nd_error_set(err, -e, "%s: cannot write: %s", path, strerror(e));
     }
     if (mode)
-        fchmod(fd, mode);   /* the replaced file's permissions, not the umask's */
+        fchmod(fd, mode); /* the replaced file's permissions, not the umask's */
     FILE *fp = fdopen(fd, "w");
     if (!fp) {
         e = errno;
@@ -274,7 +273,7 @@ void nd_outfile_discard(struct nd_outfile *o)
     if (!o)
         return;
     if (o->fd >= 0) {
-        fclose(o->fp);      /* an unnamed file vanishes with its descriptor */
+        fclose(o->fp); /* an unnamed file vanishes with its descriptor */
         if (o->tmp)
             unlink(o->tmp);
     } else {
@@ -291,7 +290,7 @@ static int nd_outfile_name(struct nd_outfile *o, struct nd_error *err)
     for (int attempt = 0; attempt < 32; attempt++) {
         char *tmp = nd_output_tmp_name(o->dir, o->path, attempt);
         int rc = linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW);
-        if (rc != 0 && errno == ENOENT)     /* no /proc: root may link the descriptor itself */
+        if (rc != 0 && errno == ENOENT) /* no /proc: root may link the descriptor itself */
             rc = linkat(o->fd, "", AT_FDCWD, tmp, AT_EMPTY_PATH);
         if (rc == 0) {
             o->tmp = tmp;
@@ -324,7 +323,7 @@ static int nd_outfile_place(struct nd_outfile *o, struct nd_error *err)
             if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_NOREPLACE) == 0)
                 return 0;
             if (errno == EEXIST)
-                continue;   /* something appeared: look at it again */
+                continue; /* something appeared: look at it again */
         } else {
             if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE) == 0) {
                 struct stat old;
@@ -333,14 +332,13 @@ static int nd_outfile_place(struct nd_outfile *o, struct nd_error *err)
                     renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE);
                     return nd_output_target(o->path, &mode, err) < 0
                                ? -EEXIST
-                               : nd_error_set(err, -EEXIST, "%s: changed while written; refusing to replace it",
-                                              o->path);
+                               : nd_error_set(err, -EEXIST, "%s: changed while written; refusing to replace it", o->path);
                 }
                 unlink(o->tmp);
                 return 0;
             }
             if (errno == ENOENT)
-                continue;   /* it went away: look again */
+                continue; /* it went away: look again */
         }
         if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
             return nd_error_set(err, -errno, "%s: cannot replace: %s", o->path, strerror(errno));
@@ -429,10 +427,22 @@ long long nd_parse_size(const char *s)
         end++;
     double mul = 1;
     switch (toupper((unsigned char)*end)) {
-    case 'K': mul = 1024.0; end++; break;
-    case 'M': mul = 1024.0 * 1024; end++; break;
-    case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
-    case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    case 'K':
+        mul = 1024.0;
+        end++;
+        break;
+    case 'M':
+        mul = 1024.0 * 1024;
+        end++;
+        break;
+    case 'G':
+        mul = 1024.0 * 1024 * 1024;
+        end++;
+        break;
+    case 'T':
+        mul = 1024.0 * 1024 * 1024 * 1024;
+        end++;
+        break;
     default: break;
     }
     if (*end == 'i' || *end == 'I')

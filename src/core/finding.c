@@ -10,7 +10,7 @@
 #include "core/strbuf.h"
 
 static const char *const nd_categories[] = {
-    ND_CAT_ENV_NOT_LOADED, ND_CAT_VERSION_MISMATCH, ND_CAT_NO_DEVICE, ND_CAT_UNSUPPORTED_OP,
+    ND_CAT_ENV_NOT_LOADED, ND_CAT_VERSION_MISMATCH, ND_CAT_NO_DEVICE,   ND_CAT_UNSUPPORTED_OP,
     ND_CAT_DEVICE_OOM,     ND_CAT_HOST_OOM,         ND_CAT_DISTRIBUTED, ND_CAT_NUMERICS,
     ND_CAT_DEVICE_FAULT,   ND_CAT_CPU_FALLBACK,     ND_CAT_INPUT_BOUND, ND_CAT_HANG,
     ND_CAT_CONFIG,
@@ -96,8 +96,7 @@ struct nd_finding *nd_findings_add_copy(struct nd_findings *list, const struct n
     for (size_t i = 0; i < src->nfix; i++)
         nd_finding_add_fix(f, "%s", src->fix[i]);
     for (size_t i = 0; i < src->nevidence; i++)
-        nd_finding_add_evidence(f, src->evidence[i].file, src->evidence[i].line, "%s",
-                                src->evidence[i].text);
+        nd_finding_add_evidence(f, src->evidence[i].file, src->evidence[i].line, "%s", src->evidence[i].text);
     f->count = src->count;
     f->first_file = src->first_file ? nd_xstrdup(src->first_file) : NULL;
     f->first_line = src->first_line;

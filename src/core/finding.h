@@ -11,44 +11,44 @@ enum nd_severity { ND_SEV_INFO = 0, ND_SEV_WARNING = 1, ND_SEV_ERROR = 2 };
 enum nd_confidence { ND_CONF_LOW = 0, ND_CONF_MEDIUM = 1, ND_CONF_HIGH = 2 };
 
 /* Stable category names; scripts match on them. */
-#define ND_CAT_ENV_NOT_LOADED   "env-not-loaded"
+#define ND_CAT_ENV_NOT_LOADED "env-not-loaded"
 #define ND_CAT_VERSION_MISMATCH "version-mismatch"
-#define ND_CAT_NO_DEVICE        "no-device"
-#define ND_CAT_UNSUPPORTED_OP   "unsupported-op"
-#define ND_CAT_DEVICE_OOM       "device-oom"
-#define ND_CAT_HOST_OOM         "host-oom"
-#define ND_CAT_DISTRIBUTED      "distributed"
-#define ND_CAT_NUMERICS         "numerics"
-#define ND_CAT_DEVICE_FAULT     "device-fault"
-#define ND_CAT_CPU_FALLBACK     "cpu-fallback"
-#define ND_CAT_INPUT_BOUND      "input-bound"
-#define ND_CAT_HANG             "hang"
-#define ND_CAT_CONFIG           "config"
+#define ND_CAT_NO_DEVICE "no-device"
+#define ND_CAT_UNSUPPORTED_OP "unsupported-op"
+#define ND_CAT_DEVICE_OOM "device-oom"
+#define ND_CAT_HOST_OOM "host-oom"
+#define ND_CAT_DISTRIBUTED "distributed"
+#define ND_CAT_NUMERICS "numerics"
+#define ND_CAT_DEVICE_FAULT "device-fault"
+#define ND_CAT_CPU_FALLBACK "cpu-fallback"
+#define ND_CAT_INPUT_BOUND "input-bound"
+#define ND_CAT_HANG "hang"
+#define ND_CAT_CONFIG "config"
 
 struct nd_evidence {
     char *text;
-    char *file;     /* NULL when the evidence is not from a file */
-    long line;      /* 0 when unknown */
+    char *file; /* NULL when the evidence is not from a file */
+    long line;  /* 0 when unknown */
 };
 
 struct nd_finding {
-    char *id;               /* dotted and stable, e.g. "env.cann-not-loaded" */
-    char *category;         /* one of ND_CAT_* */
+    char *id;       /* dotted and stable, e.g. "env.cann-not-loaded" */
+    char *category; /* one of ND_CAT_* */
     enum nd_severity severity;
     enum nd_confidence confidence;
     char *title;
-    char *cause;            /* may be NULL */
+    char *cause; /* may be NULL */
     char **fix;
     size_t nfix;
     struct nd_evidence *evidence;
     size_t nevidence;
 
     /* Optional, command-specific; "unknown" values are explicit. */
-    long count;             /* explain: repeats grouped; 0 = not counted */
-    char *first_file;       /* explain: first occurrence */
+    long count;       /* explain: repeats grouped; 0 = not counted */
+    char *first_file; /* explain: first occurrence */
     long first_line;
-    int rank;               /* explain: rank where known, -1 otherwise */
-    double at_s;            /* run/watch: seconds since start, < 0 when not set */
+    int rank;    /* explain: rank where known, -1 otherwise */
+    double at_s; /* run/watch: seconds since start, < 0 when not set */
 };
 
 /* An owning list of findings. Pointers returned by nd_findings_add stay
@@ -59,7 +59,10 @@ struct nd_findings {
     size_t cap;
 };
 
-#define ND_FINDINGS_INIT {NULL, 0, 0}
+#define ND_FINDINGS_INIT                                                                                               \
+    {                                                                                                                  \
+        NULL, 0, 0                                                                                                     \
+    }
 
 struct nd_finding *nd_findings_add(struct nd_findings *list, const char *id, const char *category,
                                    enum nd_severity severity, const char *title_fmt, ...)

@@ -16,11 +16,17 @@ static size_t nd_utf8_seq(const unsigned char *s, size_t n)
     unsigned min;
     unsigned cp;
     if ((s[0] & 0xE0) == 0xC0) {
-        len = 2; cp = s[0] & 0x1F; min = 0x80;
+        len = 2;
+        cp = s[0] & 0x1F;
+        min = 0x80;
     } else if ((s[0] & 0xF0) == 0xE0) {
-        len = 3; cp = s[0] & 0x0F; min = 0x800;
+        len = 3;
+        cp = s[0] & 0x0F;
+        min = 0x800;
     } else if ((s[0] & 0xF8) == 0xF0) {
-        len = 4; cp = s[0] & 0x07; min = 0x10000;
+        len = 4;
+        cp = s[0] & 0x07;
+        min = 0x10000;
     } else {
         return 0;
     }
@@ -81,11 +87,11 @@ json_t *nd_json_load_file(const char *path, size_t max_bytes, struct nd_error *e
     json_t *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
     free(buf);
     if (!doc) {
-        char *near = strstr(jerr.text, " near ");   /* the quoted bytes may be a secret */
+        char *near = strstr(jerr.text, " near "); /* the quoted bytes may be a secret */
         if (near)
             *near = '\0';
-        nd_error_set(err, -EINVAL, "%s: not valid JSON: %s (line %d, column %d)", path, jerr.text,
-                     jerr.line, jerr.column);
+        nd_error_set(err, -EINVAL, "%s: not valid JSON: %s (line %d, column %d)", path, jerr.text, jerr.line,
+                     jerr.column);
         return NULL;
     }
     return doc;

@@ -31,8 +31,8 @@ size_t nd_count_newlines(const char *p, size_t n)
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         memcpy(&w, p + i, 8);
-        uint64_t x = w ^ nl;   /* newline bytes become 0 */
-        uint64_t zero = ~(((x & lo7) + lo7) | x | lo7);   /* 0x80 in each zero byte, exactly */
+        uint64_t x = w ^ nl;                            /* newline bytes become 0 */
+        uint64_t zero = ~(((x & lo7) + lo7) | x | lo7); /* 0x80 in each zero byte, exactly */
         c += (size_t)(((zero >> 7) * 0x0101010101010101ULL) >> 56);
     }
     for (; i < n; i++)

@@ -15,23 +15,23 @@ struct nd_prom_device {
     char vendor[16];
     int index;
     bool util_valid;
-    double util_ratio;           /* 0-1 */
+    double util_ratio; /* 0-1 */
     bool mem_valid;
     uint64_t mem_used_bytes;
 };
 
 struct nd_prom_snapshot {
-    double cpu_cores;            /* npu_doctor_job_cpu_cores */
-    bool on_device;              /* npu_doctor_job_on_device */
+    double cpu_cores; /* npu_doctor_job_cpu_cores */
+    bool on_device;   /* npu_doctor_job_on_device */
     const struct nd_prom_device *dev;
     size_t ndev;
-    const struct nd_findings *findings;   /* npu_doctor_findings_total{category,severity}; may be NULL */
+    const struct nd_findings *findings; /* npu_doctor_findings_total{category,severity}; may be NULL */
     /* The job, when known: npu_doctor_job_running (1 while it runs, 0 after,
      * with the other job gauges at their final values) and the time of the
      * last sample; labels (name=value pairs) go on every job gauge. */
     bool job_known;
     bool running;
-    double last_sample_unix_s;    /* 0: none yet */
+    double last_sample_unix_s; /* 0: none yet */
     const char *const *label_names;
     const char *const *label_values;
     size_t nlabels;

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-
 #define ND_PID_MAX_CEILING 4194304L
 
 long nd_pid_max(void)

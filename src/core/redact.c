@@ -27,24 +27,26 @@ static size_t nd_nextra;
 
 /* Words that hold a secret wherever they stand in the name. */
 static const char *const nd_secret_words[] = {
-    "TOKEN", "SECRET", "SECRETS", "PASSWORD", "PASSWORDS", "PASSWD", "KEY", "APIKEY", "CREDENTIAL",
-    "CREDENTIALS", "CREDS", "AUTH", "AUTHORIZATION", "PRIVATE", "COOKIE", "COOKIES", "JWT", "PASSPHRASE",
+    "TOKEN",       "SECRET", "SECRETS", "PASSWORD",      "PASSWORDS", "PASSWD", "KEY",     "APIKEY", "CREDENTIAL",
+    "CREDENTIALS", "CREDS",  "AUTH",    "AUTHORIZATION", "PRIVATE",   "COOKIE", "COOKIES", "JWT",    "PASSPHRASE",
 };
 /* Compound words ending so: HFTOKEN, DBPASSWORD, ACCESSKEY, CLIENTSECRET. */
-static const char *const nd_secret_tails[] = {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "ACCESSKEY",
-                                              "SECRETKEY", "PRIVATEKEY", "PASSPHRASE"};
+static const char *const nd_secret_tails[] = {"TOKEN",     "SECRET",    "PASSWORD",   "PASSWD",    "APIKEY",
+                                              "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "PASSPHRASE"};
 /* Short words that are secrets only as the last word of a longer name:
  * DB_PASS, MYSQL_PWD; not PWD or OLDPWD (the shell's folders). */
 static const char *const nd_secret_last_words[] = {"PASS", "PWD", "PW"};
 /* A last word that says the variable describes a secret instead of holding
  * one: AUTH_MODE, TOKEN_COUNT, KEY_TYPE. */
 static const char *const nd_descriptive_last[] = {
-    "MODE", "TYPE", "TYPES", "METHOD", "METHODS", "ENABLED", "ENABLE", "DISABLED", "DISABLE", "REQUIRED",
-    "LEVEL", "COUNT", "COUNTS", "NUM", "SIZE", "LEN", "LENGTH", "LIMIT", "MAX", "MIN", "TIMEOUT", "TTL",
-    "PARALLELISM", "PROVIDER", "VERSION", "ERROR", "BACKEND", "SCHEME", "STRATEGY", "INTERVAL", "RETRIES",
+    "MODE",    "TYPE",     "TYPES",   "METHOD", "METHODS",  "ENABLED",  "ENABLE",      "DISABLED",
+    "DISABLE", "REQUIRED", "LEVEL",   "COUNT",  "COUNTS",   "NUM",      "SIZE",        "LEN",
+    "LENGTH",  "LIMIT",    "MAX",     "MIN",    "TIMEOUT",  "TTL",      "PARALLELISM", "PROVIDER",
+    "VERSION", "ERROR",    "BACKEND", "SCHEME", "STRATEGY", "INTERVAL", "RETRIES",
 };
 /* Tokenizer special tokens (bos_token: <s>) are vocabulary, not secrets. */
-static const char *const nd_vocab_words[] = {"BOS", "EOS", "PAD", "UNK", "SEP", "CLS", "MASK", "SPECIAL", "START", "END"};
+static const char *const nd_vocab_words[] = {"BOS", "EOS",  "PAD",     "UNK",   "SEP",
+                                             "CLS", "MASK", "SPECIAL", "START", "END"};
 
 /* Names whose values are locations, not secrets (SSH_AUTH_SOCK, KEY_PATH...). */
 static const char *const nd_pathlike_suffixes[] = {
@@ -117,7 +119,7 @@ static bool nd_builtin_secret_name(const char *name)
         if (!hit)
             continue;
         if (strcmp(words[i], "TOKEN") == 0 && i > 0 && ND_IN(words[i - 1], nd_vocab_words))
-            continue;   /* BOS_TOKEN, pad_token_id */
+            continue; /* BOS_TOKEN, pad_token_id */
         return true;
     }
     return false;
@@ -133,8 +135,8 @@ static bool nd_prose_secret_name(const char *name)
         lower |= islower((unsigned char)*p) != 0;
     char words[ND_NAME_MAX_WORDS][64];
     if (lower && nd_name_words(name, words) == 1) {
-        static const char *const strong[] = {"PASSWORD", "PASSWD", "SECRET", "APIKEY", "PASSPHRASE", "JWT",
-                                             "TOKEN", "COOKIE", "AUTHORIZATION"};
+        static const char *const strong[] = {"PASSWORD", "PASSWD", "SECRET", "APIKEY",       "PASSPHRASE",
+                                             "JWT",      "TOKEN",  "COOKIE", "AUTHORIZATION"};
         if (!ND_IN(words[0], strong))
             return false;
     }
@@ -257,7 +259,7 @@ static void nd_scrub_urls(struct nd_strbuf *sb, const char *text)
         /* Already redacted (a snapshot read back): hashing the marker again
          * would make equal secrets look different. */
         char *mark = nd_redact_is_marker(pw) && strlen(pw) == ND_REDACT_MARKER_LEN ? nd_xstrdup(pw)
-                                                                                  : nd_redact_marker(pw);
+                                                                                   : nd_redact_marker(pw);
         nd_strbuf_adds(sb, mark);
         free(mark);
         free(pw);
@@ -275,15 +277,15 @@ struct nd_token_shape {
     const char *prefix;
     size_t min;
     enum nd_token_alphabet alphabet;
-    size_t max;             /* 0: no upper bound; AWS key ids are exactly 20 characters */
+    size_t max; /* 0: no upper bound; AWS key ids are exactly 20 characters */
 };
 
 static const struct nd_token_shape nd_token_shapes[] = {
-    {"hf_", 30, ND_TOK_ALNUM, 0},   {"ghp_", 30, ND_TOK_ALNUM, 0},  {"gho_", 30, ND_TOK_ALNUM, 0},
-    {"ghu_", 30, ND_TOK_ALNUM, 0},  {"ghs_", 30, ND_TOK_ALNUM, 0},  {"ghr_", 30, ND_TOK_ALNUM, 0},
+    {"hf_", 30, ND_TOK_ALNUM, 0},        {"ghp_", 30, ND_TOK_ALNUM, 0},  {"gho_", 30, ND_TOK_ALNUM, 0},
+    {"ghu_", 30, ND_TOK_ALNUM, 0},       {"ghs_", 30, ND_TOK_ALNUM, 0},  {"ghr_", 30, ND_TOK_ALNUM, 0},
     {"github_pat_", 50, ND_TOK_WORD, 0}, {"glpat-", 20, ND_TOK_WORD, 0}, {"xoxb-", 10, ND_TOK_WORD, 0},
-    {"xoxp-", 10, ND_TOK_WORD, 0},  {"xoxa-", 10, ND_TOK_WORD, 0},  {"AKIA", 16, ND_TOK_UPPER, 16},
-    {"ASIA", 16, ND_TOK_UPPER, 16}, {"sk-", 20, ND_TOK_WORD, 0},      {"AIza", 35, ND_TOK_WORD, 35},
+    {"xoxp-", 10, ND_TOK_WORD, 0},       {"xoxa-", 10, ND_TOK_WORD, 0},  {"AKIA", 16, ND_TOK_UPPER, 16},
+    {"ASIA", 16, ND_TOK_UPPER, 16},      {"sk-", 20, ND_TOK_WORD, 0},    {"AIza", 35, ND_TOK_WORD, 35},
     {"npm_", 30, ND_TOK_ALNUM, 0},
 };
 
@@ -313,12 +315,9 @@ static size_t nd_jwt_at(const char *p)
 static bool nd_token_char(char c, enum nd_token_alphabet a)
 {
     switch (a) {
-    case ND_TOK_UPPER:
-        return isupper((unsigned char)c) || isdigit((unsigned char)c);
-    case ND_TOK_ALNUM:
-        return isalnum((unsigned char)c);
-    default:
-        return isalnum((unsigned char)c) || c == '_' || c == '-';
+    case ND_TOK_UPPER: return isupper((unsigned char)c) || isdigit((unsigned char)c);
+    case ND_TOK_ALNUM: return isalnum((unsigned char)c);
+    default: return isalnum((unsigned char)c) || c == '_' || c == '-';
     }
 }
 
@@ -380,7 +379,7 @@ char *nd_redact_value(const char *name, const char *value)
     if (!value)
         return NULL;
     if (nd_redact_is_marker(value) && strlen(value) == ND_REDACT_MARKER_LEN)
-        return nd_xstrdup(value);   /* idempotent: redacting twice changes nothing */
+        return nd_xstrdup(value); /* idempotent: redacting twice changes nothing */
     if (name && nd_redact_name_is_secret(name))
         return nd_redact_marker(value);
     struct nd_strbuf sb = ND_STRBUF_INIT;

@@ -116,8 +116,8 @@ static void nd_key_load_locked(void)
     if (env && *env) {
         nd_sha256(env, strlen(env), nd_key);
         nd_key_src = "env";
-    } else if ((dir = nd_cache_dir()) != NULL &&
-               (path = nd_xasprintf("%s/redact.key", dir), nd_key_read(path, nd_key) || nd_key_create(dir, path, nd_key))) {
+    } else if ((dir = nd_cache_dir()) != NULL && (path = nd_xasprintf("%s/redact.key", dir),
+                                                  nd_key_read(path, nd_key) || nd_key_create(dir, path, nd_key))) {
         nd_key_src = "host";
     } else {
         nd_random_bytes(nd_key, sizeof nd_key);

@@ -27,8 +27,7 @@ void nd_report_release(struct nd_report *rep)
     memset(rep, 0, sizeof *rep);
 }
 
-void nd_report_line(struct nd_report *rep, const char *area, enum nd_check_status status,
-                    const char *fmt, ...)
+void nd_report_line(struct nd_report *rep, const char *area, enum nd_check_status status, const char *fmt, ...)
 {
     struct nd_strbuf sb = ND_STRBUF_INIT;
     va_list ap;

@@ -15,24 +15,24 @@
 enum nd_check_status { ND_CHECK_OK, ND_CHECK_INFO, ND_CHECK_WARN, ND_CHECK_FAIL };
 
 struct nd_check_line {
-    char *area;                 /* "Host", "Ascend", "Environment", ... */
+    char *area; /* "Host", "Ascend", "Environment", ... */
     enum nd_check_status status;
     char *text;
 };
 
 struct nd_report {
-    const char *command;        /* "check", "ps", ... (static string) */
+    const char *command; /* "check", "ps", ... (static string) */
     struct nd_findings findings;
     struct nd_check_line *lines;
     size_t nlines;
-    json_t *facts;              /* object of groups; created on first use */
-    json_t *extra;              /* object merged into the JSON top level */
+    json_t *facts; /* object of groups; created on first use */
+    json_t *extra; /* object merged into the JSON top level */
 };
 
 void nd_report_init(struct nd_report *rep, const char *command);
 void nd_report_release(struct nd_report *rep);
-void nd_report_line(struct nd_report *rep, const char *area, enum nd_check_status status,
-                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void nd_report_line(struct nd_report *rep, const char *area, enum nd_check_status status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* The facts object for one group ("host", "ascend", ...), created if absent.
  * Borrowed reference. */
 json_t *nd_report_facts(struct nd_report *rep, const char *group);
@@ -41,8 +41,8 @@ void nd_report_set_extra(struct nd_report *rep, const char *key, json_t *value);
 
 struct nd_text_options {
     bool color;
-    bool quiet;        /* problems only: no ✓ lines, no facts */
-    bool verbose;      /* include info-severity findings in full */
+    bool quiet;   /* problems only: no ✓ lines, no facts */
+    bool verbose; /* include info-severity findings in full */
 };
 
 /* True when colour is wanted on this stream: a TTY and NO_COLOR unset. */

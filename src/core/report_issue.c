@@ -117,7 +117,7 @@ static void nd_issue_toolkits(FILE *fp, const json_t *f)
     nd_strbuf_init(&sb);
     size_t i;
     const json_t *r;
-    json_array_foreach(rocm, i, r)
+    json_array_foreach (rocm, i, r)
         nd_strbuf_addf(&sb, "%s%s (%s)", i ? ", " : "", nd_or(nd_str_at(r, "version"), "?"),
                        nd_or(nd_str_at(r, "path"), "?"));
     nd_issue_line(fp, "ROCm:          %s", sb.len ? sb.buf : "-");
@@ -136,8 +136,7 @@ static void nd_issue_devices(FILE *fp, const json_t *f)
     const json_t *vendors = nd_at(f, "devices.vendors");
     size_t n = 0, i;
     const json_t *v;
-    json_array_foreach(vendors, i, v)
-    {
+    json_array_foreach (vendors, i, v) {
         const json_t *devs = json_object_get(v, "devices");
         size_t nd = json_array_size(devs);
         if (!nd)
@@ -165,8 +164,7 @@ static void nd_issue_env(FILE *fp, const json_t *f)
     nd_issue_line(fp, "Environment:");
     const char *k;
     const json_t *v;
-    json_object_foreach((json_t *)vars, k, v)
-    {
+    json_object_foreach ((json_t *)vars, k, v) {
         const char *s = json_string_value(v);
         if (!s)
             continue;
@@ -185,8 +183,7 @@ void nd_report_print_issue(const struct nd_report *rep, FILE *fp, const char *ve
     const json_t *f = rep->facts;
     fputs("<!-- npu-doctor check --report-issue: secrets are redacted; read it before you paste -->\n", fp);
     fputs("```text\n", fp);
-    nd_issue_line(fp, "npu-doctor %s, check level %lld", version,
-                  (long long)json_integer_value(nd_at(f, "check.level")));
+    nd_issue_line(fp, "npu-doctor %s, check level %lld", version, (long long)json_integer_value(nd_at(f, "check.level")));
     const json_t *h = json_object_get(f, "host");
     nd_issue_line(fp, "OS:            %s", nd_or(nd_str_at(h, "os"), "unknown"));
     nd_issue_line(fp, "Kernel:        %s %s", nd_or(nd_str_at(h, "kernel"), "?"), nd_or(nd_str_at(h, "machine"), ""));

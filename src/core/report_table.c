@@ -12,7 +12,7 @@ struct nd_table {
     const struct nd_table_col *cols;
     size_t ncols;
     size_t *width;
-    char **cells;           /* nrows * ncols */
+    char **cells; /* nrows * ncols */
     size_t nrows, caprows;
 };
 
@@ -38,7 +38,7 @@ void nd_table_add(struct nd_table *t, const char *const *cells)
     char **row = t->cells + t->nrows * t->ncols;
     for (size_t c = 0; c < t->ncols; c++) {
         char *r = nd_redact_text(cells[c] ? cells[c] : "");
-        row[c] = nd_term_printable(r);   /* command lines of other users' processes */
+        row[c] = nd_term_printable(r); /* command lines of other users' processes */
         free(r);
         size_t n = strlen(row[c]);
         if (n > t->width[c])

@@ -9,9 +9,9 @@
 
 struct nd_table_col {
     const char *head;
-    bool right;             /* right-aligned (numbers) */
-    unsigned min_width;     /* at least this wide (0: the heading's width) */
-    unsigned gap;           /* spaces after the column (0: two) */
+    bool right;         /* right-aligned (numbers) */
+    unsigned min_width; /* at least this wide (0: the heading's width) */
+    unsigned gap;       /* spaces after the column (0: two) */
 };
 
 struct nd_table;

@@ -48,8 +48,8 @@ static const struct {
     const char *glyph, *ascii;
 } nd_ascii_glyphs[] = {
     {"\xe2\x80\xa6", "..."}, {"\xe2\x86\x94", "<->"}, {"\xe2\x86\x92", "->"}, {"\xc2\xb7", "-"},
-    {"\xe2\x9c\x93", "ok"}, {"\xe2\x9c\x97", "!!"}, {"\xe2\x80\x94", "--"}, {"\xe2\x80\x93", "-"},
-    {"\xe2\x89\xa5", ">="}, {"\xe2\x89\xa4", "<="}, {"\xc3\x97", "x"},
+    {"\xe2\x9c\x93", "ok"},  {"\xe2\x9c\x97", "!!"},  {"\xe2\x80\x94", "--"}, {"\xe2\x80\x93", "-"},
+    {"\xe2\x89\xa5", ">="},  {"\xe2\x89\xa4", "<="},  {"\xc3\x97", "x"},
 };
 
 /* Redacted (secrets never reach the terminal), and in ASCII where the
@@ -100,10 +100,10 @@ static const char *nd_status_mark(enum nd_check_status s)
         }
     }
     switch (s) {
-    case ND_CHECK_OK: return "\xe2\x9c\x93";      /* ✓ */
+    case ND_CHECK_OK: return "\xe2\x9c\x93"; /* ✓ */
     case ND_CHECK_WARN: return "!";
-    case ND_CHECK_FAIL: return "\xe2\x9c\x97";    /* ✗ */
-    default: return "\xc2\xb7";                   /* · */
+    case ND_CHECK_FAIL: return "\xe2\x9c\x97"; /* ✗ */
+    default: return "\xc2\xb7";                /* · */
     }
 }
 
@@ -131,9 +131,8 @@ void nd_findings_summary(const struct nd_findings *list, char *buf, size_t size)
         snprintf(buf, size, "no problems found");
         return;
     }
-    snprintf(buf, size, "%zu error%s, %zu warning%s, %zu note%s", n[ND_SEV_ERROR],
-             n[ND_SEV_ERROR] == 1 ? "" : "s", n[ND_SEV_WARNING], n[ND_SEV_WARNING] == 1 ? "" : "s",
-             n[ND_SEV_INFO], n[ND_SEV_INFO] == 1 ? "" : "s");
+    snprintf(buf, size, "%zu error%s, %zu warning%s, %zu note%s", n[ND_SEV_ERROR], n[ND_SEV_ERROR] == 1 ? "" : "s",
+             n[ND_SEV_WARNING], n[ND_SEV_WARNING] == 1 ? "" : "s", n[ND_SEV_INFO], n[ND_SEV_INFO] == 1 ? "" : "s");
 }
 
 void nd_report_note(FILE *fp, const char *fmt, ...)
@@ -157,7 +156,7 @@ void nd_finding_print_text(const struct nd_finding *f, FILE *fp, bool color, con
     const char *bold = color ? C_BLD : "";
     const char *dim = color ? C_DIM : "";
     fprintf(fp, "%s%s%s%s%s: %s", p, sc, bold, nd_severity_name(f->severity), off, bold);
-    nd_put(fp, f->title);   /* a title is one line: people and scripts grep for it */
+    nd_put(fp, f->title); /* a title is one line: people and scripts grep for it */
     fprintf(fp, "%s  %s[%s]%s\n", off, dim, f->id, off);
     for (size_t i = 0; i < f->nevidence; i++) {
         const struct nd_evidence *e = &f->evidence[i];
@@ -265,7 +264,7 @@ void nd_findings_print_ranked(const struct nd_findings *fs, bool all, const char
                 continue;
             }
             fprintf(fp, "  %-7s  %-16s  ", nd_severity_name(f->severity), f->category);
-            nd_put(fp, f->title);   /* a table row: one line per finding, never wrapped */
+            nd_put(fp, f->title); /* a table row: one line per finding, never wrapped */
             if (f->count > 1)
                 fprintf(fp, " (x%ld)", f->count);
             if (f->first_file) {

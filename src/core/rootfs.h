@@ -27,7 +27,7 @@ int nd_rootfs_path(const char *abs, char *out, size_t size);
  * ("/tmp/fx/dev/davinci0" -> "/dev/davinci0"). Returns false when outside. */
 bool nd_rootfs_unmap(const char *host_path, char *out, size_t size);
 
-int nd_rootfs_stat(const char *abs, struct stat *st);   /* follows links inside the root */
+int nd_rootfs_stat(const char *abs, struct stat *st); /* follows links inside the root */
 int nd_rootfs_lstat(const char *abs, struct stat *st);
 bool nd_rootfs_exists(const char *abs);
 bool nd_rootfs_is_dir(const char *abs);

@@ -67,7 +67,8 @@ void nd_sample_merge(struct nd_sample *a, const struct nd_sample *b)
             a->util[d] = b->util[d];
         else if (b->util[d] != ND_SERIES_UTIL_UNKNOWN)
             a->util[d] = (int16_t)lround(nd_wmean(a->util[d], wa, b->util[d], wb));
-        if (a->mem_mib[d] == ND_SERIES_MEM_UNKNOWN || (b->mem_mib[d] != ND_SERIES_MEM_UNKNOWN && b->mem_mib[d] > a->mem_mib[d]))
+        if (a->mem_mib[d] == ND_SERIES_MEM_UNKNOWN ||
+            (b->mem_mib[d] != ND_SERIES_MEM_UNKNOWN && b->mem_mib[d] > a->mem_mib[d]))
             a->mem_mib[d] = b->mem_mib[d];
     }
     a->held_mask |= b->held_mask;

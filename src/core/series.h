@@ -20,59 +20,59 @@
 /* A device as the series knows it: position d in every sample's arrays. */
 struct nd_series_device {
     char vendor[16];
-    char word[8];               /* "npu", "gpu": the vendor's device word (the caller fills it) */
+    char word[8]; /* "npu", "gpu": the vendor's device word (the caller fills it) */
     int index;
     char name[48];
-    uint64_t mem_total_bytes;   /* 0 when unknown */
+    uint64_t mem_total_bytes; /* 0 when unknown */
 };
 
 struct nd_sample {
-    double t;               /* sampler clock: seconds since start */
-    double span;            /* seconds this point stands for (one interval, more when downsampled) */
+    double t;    /* sampler clock: seconds since start */
+    double span; /* seconds this point stands for (one interval, more when downsampled) */
 
     /* What was seen at this tick (downsampled points: means, maxima for sizes). */
-    float cpu_cores;        /* CPU of the whole job tree over the last interval */
-    float runnable;         /* 1 when a process of the job was runnable (state R) */
+    float cpu_cores; /* CPU of the whole job tree over the last interval */
+    float runnable;  /* 1 when a process of the job was runnable (state R) */
     uint64_t rss_bytes;
     uint32_t nprocs, nthreads;
-    uint8_t on_device;      /* 1 when a process of the job holds a device */
-    uint32_t frameworks;    /* enum nd_framework bits, union over the job */
-    float job_util;         /* mean utilisation % of the devices the job holds; < 0 unknown */
+    uint8_t on_device;   /* 1 when a process of the job holds a device */
+    uint32_t frameworks; /* enum nd_framework bits, union over the job */
+    float job_util;      /* mean utilisation % of the devices the job holds; < 0 unknown */
     uint8_t ndev;
-    int16_t util[ND_SERIES_MAX_DEV];      /* percent; ND_SERIES_UTIL_UNKNOWN */
-    uint32_t mem_mib[ND_SERIES_MAX_DEV];  /* used MiB; ND_SERIES_MEM_UNKNOWN */
-    uint32_t held_mask;     /* bit d: the job holds device d */
-    int64_t oom_kill;       /* cgroup memory.events oom_kill; -1 unknown */
-    uint64_t cg_mem_max;    /* cgroup memory.max in bytes; 0 none or unknown */
-    float iowait;           /* 1 when a process of the job sleeps waiting on input (state D, a read) */
-    float stopped;          /* 1 when every process of the job is stopped (state T: SIGSTOP, SIGTSTP, SIGTTIN) */
-    uint64_t read_bytes;    /* cumulative bytes the job read so far (rchar; counted while it holds a device) */
-    uint8_t io_valid;       /* read_bytes and iowait were looked at for this tick */
-    uint8_t out_valid;      /* 1 when the job's output is observed (run; watch on files) */
-    uint64_t out_bytes, out_lines;   /* cumulative output so far */
+    int16_t util[ND_SERIES_MAX_DEV];     /* percent; ND_SERIES_UTIL_UNKNOWN */
+    uint32_t mem_mib[ND_SERIES_MAX_DEV]; /* used MiB; ND_SERIES_MEM_UNKNOWN */
+    uint32_t held_mask;                  /* bit d: the job holds device d */
+    int64_t oom_kill;                    /* cgroup memory.events oom_kill; -1 unknown */
+    uint64_t cg_mem_max;                 /* cgroup memory.max in bytes; 0 none or unknown */
+    float iowait;                        /* 1 when a process of the job sleeps waiting on input (state D, a read) */
+    float stopped;                 /* 1 when every process of the job is stopped (state T: SIGSTOP, SIGTSTP, SIGTTIN) */
+    uint64_t read_bytes;           /* cumulative bytes the job read so far (rchar; counted while it holds a device) */
+    uint8_t io_valid;              /* read_bytes and iowait were looked at for this tick */
+    uint8_t out_valid;             /* 1 when the job's output is observed (run; watch on files) */
+    uint64_t out_bytes, out_lines; /* cumulative output so far */
 
     /* Running integrals since start, filled by nd_series_push. */
-    double cpu_s;           /* CPU seconds */
-    double runnable_s;      /* seconds with a runnable process */
-    double iowait_s;        /* seconds with a process waiting on input */
-    double stopped_s;       /* seconds with the whole job stopped */
-    double held_s;          /* seconds holding a device */
-    double job_util_s, job_util_valid_s;   /* sum(util% x dt) over known job_util */
-    double dev_util_s, dev_util_valid_s;   /* same, mean over all devices */
+    double cpu_s;                        /* CPU seconds */
+    double runnable_s;                   /* seconds with a runnable process */
+    double iowait_s;                     /* seconds with a process waiting on input */
+    double stopped_s;                    /* seconds with the whole job stopped */
+    double held_s;                       /* seconds holding a device */
+    double job_util_s, job_util_valid_s; /* sum(util% x dt) over known job_util */
+    double dev_util_s, dev_util_valid_s; /* same, mean over all devices */
 };
 
 struct nd_series {
     double interval_s;
     struct nd_series_device dev[ND_SERIES_MAX_DEV];
     size_t ndev;
-    struct nd_sample *recent;   /* ring of ND_SERIES_RECENT raw samples */
-    size_t head, count;         /* oldest at head */
-    struct nd_sample *hist;     /* downsampled buckets, oldest first */
+    struct nd_sample *recent; /* ring of ND_SERIES_RECENT raw samples */
+    size_t head, count;       /* oldest at head */
+    struct nd_sample *hist;   /* downsampled buckets, oldest first */
     size_t nhist;
-    size_t stride;              /* raw samples per bucket */
-    struct nd_sample pending;   /* bucket being filled */
+    size_t stride;            /* raw samples per bucket */
+    struct nd_sample pending; /* bucket being filled */
     size_t npending;
-    uint64_t total;             /* samples pushed */
+    uint64_t total; /* samples pushed */
     struct nd_sample first;
 };
 
@@ -86,7 +86,7 @@ void nd_series_set_devices(struct nd_series *s, const struct nd_series_device *d
  * previous sample. Samples must come in increasing t. */
 void nd_series_push(struct nd_series *s, const struct nd_sample *in);
 
-size_t nd_series_len(const struct nd_series *s);   /* samples pushed */
+size_t nd_series_len(const struct nd_series *s); /* samples pushed */
 const struct nd_sample *nd_series_last(const struct nd_series *s);
 const struct nd_sample *nd_series_first(const struct nd_series *s);
 /* The latest sample at or before t (raw when still in the ring, else the

@@ -225,19 +225,27 @@ int nd_spawn_capture(char *const argv[], char *const envp[], double timeout_s, s
     if (nd_pipe(outp) != 0)
         return nd_error_set(err, -errno, "pipe: %s", strerror(errno));
     if (nd_pipe(errp) != 0) {
-        close(outp[0]); close(outp[1]);
+        close(outp[0]);
+        close(outp[1]);
         return nd_error_set(err, -errno, "pipe: %s", strerror(errno));
     }
     if (nd_pipe(execp) != 0) {
-        close(outp[0]); close(outp[1]); close(errp[0]); close(errp[1]);
+        close(outp[0]);
+        close(outp[1]);
+        close(errp[0]);
+        close(errp[1]);
         return nd_error_set(err, -errno, "pipe: %s", strerror(errno));
     }
     double start = nd_monotonic_now();
     pid_t pid = fork();
     if (pid < 0) {
         int e = errno;
-        close(outp[0]); close(outp[1]); close(errp[0]); close(errp[1]);
-        close(execp[0]); close(execp[1]);
+        close(outp[0]);
+        close(outp[1]);
+        close(errp[0]);
+        close(errp[1]);
+        close(execp[0]);
+        close(execp[1]);
         return nd_error_set(err, -e, "fork: %s", strerror(e));
     }
     if (pid == 0) {
@@ -310,7 +318,8 @@ int nd_guard_call(int (*fn)(void *arg, int out_fd), void *arg, double timeout_s,
     if (nd_pipe(chan) != 0)
         return nd_error_set(err, -errno, "pipe: %s", strerror(errno));
     if (nd_pipe(noise) != 0) {
-        close(chan[0]); close(chan[1]);
+        close(chan[0]);
+        close(chan[1]);
         return nd_error_set(err, -errno, "pipe: %s", strerror(errno));
     }
     fflush(NULL);
@@ -318,7 +327,10 @@ int nd_guard_call(int (*fn)(void *arg, int out_fd), void *arg, double timeout_s,
     pid_t pid = fork();
     if (pid < 0) {
         int e = errno;
-        close(chan[0]); close(chan[1]); close(noise[0]); close(noise[1]);
+        close(chan[0]);
+        close(chan[1]);
+        close(noise[0]);
+        close(noise[1]);
         return nd_error_set(err, -e, "fork: %s", strerror(e));
     }
     if (pid == 0) {

@@ -11,18 +11,18 @@
 #include "core/error.h"
 
 struct nd_spawn_result {
-    bool started;           /* false when exec failed; exec_errno says why */
+    bool started; /* false when exec failed; exec_errno says why */
     int exec_errno;
-    bool timed_out;         /* killed at the deadline */
-    bool exited;            /* exited normally: exit_code is valid */
+    bool timed_out; /* killed at the deadline */
+    bool exited;    /* exited normally: exit_code is valid */
     int exit_code;
-    bool signaled;          /* died from a signal (includes our kill at timeout) */
+    bool signaled; /* died from a signal (includes our kill at timeout) */
     int signal;
     double elapsed_s;
-    char *out;              /* stdout (spawn) or the result channel (guard); NUL-terminated */
+    char *out; /* stdout (spawn) or the result channel (guard); NUL-terminated */
     size_t out_len;
     bool out_truncated;
-    char *err;              /* stderr, NUL-terminated */
+    char *err; /* stderr, NUL-terminated */
     size_t err_len;
 };
 

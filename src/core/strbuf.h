@@ -7,9 +7,9 @@
 #include <stddef.h>
 
 struct nd_strbuf {
-    char *buf;      /* never NULL after init: "" at least */
+    char *buf; /* never NULL after init: "" at least */
     size_t len;
-    size_t cap;     /* 0: buf is the shared empty string, nothing to free */
+    size_t cap; /* 0: buf is the shared empty string, nothing to free */
 };
 
 /* The one empty string every unallocated buffer points at, so that buf can
@@ -17,7 +17,10 @@ struct nd_strbuf {
  * for its NUL. */
 extern char nd_strbuf_empty[1];
 
-#define ND_STRBUF_INIT {nd_strbuf_empty, 0, 0}
+#define ND_STRBUF_INIT                                                                                                 \
+    {                                                                                                                  \
+        nd_strbuf_empty, 0, 0                                                                                          \
+    }
 
 void nd_strbuf_init(struct nd_strbuf *sb);
 void nd_strbuf_grow(struct nd_strbuf *sb, size_t extra);

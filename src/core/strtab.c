@@ -10,13 +10,13 @@
 
 struct nd_strtab_slot {
     uint64_t hash;
-    size_t id_plus1;    /* 0: empty */
+    size_t id_plus1; /* 0: empty */
 };
 
 struct nd_strtab {
     struct nd_strtab_slot *slots;
-    size_t nslots;      /* power of two */
-    char **strs;        /* by id */
+    size_t nslots; /* power of two */
+    char **strs;   /* by id */
     size_t *lens;
     size_t n, cap;
 };

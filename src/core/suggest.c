@@ -19,13 +19,13 @@ size_t nd_edit_distance(const char *a, const char *b)
         c[0] = i;
         for (size_t j = 1; j <= m; j++) {
             size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-            size_t best = p[j] + 1;                          /* delete */
+            size_t best = p[j] + 1; /* delete */
             if (c[j - 1] + 1 < best)
-                best = c[j - 1] + 1;                         /* insert */
+                best = c[j - 1] + 1; /* insert */
             if (p[j - 1] + cost < best)
-                best = p[j - 1] + cost;                      /* substitute */
+                best = p[j - 1] + cost; /* substitute */
             if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < best)
-                best = pp[j - 2] + 1;                        /* swap */
+                best = pp[j - 2] + 1; /* swap */
             c[j] = best;
         }
         size_t *t = pp;
@@ -49,9 +49,9 @@ const char *nd_suggest(const char *word, const char *const *candidates, size_t n
             continue;
         size_t d = nd_edit_distance(word, c);
         if (d == 0)
-            continue;   /* the word itself is known: nothing to suggest */
+            continue; /* the word itself is known: nothing to suggest */
         if (wl >= 3 && strncmp(c, word, wl) == 0 && d > 0)
-            d = 1;      /* a prefix: "chec" is one step from "check" */
+            d = 1; /* a prefix: "chec" is one step from "check" */
         if (d < best_d) {
             best_d = d;
             best = c;

@@ -37,18 +37,18 @@
 static const int nd_forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
 struct nd_stream {
-    int fd;                 /* read end: pipe or pty master; -1 once closed */
-    int out_fd;             /* 1 or 2 */
-    bool out_dead;          /* our side of the stream is gone (EPIPE) */
-    char line[ND_SV_LINE_MAX + 1];  /* a line split across reads, and its newline */
+    int fd;                        /* read end: pipe or pty master; -1 once closed */
+    int out_fd;                    /* 1 or 2 */
+    bool out_dead;                 /* our side of the stream is gone (EPIPE) */
+    char line[ND_SV_LINE_MAX + 1]; /* a line split across reads, and its newline */
     size_t linelen;
-    bool overflow;          /* that line was cut: its bytes up to the newline are dropped */
+    bool overflow; /* that line was cut: its bytes up to the newline are dropped */
     long lineno;
 };
 
 struct nd_supervisor {
     pid_t pid;
-    pid_t self;             /* our pid, for the child's parent-death check */
+    pid_t self; /* our pid, for the child's parent-death check */
     int sigfd;
     struct nd_stream st[2];
     bool pty[2];
@@ -56,11 +56,11 @@ struct nd_supervisor {
     double started;
     bool reaped;
     int wstatus;
-    bool stopped;           /* stopped by us (fail-fast) */
+    bool stopped; /* stopped by us (fail-fast) */
     bool term_sent;
-    double kill_at;         /* SIGKILL deadline; 0 when none */
+    double kill_at; /* SIGKILL deadline; 0 when none */
     double last_sigint;
-    double drain_until;     /* 0 until the group is gone */
+    double drain_until; /* 0 until the group is gone */
     uint64_t bytes, lines;
     sigset_t oldmask;
     bool hup_ignored;
@@ -199,7 +199,7 @@ int nd_supervisor_start(const struct nd_supervisor_opts *opt, struct nd_supervis
             rc = nd_error_set(err, -errno, "pipe: %s", strerror(errno));
             goto fail;
         }
-        fcntl(p[0], F_SETPIPE_SZ, ND_SV_PIPE_SIZE);   /* best effort: fewer wake-ups */
+        fcntl(p[0], F_SETPIPE_SZ, ND_SV_PIPE_SIZE); /* best effort: fewer wake-ups */
         sv->st[i].fd = p[0];
         wr[i] = p[1];
     }
@@ -222,7 +222,7 @@ int nd_supervisor_start(const struct nd_supervisor_opts *opt, struct nd_supervis
     }
     if (sv->pid == 0)
         nd_child_exec(sv, opt, wr[0], wr[1], errpipe[1]);
-    setpgid(sv->pid, sv->pid);   /* also here: no race with our first kill(-pgid) */
+    setpgid(sv->pid, sv->pid); /* also here: no race with our first kill(-pgid) */
     close(wr[0]);
     close(wr[1]);
     wr[0] = wr[1] = -1;
@@ -391,7 +391,7 @@ static void nd_read_stream(struct nd_supervisor *sv, const struct nd_supervisor_
     size_t cap = 0;
     char *buf = !raw && h->buffer ? h->buffer(h->arg, ND_SV_BUF, &cap) : NULL;
     if (!buf || cap < 2 * (ND_SV_LINE_MAX + 1)) {
-        buf = sv->buf;   /* (held: the block is only looked at, here) */
+        buf = sv->buf; /* (held: the block is only looked at, here) */
         cap = ND_SV_BUF;
     }
     memcpy(buf, s->line, pre);
@@ -404,7 +404,7 @@ static void nd_read_stream(struct nd_supervisor *sv, const struct nd_supervisor_
         h->held(h->arg, i + 1, buf, 0, 0, raw, s->lineno + 1);
         raw = 0;
     }
-    if (n <= 0) {   /* EOF; EIO on a pty whose slave side is closed */
+    if (n <= 0) { /* EOF; EIO on a pty whose slave side is closed */
         nd_close_stream(sv, h, i);
         return;
     }
@@ -484,8 +484,7 @@ static void nd_handle_signals(struct nd_supervisor *sv, double now)
                     ioctl(sv->st[i].fd, TIOCSWINSZ, &ws);
             kill(-sv->pid, SIGWINCH);
         } else if (sig == SIGINT && sv->last_sigint > 0 && now - sv->last_sigint <= ND_SV_ESCALATE_WINDOW_S) {
-            fprintf(stderr, "npu-doctor: second Ctrl-C: stopping the job (SIGTERM, SIGKILL after %.0f s)\n",
-                    sv->grace_s);
+            fprintf(stderr, "npu-doctor: second Ctrl-C: stopping the job (SIGTERM, SIGKILL after %.0f s)\n", sv->grace_s);
             nd_send_term(sv, now);
             sv->last_sigint = now;
         } else {
@@ -547,7 +546,7 @@ void nd_supervisor_run(struct nd_supervisor *sv, const struct nd_supervisor_hook
         if (sv->drain_until > 0 && sv->drain_until < deadline)
             deadline = sv->drain_until;
         if (sv->reaped && group && now + 0.02 < deadline)
-            deadline = now + 0.02;   /* no SIGCHLD tells us the group emptied: look again soon */
+            deadline = now + 0.02; /* no SIGCHLD tells us the group emptied: look again soon */
         int ms = (int)ceil((deadline - now) * 1000);
         if (ms < 0)
             ms = 0;

@@ -13,15 +13,15 @@
 
 #include "core/error.h"
 
-#define ND_SV_LINE_MAX 4096          /* a line spanning reads is matched on its first bytes */
-#define ND_SV_ESCALATE_WINDOW_S 3.0  /* a second Ctrl-C within this escalates */
+#define ND_SV_LINE_MAX 4096         /* a line spanning reads is matched on its first bytes */
+#define ND_SV_ESCALATE_WINDOW_S 3.0 /* a second Ctrl-C within this escalates */
 
 struct nd_supervisor_opts {
-    char *const *argv;          /* the job; PATH searched */
-    double grace_s;             /* SIGTERM -> SIGKILL delay */
-    bool pty_stdout;            /* give the job a pty as stdout (ours is a terminal) */
+    char *const *argv; /* the job; PATH searched */
+    double grace_s;    /* SIGTERM -> SIGKILL delay */
+    bool pty_stdout;   /* give the job a pty as stdout (ours is a terminal) */
     bool pty_stderr;
-    int keep_fd;                /* an fd the job must NOT inherit (the --json-summary fd), or -1 */
+    int keep_fd; /* an fd the job must NOT inherit (the --json-summary fd), or -1 */
 };
 
 struct nd_supervisor_hooks {

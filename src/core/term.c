@@ -69,7 +69,7 @@ size_t nd_term_wrap(FILE *fp, const char *text, size_t col, const char *lead, si
         return col + nd_term_columns(text);
     }
     size_t cur = col;
-    bool line_empty = true;   /* nothing of the text on this line yet */
+    bool line_empty = true; /* nothing of the text on this line yet */
     const char *p = text;
     while (*p) {
         while (*p == ' ')

@@ -87,8 +87,8 @@ char *nd_timeline_csv(const struct nd_series *s, size_t *len)
     nd_strbuf_addc(&sb, '\n');
     for (size_t i = 0; i < n; i++) {
         const struct nd_sample *x = &pts[i];
-        nd_strbuf_addf(&sb, "%.3f,%.3f,%llu,%u,%u,%d,", x->t, x->cpu_cores, (unsigned long long)x->rss_bytes,
-                       x->nprocs, x->nthreads, x->on_device ? 1 : 0);
+        nd_strbuf_addf(&sb, "%.3f,%.3f,%llu,%u,%u,%d,", x->t, x->cpu_cores, (unsigned long long)x->rss_bytes, x->nprocs,
+                       x->nthreads, x->on_device ? 1 : 0);
         if (x->job_util >= 0)
             nd_strbuf_addf(&sb, "%.1f", x->job_util);
         if (x->out_valid)

@@ -34,7 +34,7 @@ typedef const char *(*aclGetRecentErrMsg_fn)(void);
 #define ND_ACL_MEMCPY_DEVICE_TO_HOST 2
 #define ND_ACL_SMOKE_BYTES ((size_t)64 << 20)
 #define ND_ACL_BW_ROUNDS 4
-#define ND_ACL_COMPARE_FAILED (-1)   /* our own code: the copy came back different */
+#define ND_ACL_COMPARE_FAILED (-1) /* our own code: the copy came back different */
 
 const char *nd_acl_strerror(int code)
 {
@@ -73,11 +73,9 @@ static const char *nd_acl_fix(const char *call, int code)
         return "check the driver with npu-smi info; in a container mount /dev/davinciN, /dev/davinci_manager, "
                "/dev/devmm_svm, /dev/hisi_hdc and /usr/local/Ascend/driver";
     case 107001:
-    case 200002:
-        return "make ASCEND_RT_VISIBLE_DEVICES list only devices this process can see (npu-smi info)";
+    case 200002: return "make ASCEND_RT_VISIBLE_DEVICES list only devices this process can see (npu-smi info)";
     case 207001:
-    case 200000:
-        return "free device memory: npu-smi info shows the processes holding it";
+    case 200000: return "free device memory: npu-smi info shows the processes holding it";
     case 507014:
     case 507015:
     case 507035:
@@ -86,8 +84,7 @@ static const char *nd_acl_fix(const char *call, int code)
     case ND_ACL_COMPARE_FAILED:
         return "check the device: npu-smi info -t health -i N; reset or reboot, and report it to the operator "
                "if it persists";
-    default:
-        break;
+    default: break;
     }
     if (strcmp(call, "aclrtGetDeviceCount") == 0)
         return "check the driver with npu-smi info and the device files /dev/davinci*";
@@ -114,13 +111,12 @@ struct nd_acl_api {
 struct nd_acl_page {
     struct nd_smoke_result r;
     char call[ND_CALL_MAX];
-    volatile int device;       /* the device being tested, -1 before */
+    volatile int device; /* the device being tested, -1 before */
     volatile int done;
 };
 
 /* Records the first failure (later devices still run). */
-static void nd_acl_failed(struct nd_smoke_result *r, const struct nd_acl_api *api, const char *call, int device,
-                          int code)
+static void nd_acl_failed(struct nd_smoke_result *r, const struct nd_acl_api *api, const char *call, int device, int code)
 {
     if (r->status < 0)
         return;
@@ -284,7 +280,11 @@ static int nd_acl_child(void *arg, int out_fd)
         pg->done = 1;
         return 0;
     }
-    struct { void **slot; const char *name; bool required; } syms[] = {
+    struct {
+        void **slot;
+        const char *name;
+        bool required;
+    } syms[] = {
         {(void **)&api.init, "aclInit", true},
         {(void **)&api.finalize, "aclFinalize", true},
         {(void **)&api.count, "aclrtGetDeviceCount", true},

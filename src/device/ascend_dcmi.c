@@ -25,9 +25,9 @@ struct dcmi_chip_info {
  * memory_usage as MB, and the values real drivers return only make sense
  * as MB (65536 for a 64 GB 910B): we treat them as MB. */
 struct dcmi_hbm_info {
-    unsigned long long memory_size;   /* MB */
+    unsigned long long memory_size; /* MB */
     unsigned int freq;
-    unsigned long long memory_usage;  /* MB */
+    unsigned long long memory_usage; /* MB */
     int temp;
     unsigned int bandwith_util_rate;
 };
@@ -36,7 +36,7 @@ struct dcmi_get_memory_info_stru {
     unsigned long long memory_size;      /* MB */
     unsigned long long memory_available; /* MB */
     unsigned int freq;
-    unsigned long hugepagesize;          /* KB */
+    unsigned long hugepagesize; /* KB */
     unsigned long hugepages_total;
     unsigned long hugepages_free;
     unsigned int utilize;
@@ -45,12 +45,12 @@ struct dcmi_get_memory_info_stru {
 
 struct dcmi_proc_mem_info {
     int proc_id;
-    unsigned long proc_mem_usage;        /* bytes */
+    unsigned long proc_mem_usage; /* bytes */
 };
 
 #define ND_DCMI_MAX_CARDS 64
-#define ND_DCMI_AICORE 2                 /* input_type: AI Core utilisation */
-#define ND_DCMI_MAX_PROCS 1024           /* room we give the process list */
+#define ND_DCMI_AICORE 2       /* input_type: AI Core utilisation */
+#define ND_DCMI_MAX_PROCS 1024 /* room we give the process list */
 
 typedef int (*dcmi_init_fn)(void);
 typedef int (*dcmi_get_driver_version_fn)(char *driver_ver, unsigned int len);
@@ -92,8 +92,9 @@ const char *nd_dcmi_strerror(int code)
     case 0: return "success";
     case -8001: return "bad parameter";
     case -8002: return "permission denied: this user may not access the device";
-    case -8005: return "internal error: the driver was often upgraded without a reboot, "
-                       "or this user may not access the device";
+    case -8005:
+        return "internal error: the driver was often upgraded without a reboot, "
+               "or this user may not access the device";
     case -8006: return "timeout";
     case -8007: return "invalid device id";
     case -8008: return "the device does not exist";
@@ -174,7 +175,11 @@ static int nd_dcmi_open(struct nd_vendor_ctx **ctxp, struct nd_device_state *st,
         return nd_error_set(err, -ELIBBAD, "%s", st->error);
     }
     /* The symbols every DCMI has; the rest are optional (older drivers). */
-    struct { void **slot; const char *name; bool required; } syms[] = {
+    struct {
+        void **slot;
+        const char *name;
+        bool required;
+    } syms[] = {
         {(void **)&ctx->init, "dcmi_init", true},
         {(void **)&ctx->card_list, "dcmi_get_card_list", true},
         {(void **)&ctx->device_num_in_card, "dcmi_get_device_num_in_card", true},

@@ -23,14 +23,14 @@
 #define ND_MAX_VENDORS 8
 
 struct nd_device {
-    int index;                  /* the index the job uses: Ascend logic id, CUDA ordinal */
-    int card_id, chip_id;       /* Ascend DCMI card/device ids; -1 for other vendors */
-    char name[96];              /* "910B3", "NVIDIA H200" */
-    char uuid[96];              /* NVIDIA UUID; "" when the vendor has none */
+    int index;            /* the index the job uses: Ascend logic id, CUDA ordinal */
+    int card_id, chip_id; /* Ascend DCMI card/device ids; -1 for other vendors */
+    char name[96];        /* "910B3", "NVIDIA H200" */
+    char uuid[96];        /* NVIDIA UUID; "" when the vendor has none */
     bool health_valid;
-    unsigned health;            /* Ascend: 0 OK, 1 warning, 2 alarm, 3 critical */
+    unsigned health; /* Ascend: 0 OK, 1 warning, 2 alarm, 3 critical */
     bool util_valid;
-    unsigned util_pct;          /* Ascend AI Core %, NVIDIA GPU % */
+    unsigned util_pct; /* Ascend AI Core %, NVIDIA GPU % */
     bool mem_valid;
     uint64_t mem_used_bytes, mem_total_bytes;
     bool temp_valid;
@@ -40,7 +40,7 @@ struct nd_device {
 };
 
 struct nd_device_proc {
-    pid_t pid;                  /* as the vendor reports it: a HOST pid */
+    pid_t pid; /* as the vendor reports it: a HOST pid */
     int device_index;
     bool mem_valid;
     uint64_t mem_bytes;
@@ -49,16 +49,16 @@ struct nd_device_proc {
 /* Everything one guarded query learned. Plain data (no pointers) so the
  * guarded child can send it to the parent as bytes. */
 struct nd_device_state {
-    char vendor[16];            /* "ascend", "nvidia" */
+    char vendor[16]; /* "ascend", "nvidia" */
     bool lib_found;
     char lib_path[512];
-    int status;                 /* 0 ok; < 0 the query failed, see error */
-    char failed_call[64];       /* "dcmi_init", "nvmlInit_v2"... when status < 0 */
-    int vendor_code;            /* the vendor's return code of failed_call */
-    char error[512];            /* "dcmi_init returned -8005: ..." or "timed out after 5 s" */
+    int status;           /* 0 ok; < 0 the query failed, see error */
+    char failed_call[64]; /* "dcmi_init", "nvmlInit_v2"... when status < 0 */
+    int vendor_code;      /* the vendor's return code of failed_call */
+    char error[512];      /* "dcmi_init returned -8005: ..." or "timed out after 5 s" */
     bool driver_version_valid;
     char driver_version[80];
-    int cuda_driver_version;    /* NVIDIA: 12040 means 12.4; 0 unknown */
+    int cuda_driver_version; /* NVIDIA: 12040 means 12.4; 0 unknown */
     size_t ndevices;
     struct nd_device devices[ND_MAX_DEVICES];
     bool procs_valid;
@@ -68,8 +68,8 @@ struct nd_device_state {
     /* How a guarded query ended when it did not return by itself, and
      * the first non-fatal problem (a per-device call that failed, a
      * process list that could not be read). */
-    bool timed_out;             /* the child hung in failed_call and was killed */
-    bool crashed;               /* the child died from crash_signal in failed_call */
+    bool timed_out; /* the child hung in failed_call and was killed */
+    bool crashed;   /* the child died from crash_signal in failed_call */
     int crash_signal;
     char warning[256];
 };
@@ -81,41 +81,41 @@ struct nd_smoke_result;
  * library that code outside device/ needs. Shared code loops over
  * nd_vendors[] and reads these fields; it never names a vendor itself. */
 struct nd_vendor {
-    const char *name;                       /* "ascend", "nvidia": ids, JSON "vendor" */
-    const char *label;                      /* "Ascend", "NVIDIA": report areas, titles */
-    const char *device_word;                /* "npu", "gpu": ids such as npu:0, chart columns */
-    const char *device_noun;                /* "NPU", "GPU" */
-    const char *device_phrase;              /* "Ascend NPU", "NVIDIA GPU" */
+    const char *name;          /* "ascend", "nvidia": ids, JSON "vendor" */
+    const char *label;         /* "Ascend", "NVIDIA": report areas, titles */
+    const char *device_word;   /* "npu", "gpu": ids such as npu:0, chart columns */
+    const char *device_noun;   /* "NPU", "GPU" */
+    const char *device_phrase; /* "Ascend NPU", "NVIDIA GPU" */
     /* Variables that choose the visible devices, the one to suggest first. */
     const char *const *visible_env;
     /* Device nodes: numbered nodes dev_node_prefix<N> are device N - dev_node_base;
      * ctl_nodes are control nodes (an entry ending in '/' is a folder of them).
      * When dev_node_needs is set, numbered nodes count only where it exists. */
-    const char *dev_node_prefix;            /* "/dev/davinci" */
+    const char *dev_node_prefix; /* "/dev/davinci" */
     int dev_node_base;
     const char *dev_node_needs;
     const char *const *ctl_nodes;
-    const char *dev_node_glob;              /* "/dev/davinci*": how messages name them */
-    const char *smi_tool;                   /* "npu-smi info" */
-    const char *install_fix;                /* the fix when the vendor library is missing */
-    const char *bandwidth_fix;              /* how to check a slow host link */
+    const char *dev_node_glob; /* "/dev/davinci*": how messages name them */
+    const char *smi_tool;      /* "npu-smi info" */
+    const char *install_fix;   /* the fix when the vendor library is missing */
+    const char *bandwidth_fix; /* how to check a slow host link */
     /* Frameworks: mapped, any of these bits means the process can use the device. */
     unsigned frameworks;
-    unsigned torch_backend;                 /* the bit of torch's backend for it (torch_npu) */
-    const char *frameworks_text;            /* "torch_npu or the CANN runtime (libascendcl)" */
-    const char *torch_backend_text;         /* "torch_npu", "libtorch_cuda" */
-    const char *torch_device;               /* what torch calls it: "npu", "cuda" */
-    const char *torch_check;                /* a one-line command that must print True */
-    const char *set_device_fix;             /* how every rank picks its device */
-    const char *collective_fix;             /* how to see a stuck collective */
+    unsigned torch_backend;         /* the bit of torch's backend for it (torch_npu) */
+    const char *frameworks_text;    /* "torch_npu or the CANN runtime (libascendcl)" */
+    const char *torch_backend_text; /* "torch_npu", "libtorch_cuda" */
+    const char *torch_device;       /* what torch calls it: "npu", "cuda" */
+    const char *torch_check;        /* a one-line command that must print True */
+    const char *set_device_fix;     /* how every rank picks its device */
+    const char *collective_fix;     /* how to see a stuck collective */
     /* Why the job's own environment keeps it off the device (set_env.sh not
      * sourced, a visible-devices list naming none): findings, or nothing. */
     void (*env_findings)(const struct nd_environ *env, pid_t pid, struct nd_findings *out);
     /* The runtime smoke test (check --level 2/3), or NULL when there is none. */
     int (*smoke)(int level, double timeout_s, struct nd_smoke_result *out);
-    const char *lib_soname;                 /* "libdcmi.so", "libnvidia-ml.so.1" */
-    const char *lib_override_env;           /* "NPU_DOCTOR_DCMI_LIB" */
-    const char *const *lib_dirs;            /* its standard folders, NULL-terminated */
+    const char *lib_soname;       /* "libdcmi.so", "libnvidia-ml.so.1" */
+    const char *lib_override_env; /* "NPU_DOCTOR_DCMI_LIB" */
+    const char *const *lib_dirs;  /* its standard folders, NULL-terminated */
     /* Finds the library without loading it and fills state->lib_*, or the
      * not-found error (failed_call "dlopen", status -ENOENT). Runs in our own
      * process before any child is forked: a host without the vendor's driver
@@ -187,8 +187,8 @@ void nd_device_session_close(struct nd_device_session *s);
 /* Finds a vendor library the way the job would: the override variable,
  * LD_LIBRARY_PATH, the standard driver folders, then the ld cache.
  * Returns 0 with the path, or -ENOENT. */
-int nd_device_find_library(const char *soname, const char *override_env, const char *const *std_dirs,
-                           char *out, size_t size);
+int nd_device_find_library(const char *soname, const char *override_env, const char *const *std_dirs, char *out,
+                           size_t size);
 
 /* The env_findings hooks of the descriptors (env_hints.c). */
 void nd_env_hints_ascend(const struct nd_environ *env, pid_t pid, struct nd_findings *out);
@@ -210,21 +210,21 @@ const char *nd_rsmi_strerror(int code);
 struct nd_smoke_device {
     int index;
     bool ok;
-    bool bandwidth_valid;       /* level 3 */
+    bool bandwidth_valid; /* level 3 */
     double h2d_gbps, d2h_gbps;
-    bool bandwidth_low;         /* level 3: far below its siblings (nd_smoke_flag_slow) */
+    bool bandwidth_low; /* level 3: far below its siblings (nd_smoke_flag_slow) */
 };
 
 struct nd_smoke_result {
     char vendor[16];
     bool lib_found;
     char lib_path[512];
-    int status;                 /* 0 all steps passed; < 0 failed */
-    char failed_call[64];       /* "aclInit", "cuMemAlloc_v2"... */
-    int code;                   /* the vendor code of failed_call */
-    char meaning[256];          /* the code's meaning */
-    char fix[256];              /* the likely fix */
-    char error[512];            /* one line for the user */
+    int status;           /* 0 all steps passed; < 0 failed */
+    char failed_call[64]; /* "aclInit", "cuMemAlloc_v2"... */
+    int code;             /* the vendor code of failed_call */
+    char meaning[256];    /* the code's meaning */
+    char fix[256];        /* the likely fix */
+    char error[512];      /* one line for the user */
     size_t ndevices;
     struct nd_smoke_device devices[ND_MAX_DEVICES];
 };

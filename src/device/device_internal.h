@@ -21,8 +21,7 @@ void nd_device_progress_attach(char *buf);
 
 /* "timed out after 5 s in dcmi_init" / "crashed with SIGSEGV in aclInit":
  * nd_spawn_describe plus the call in progress when one is known. */
-void nd_guard_describe(const struct nd_spawn_result *res, double timeout_s, const char *call, char *buf,
-                       size_t size);
+void nd_guard_describe(const struct nd_spawn_result *res, double timeout_s, const char *call, char *buf, size_t size);
 
 /* The standard folders of a vendor library, NULL-terminated. */
 extern const char *const nd_ascend_dcmi_dirs[];

@@ -37,19 +37,20 @@ static const struct {
     const char *lib;
     unsigned bit;
 } nd_runtimes[] = {
-    {"libascendcl", ND_FW_ASCENDCL}, {"libhccl", ND_FW_HCCL},     {"libcuda", ND_FW_CUDA},
-    {"libcudart", ND_FW_CUDART},     {"libnccl", ND_FW_NCCL},     {"libamdhip64", ND_FW_HIP},
-    {"librccl", ND_FW_RCCL},
+    {"libascendcl", ND_FW_ASCENDCL}, {"libhccl", ND_FW_HCCL},    {"libcuda", ND_FW_CUDA}, {"libcudart", ND_FW_CUDART},
+    {"libnccl", ND_FW_NCCL},         {"libamdhip64", ND_FW_HIP}, {"librccl", ND_FW_RCCL},
 };
 
 static const struct {
     unsigned bit;
     const char *name;
 } nd_fw_names[] = {
-    {ND_FW_TORCH, "torch"},       {ND_FW_TORCH_CPU, "torch_cpu"}, {ND_FW_TORCH_NPU, "torch_npu"},
-    {ND_FW_TORCH_CUDA, "torch_cuda"}, {ND_FW_ASCENDCL, "ascendcl"}, {ND_FW_HCCL, "hccl"},
-    {ND_FW_CUDA, "cuda"},         {ND_FW_CUDART, "cudart"},       {ND_FW_NCCL, "nccl"},
-    {ND_FW_PYTHON, "python"},     {ND_FW_TORCH_HIP, "torch_hip"}, {ND_FW_HIP, "hip"},
+    {ND_FW_TORCH, "torch"},         {ND_FW_TORCH_CPU, "torch_cpu"},
+    {ND_FW_TORCH_NPU, "torch_npu"}, {ND_FW_TORCH_CUDA, "torch_cuda"},
+    {ND_FW_ASCENDCL, "ascendcl"},   {ND_FW_HCCL, "hccl"},
+    {ND_FW_CUDA, "cuda"},           {ND_FW_CUDART, "cudart"},
+    {ND_FW_NCCL, "nccl"},           {ND_FW_PYTHON, "python"},
+    {ND_FW_TORCH_HIP, "torch_hip"}, {ND_FW_HIP, "hip"},
     {ND_FW_RCCL, "rccl"},
 };
 

@@ -9,19 +9,19 @@
 
 /* Frameworks and runtimes seen in /proc/PID/maps (bit mask). */
 enum nd_framework {
-    ND_FW_TORCH = 1u << 0,       /* libtorch*.so or libtorch_python */
-    ND_FW_TORCH_CPU = 1u << 1,   /* libtorch_cpu.so */
-    ND_FW_TORCH_NPU = 1u << 2,   /* libtorch_npu.so */
-    ND_FW_TORCH_CUDA = 1u << 3,  /* libtorch_cuda.so */
-    ND_FW_ASCENDCL = 1u << 4,    /* libascendcl.so */
-    ND_FW_HCCL = 1u << 5,        /* libhccl.so */
-    ND_FW_CUDA = 1u << 6,        /* libcuda.so (driver API) */
-    ND_FW_CUDART = 1u << 7,      /* libcudart.so */
-    ND_FW_NCCL = 1u << 8,        /* libnccl.so */
-    ND_FW_PYTHON = 1u << 9,      /* libpython or a python executable */
-    ND_FW_TORCH_HIP = 1u << 10,  /* libtorch_hip.so (torch built for ROCm) */
-    ND_FW_HIP = 1u << 11,        /* libamdhip64.so (the HIP runtime) */
-    ND_FW_RCCL = 1u << 12,       /* librccl.so */
+    ND_FW_TORCH = 1u << 0,      /* libtorch*.so or libtorch_python */
+    ND_FW_TORCH_CPU = 1u << 1,  /* libtorch_cpu.so */
+    ND_FW_TORCH_NPU = 1u << 2,  /* libtorch_npu.so */
+    ND_FW_TORCH_CUDA = 1u << 3, /* libtorch_cuda.so */
+    ND_FW_ASCENDCL = 1u << 4,   /* libascendcl.so */
+    ND_FW_HCCL = 1u << 5,       /* libhccl.so */
+    ND_FW_CUDA = 1u << 6,       /* libcuda.so (driver API) */
+    ND_FW_CUDART = 1u << 7,     /* libcudart.so */
+    ND_FW_NCCL = 1u << 8,       /* libnccl.so */
+    ND_FW_PYTHON = 1u << 9,     /* libpython or a python executable */
+    ND_FW_TORCH_HIP = 1u << 10, /* libtorch_hip.so (torch built for ROCm) */
+    ND_FW_HIP = 1u << 11,       /* libamdhip64.so (the HIP runtime) */
+    ND_FW_RCCL = 1u << 12,      /* librccl.so */
 };
 
 /* The highest bit, for loops over every bit. */

@@ -143,8 +143,8 @@ static int nd_try_ldcache(const char *soname, char *out, size_t size)
     return 0;
 }
 
-int nd_device_find_library(const char *soname, const char *override_env, const char *const *std_dirs,
-                           char *out, size_t size)
+int nd_device_find_library(const char *soname, const char *override_env, const char *const *std_dirs, char *out,
+                           size_t size)
 {
     if (!soname || !*soname || !out || size == 0)
         return -EINVAL;

@@ -48,8 +48,8 @@ struct nd_cuda_api {
  * when the child never returns. */
 struct nd_cuda_shared {
     struct nd_smoke_result r;
-    char current_call[64];      /* the call in progress; "" between calls */
-    int current_device;         /* -1 outside the per-device steps */
+    char current_call[64]; /* the call in progress; "" between calls */
+    int current_device;    /* -1 outside the per-device steps */
 };
 
 struct nd_cuda_job {
@@ -59,7 +59,7 @@ struct nd_cuda_job {
 };
 
 static const char *const nd_cuda_std_dirs[] = {
-    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64",       "/usr/lib",
     "/usr/local/nvidia/lib64",   "/usr/local/nvidia/lib",      "/usr/lib/wsl/lib", NULL};
 
 const char *nd_cuda_strerror(int code)
@@ -88,17 +88,13 @@ const char *nd_cuda_strerror(int code)
 static const char *nd_cuda_fix(const char *call, int code)
 {
     switch (code) {
-    case 2:
-        return "other processes hold the GPU memory: see `npu-doctor ps` or nvidia-smi, and stop them";
-    case 34:
-        return "remove the CUDA toolkit's lib64/stubs directory from LD_LIBRARY_PATH";
-    case 46:
-        return "the GPU is in exclusive-process mode and busy: wait for its job or use another GPU";
+    case 2: return "other processes hold the GPU memory: see `npu-doctor ps` or nvidia-smi, and stop them";
+    case 34: return "remove the CUDA toolkit's lib64/stubs directory from LD_LIBRARY_PATH";
+    case 46: return "the GPU is in exclusive-process mode and busy: wait for its job or use another GPU";
     case 100:
         return "check CUDA_VISIBLE_DEVICES (an empty value hides every GPU); in a container start it with "
                "--gpus all (NVIDIA Container Toolkit)";
-    case 101:
-        return "CUDA_VISIBLE_DEVICES names a GPU that does not exist: list the real ones with nvidia-smi -L";
+    case 101: return "CUDA_VISIBLE_DEVICES names a GPU that does not exist: list the real ones with nvidia-smi -L";
     case 802:
         return "start Fabric Manager: systemctl enable --now nvidia-fabricmanager (its version must match the "
                "driver)";
@@ -110,8 +106,7 @@ static const char *nd_cuda_fix(const char *call, int code)
             return "load the UVM module (modprobe nvidia-uvm, or run nvidia-smi once as root) and check dmesg "
                    "for Xid errors";
         return "check dmesg for Xid errors; the GPU may need a reset";
-    default:
-        break;
+    default: break;
     }
     if (strcmp(call, "cuInit") == 0)
         return "check that the NVIDIA driver is loaded (nvidia-smi) and that /dev/nvidia* is accessible";
@@ -126,8 +121,7 @@ static void nd_cuda_enter(struct nd_cuda_shared *sh, const char *call, int dev)
 }
 
 /* Records a failed step (the first failure wins: later ones are consequences). */
-static void nd_cuda_record(struct nd_cuda_shared *sh, const struct nd_cuda_api *api, const char *call, int dev,
-                           int code)
+static void nd_cuda_record(struct nd_cuda_shared *sh, const struct nd_cuda_api *api, const char *call, int dev, int code)
 {
     struct nd_smoke_result *r = &sh->r;
     if (r->status != 0)
@@ -150,7 +144,7 @@ static void nd_cuda_record(struct nd_cuda_shared *sh, const struct nd_cuda_api *
 }
 
 /* One call: marks it in progress, records a failure. True when it succeeded. */
-#define ND_CU(sh, api, dev, call, expr) \
+#define ND_CU(sh, api, dev, call, expr)                                                                                \
     (nd_cuda_enter((sh), (call), (dev)), nd_cuda_ok((sh), (api), (call), (dev), (expr)))
 
 static bool nd_cuda_ok(struct nd_cuda_shared *sh, const struct nd_cuda_api *api, const char *call, int dev, int code)
@@ -164,9 +158,9 @@ static bool nd_cuda_ok(struct nd_cuda_shared *sh, const struct nd_cuda_api *api,
 
 static int nd_cuda_resolve(void *lib, struct nd_cuda_api *a, const char **missing)
 {
-#define ND_SYM(field, name)                      \
-    do {                                         \
-        *(void **)&a->field = dlsym(lib, name);  \
+#define ND_SYM(field, name)                                                                                            \
+    do {                                                                                                               \
+        *(void **)&a->field = dlsym(lib, name);                                                                        \
     } while (0)
     ND_SYM(init, "cuInit");
     ND_SYM(driver_get_version, "cuDriverGetVersion");
@@ -304,8 +298,7 @@ static void nd_cuda_device(struct nd_cuda_shared *sh, const struct nd_cuda_api *
         if (size < (1u << 20)) {
             nd_cuda_record(sh, a, "cuMemGetInfo_v2", ordinal, 2);
             snprintf(sh->r.error, sizeof sh->r.error,
-                     "GPU %d has only %zu MiB of memory free: too little for even a 1 MiB test", ordinal,
-                     free_b >> 20);
+                     "GPU %d has only %zu MiB of memory free: too little for even a 1 MiB test", ordinal, free_b >> 20);
             goto release;
         }
     }

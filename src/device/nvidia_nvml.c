@@ -78,7 +78,7 @@ struct nd_nvml_ctx {
 };
 
 static const char *const nd_nvml_std_dirs[] = {
-    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/lib64", "/lib",
+    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64",       "/usr/lib", "/lib64", "/lib",
     "/usr/local/nvidia/lib64",   "/usr/local/nvidia/lib",      "/usr/lib/wsl/lib", NULL};
 
 const char *nd_nvml_strerror(int code)
@@ -125,16 +125,15 @@ static const char *nd_nvml_meaning(const struct nd_nvml_ctx *c, int code)
 }
 
 /* A fatal failure: the query cannot go on ("nvmlInit_v2 returned 18: ..."). */
-static int nd_nvml_fail(const struct nd_nvml_ctx *c, struct nd_device_state *st, struct nd_error *err,
-                        const char *call, int code)
+static int nd_nvml_fail(const struct nd_nvml_ctx *c, struct nd_device_state *st, struct nd_error *err, const char *call,
+                        int code)
 {
     nd_device_state_fail(st, -EIO, call, code, nd_nvml_meaning(c, code));
     return nd_error_set(err, st->status, "%s", st->error);
 }
 
 /* A failure on one GPU: the others still count, so it is a warning (the first one wins). */
-static void nd_nvml_warn(const struct nd_nvml_ctx *c, struct nd_device_state *st, const char *call, int code,
-                         unsigned gpu)
+static void nd_nvml_warn(const struct nd_nvml_ctx *c, struct nd_device_state *st, const char *call, int code, unsigned gpu)
 {
     if (!st->warning[0])
         snprintf(st->warning, sizeof st->warning, "%s returned %d for GPU %u: %s", call, code, gpu,
@@ -167,8 +166,7 @@ static int nd_nvml_resolve(struct nd_nvml_ctx *c, struct nd_device_state *st, st
     static const char *const init_names[] = {"nvmlInit_v2", "nvmlInit", NULL};
     static const char *const count_names[] = {"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount", NULL};
     static const char *const handle_names[] = {"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex", NULL};
-    static const char *const cuda_names[] = {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion",
-                                             NULL};
+    static const char *const cuda_names[] = {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion", NULL};
     c->init = (nvml_void_fn)nd_nvml_sym_first(c->lib, init_names, &c->init_name);
     c->shutdown = (nvml_void_fn)nd_nvml_sym(c->lib, "nvmlShutdown");
     c->count = (nvml_count_fn)nd_nvml_sym_first(c->lib, count_names, &c->count_name);
@@ -213,8 +211,7 @@ static int nd_nvml_locate(struct nd_device_state *st)
     snprintf(st->failed_call, sizeof st->failed_call, "dlopen");
     const char *override = getenv(nd_vendor_nvidia.lib_override_env);
     if (override && *override)
-        snprintf(st->error, sizeof st->error, "%s=%.300s: no such library", nd_vendor_nvidia.lib_override_env,
-                 override);
+        snprintf(st->error, sizeof st->error, "%s=%.300s: no such library", nd_vendor_nvidia.lib_override_env, override);
     else
         snprintf(st->error, sizeof st->error, "%s not found: no NVIDIA driver installed, or it is not visible here",
                  nd_vendor_nvidia.lib_soname);
@@ -382,9 +379,9 @@ static void nd_nvml_add_proc(struct nd_device_state *st, unsigned pid, unsigned 
     p->mem_bytes = p->mem_valid ? mem : 0;
 }
 
-static const char *const nd_nvml_procs_names[4] = {
-    NULL, "nvmlDeviceGetComputeRunningProcesses", "nvmlDeviceGetComputeRunningProcesses_v2",
-    "nvmlDeviceGetComputeRunningProcesses_v3"};
+static const char *const nd_nvml_procs_names[4] = {NULL, "nvmlDeviceGetComputeRunningProcesses",
+                                                   "nvmlDeviceGetComputeRunningProcesses_v2",
+                                                   "nvmlDeviceGetComputeRunningProcesses_v3"};
 
 /* One device's process list through one API generation. The list can grow
  * between NVML's answer and our retry, so retry with the count NVML returns

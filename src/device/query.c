@@ -54,8 +54,7 @@ void nd_shared_free(void *p, size_t size)
         munmap(p, size);
 }
 
-void nd_guard_describe(const struct nd_spawn_result *res, double timeout_s, const char *call, char *buf,
-                       size_t size)
+void nd_guard_describe(const struct nd_spawn_result *res, double timeout_s, const char *call, char *buf, size_t size)
 {
     char how[128];
     nd_spawn_describe(res, timeout_s, how, sizeof how);
@@ -115,7 +114,9 @@ static int nd_query_refresh(const struct nd_vendor *v, struct nd_vendor_ctx *ctx
             st->nprocs = 0;
             if (!st->warning[0])
                 snprintf(st->warning, sizeof st->warning, "%.250s",
-                         st->error[0] ? st->error : err.msg[0] ? err.msg : "process list unavailable");
+                         st->error[0] ? st->error
+                         : err.msg[0] ? err.msg
+                                      : "process list unavailable");
             st->status = saved;
             st->failed_call[0] = '\0';
             st->vendor_code = 0;
@@ -271,7 +272,7 @@ struct nd_device_session {
     int sock;
     struct nd_query_page *page;
     bool dead;
-    struct nd_device_state last;   /* the failed state once dead */
+    struct nd_device_state last; /* the failed state once dead */
 };
 
 static void nd_child_prepare(int keep_fd, pid_t parent)

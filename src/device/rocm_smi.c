@@ -67,10 +67,10 @@ struct nd_rsmi_ctx {
 /* ROCm installs are versioned folders (/opt/rocm-6.2.0, with /opt/rocm a
  * link to one); Hygon's DTK uses /opt/dtk-<version>. The list is filled once
  * per process from these patterns, then the distribution's folders. */
-static const char *const nd_rsmi_patterns[] = {"/opt/rocm/lib", "/opt/rocm/lib64", "/opt/rocm-*/lib",
-                                               "/opt/dtk/lib",  "/opt/dtk-*/lib",  "/opt/hyhal/lib", NULL};
-static const char *const nd_rsmi_std_dirs[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-                                               "/usr/lib64", "/usr/lib", "/lib64", "/lib", NULL};
+static const char *const nd_rsmi_patterns[] = {
+    "/opt/rocm/lib", "/opt/rocm/lib64", "/opt/rocm-*/lib", "/opt/dtk/lib", "/opt/dtk-*/lib", "/opt/hyhal/lib", NULL};
+static const char *const nd_rsmi_std_dirs[] = {
+    "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/lib64", "/lib", NULL};
 
 #define ND_RSMI_MAX_DIRS 40
 static char nd_rsmi_dir_buf[ND_RSMI_MAX_DIRS][256];
@@ -137,16 +137,15 @@ static const char *nd_rsmi_meaning(const struct nd_rsmi_ctx *c, int code)
     return meaning;
 }
 
-static int nd_rsmi_fail(const struct nd_rsmi_ctx *c, struct nd_device_state *st, struct nd_error *err,
-                        const char *call, int code)
+static int nd_rsmi_fail(const struct nd_rsmi_ctx *c, struct nd_device_state *st, struct nd_error *err, const char *call,
+                        int code)
 {
     nd_device_state_fail(st, -EIO, call, code, nd_rsmi_meaning(c, code));
     return nd_error_set(err, st->status, "%s", st->error);
 }
 
 /* A failure on one device: the others still count (the first one wins). */
-static void nd_rsmi_warn(const struct nd_rsmi_ctx *c, struct nd_device_state *st, const char *call, int code,
-                         uint32_t dev)
+static void nd_rsmi_warn(const struct nd_rsmi_ctx *c, struct nd_device_state *st, const char *call, int code, uint32_t dev)
 {
     if (!st->warning[0])
         snprintf(st->warning, sizeof st->warning, "%s returned %d for device %u: %s", call, code, dev,
@@ -156,8 +155,8 @@ static void nd_rsmi_warn(const struct nd_rsmi_ctx *c, struct nd_device_state *st
 static int nd_rsmi_locate(struct nd_device_state *st)
 {
     snprintf(st->vendor, sizeof st->vendor, "%s", nd_vendor_rocm.name);
-    int rc = nd_device_find_library(nd_vendor_rocm.lib_soname, nd_vendor_rocm.lib_override_env,
-                                    nd_rsmi_search_dirs(), st->lib_path, sizeof st->lib_path);
+    int rc = nd_device_find_library(nd_vendor_rocm.lib_soname, nd_vendor_rocm.lib_override_env, nd_rsmi_search_dirs(),
+                                    st->lib_path, sizeof st->lib_path);
     st->lib_found = rc == 0;
     if (rc == 0)
         return 0;
@@ -165,8 +164,7 @@ static int nd_rsmi_locate(struct nd_device_state *st)
     snprintf(st->failed_call, sizeof st->failed_call, "dlopen");
     const char *override = getenv(nd_vendor_rocm.lib_override_env);
     if (override && *override)
-        snprintf(st->error, sizeof st->error, "%s=%.300s: no such library", nd_vendor_rocm.lib_override_env,
-                 override);
+        snprintf(st->error, sizeof st->error, "%s=%.300s: no such library", nd_vendor_rocm.lib_override_env, override);
     else
         snprintf(st->error, sizeof st->error, "%s not found: no ROCm or DTK installed, or it is not visible here",
                  nd_vendor_rocm.lib_soname);
@@ -344,8 +342,7 @@ static void nd_rsmi_add_proc(struct nd_device_state *st, uint32_t pid, uint32_t 
 
 /* The devices one process uses, with its VRAM on each: per device where the
  * library has the call, else the process total when it uses one device. */
-static int nd_rsmi_proc_devices(struct nd_rsmi_ctx *c, const struct rsmi_process_info *info,
-                                struct nd_device_state *st)
+static int nd_rsmi_proc_devices(struct nd_rsmi_ctx *c, const struct rsmi_process_info *info, struct nd_device_state *st)
 {
     uint32_t devs[ND_MAX_DEVICES];
     uint32_t n = ND_MAX_DEVICES;
@@ -424,8 +421,8 @@ static void nd_rsmi_close(struct nd_vendor_ctx *vctx)
 
 /* ROCm picks devices with HIP_VISIBLE_DEVICES (HIP), ROCR_VISIBLE_DEVICES
  * (the runtime below it) and, for CUDA-ported code, CUDA_VISIBLE_DEVICES. */
-static const char *const nd_rocm_visible_env[] = {"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
-                                                  "CUDA_VISIBLE_DEVICES", NULL};
+static const char *const nd_rocm_visible_env[] = {"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES",
+                                                  NULL};
 static const char *const nd_rocm_ctl_nodes[] = {"/dev/kfd", NULL};
 
 const struct nd_vendor nd_vendor_rocm = {

@@ -19,21 +19,20 @@ static const char *nd_vendor_label(const char *vendor)
 }
 
 /* A descriptor field, or fallback for a vendor name we do not know. */
-#define ND_VFIELD(vendor, field, fallback) \
+#define ND_VFIELD(vendor, field, fallback)                                                                             \
     (nd_vendor_by_name(vendor) && nd_vendor_by_name(vendor)->field ? nd_vendor_by_name(vendor)->field : (fallback))
 
 /* Category and fix for a vendor code from a failed call. */
 struct nd_code_judgement {
     const char *category;
-    const char *suffix;      /* id: device.<vendor>.<suffix> */
+    const char *suffix; /* id: device.<vendor>.<suffix> */
     const char *fix1;
     const char *fix2;
 };
 
 static struct nd_code_judgement nd_judge_dcmi(int code)
 {
-    struct nd_code_judgement j = {ND_CAT_NO_DEVICE, "driver-error",
-                                  "check the devices with npu-smi info", NULL};
+    struct nd_code_judgement j = {ND_CAT_NO_DEVICE, "driver-error", "check the devices with npu-smi info", NULL};
     switch (code) {
     case -8005:
         j.suffix = "driver-inaccessible";
@@ -62,8 +61,7 @@ static struct nd_code_judgement nd_judge_dcmi(int code)
         j.suffix = "device-busy";
         j.fix1 = "wait and retry; check npu-smi info -t health -i N and the device logs in /var/log/npu/slog";
         break;
-    default:
-        break;
+    default: break;
     }
     return j;
 }
@@ -88,8 +86,7 @@ static struct nd_code_judgement nd_judge_rsmi(int code)
         j.suffix = "device-busy";
         j.fix1 = "wait and retry; check rocm-smi and dmesg | grep -i amdgpu";
         break;
-    default:
-        break;
+    default: break;
     }
     return j;
 }
@@ -111,16 +108,13 @@ static struct nd_code_judgement nd_judge_nvml(int code)
         j.suffix = "permission-denied";
         j.fix1 = "give this user access to /dev/nvidia* (group video), or run as root";
         break;
-    case 6: /* NVML_ERROR_NOT_FOUND */
-        j.suffix = "no-device";
-        break;
+    case 6: /* NVML_ERROR_NOT_FOUND */ j.suffix = "no-device"; break;
     case 15: /* NVML_ERROR_GPU_IS_LOST */
         j.category = ND_CAT_DEVICE_FAULT;
         j.suffix = "gpu-lost";
         j.fix1 = "the GPU fell off the bus: check dmesg for Xid errors, then reset or reboot";
         break;
-    default:
-        break;
+    default: break;
     }
     return j;
 }
@@ -149,12 +143,16 @@ static void nd_failed_state_findings(const struct nd_device_state *st, struct nd
             nd_finding_set_cause(f, "The call into the vendor library never returned; a job that initialises the "
                                     "device the same way will hang too.");
         else
-            nd_finding_set_cause(f, "The vendor library crashed the process%s%s; a job that initialises the device "
-                                    "the same way will crash too.",
+            nd_finding_set_cause(f,
+                                 "The vendor library crashed the process%s%s; a job that initialises the device "
+                                 "the same way will crash too.",
                                  st->crash_signal ? " with SIG" : "",
-                                 st->crash_signal && sigabbrev_np(st->crash_signal) ? sigabbrev_np(st->crash_signal) : "");
-        nd_finding_add_fix(f, "run %s; if it hangs too, the driver is stuck: check dmesg, then reset the device or "
-                              "reboot the node", tool);
+                                 st->crash_signal && sigabbrev_np(st->crash_signal) ? sigabbrev_np(st->crash_signal)
+                                                                                    : "");
+        nd_finding_add_fix(f,
+                           "run %s; if it hangs too, the driver is stuck: check dmesg, then reset the device or "
+                           "reboot the node",
+                           tool);
         f->confidence = ND_CONF_HIGH;
         return;
     }
@@ -189,8 +187,7 @@ static void nd_failed_state_findings(const struct nd_device_state *st, struct nd
     else
         nd_finding_add_evidence(f, NULL, 0, "%s", st->error[0] ? st->error : "device query failed");
     nd_add_common_evidence(f, st, false);
-    nd_finding_set_cause(f, "The %s driver library refused the query, so a job cannot use the devices either.",
-                         label);
+    nd_finding_set_cause(f, "The %s driver library refused the query, so a job cannot use the devices either.", label);
     nd_finding_add_fix(f, "%s", j.fix1);
     if (j.fix2)
         nd_finding_add_fix(f, "%s", j.fix2);
@@ -209,8 +206,8 @@ void nd_device_state_findings(const struct nd_device_state *st, struct nd_findin
     char id[96];
     if (st->ndevices == 0) {
         snprintf(id, sizeof id, "device.%s.no-devices", st->vendor);
-        struct nd_finding *f =
-            nd_findings_add(out, id, ND_CAT_NO_DEVICE, ND_SEV_ERROR, "the %s driver reports no devices", label);
+        struct nd_finding *f = nd_findings_add(out, id, ND_CAT_NO_DEVICE, ND_SEV_ERROR,
+                                               "the %s driver reports no devices", label);
         nd_add_common_evidence(f, st, true);
         nd_finding_add_fix(f, "check %s and the device files %s", ND_VFIELD(st->vendor, smi_tool, "the smi tool"),
                            ND_VFIELD(st->vendor, dev_node_glob, "in /dev"));
@@ -257,11 +254,15 @@ size_t nd_smoke_flag_slow(struct nd_smoke_result *r)
     /* Median by insertion sort: at most 64 values. */
     for (size_t i = 1; i < n; i++)
         for (size_t k = i; k > 0 && h[k - 1] > h[k]; k--) {
-            double t = h[k]; h[k] = h[k - 1]; h[k - 1] = t;
+            double t = h[k];
+            h[k] = h[k - 1];
+            h[k - 1] = t;
         }
     for (size_t i = 1; i < n; i++)
         for (size_t k = i; k > 0 && d[k - 1] > d[k]; k--) {
-            double t = d[k]; d[k] = d[k - 1]; d[k - 1] = t;
+            double t = d[k];
+            d[k] = d[k - 1];
+            d[k - 1] = t;
         }
     double mh = n % 2 ? h[n / 2] : (h[n / 2 - 1] + h[n / 2]) / 2;
     double md = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;

@@ -273,16 +273,16 @@ const char *nd_diff_value(const struct nd_diff_key *k, size_t file)
 
 static int nd_cmp_ptr(const void *a, const void *b)
 {
-    uintptr_t x = (uintptr_t)*(const char *const *)a, y = (uintptr_t)*(const char *const *)b;
+    uintptr_t x = (uintptr_t) * (const char *const *)a, y = (uintptr_t) * (const char *const *)b;
     return (x > y) - (x < y);
 }
 
 /* Distinct values of a key and how often each occurs (absence included). */
 struct nd_tally {
-    const char **vals;      /* sorted copy */
-    size_t ndistinct;       /* present values only */
+    const char **vals; /* sorted copy */
+    size_t ndistinct;  /* present values only */
     size_t nabsent;
-    const char *top;        /* most common value (NULL: absent) */
+    const char *top; /* most common value (NULL: absent) */
     size_t top_count;
     bool top_unique;
 };
@@ -319,7 +319,7 @@ static void nd_tally(const struct nd_diff *d, const struct nd_diff_key *k, struc
 struct nd_sortable {
     enum nd_diff_category cat;
     int section;
-    const char *env_key;    /* variables sort by name, whichever file had them first */
+    const char *env_key; /* variables sort by name, whichever file had them first */
     size_t group;
     size_t key;
     struct nd_difference diff;

@@ -22,12 +22,12 @@
 
 /* Most relevant first (the order of the output). */
 enum nd_diff_category {
-    ND_DIFF_VENDOR = 0,     /* vendor stack versions, CANN/CUDA variables, LD_LIBRARY_PATH, PYTHONPATH */
-    ND_DIFF_DEVICES,        /* devices, device files */
-    ND_DIFF_PYTHON,         /* interpreter and packages */
-    ND_DIFF_LIMITS,         /* /dev/shm, memlock, ulimits, host facts */
-    ND_DIFF_OTHER,          /* other variables, findings, distributed settings */
-    ND_DIFF_NOISE,          /* times, pids, hostnames, ranks, OLDPWD, SHLVL...: shown with --all only */
+    ND_DIFF_VENDOR = 0, /* vendor stack versions, CANN/CUDA variables, LD_LIBRARY_PATH, PYTHONPATH */
+    ND_DIFF_DEVICES,    /* devices, device files */
+    ND_DIFF_PYTHON,     /* interpreter and packages */
+    ND_DIFF_LIMITS,     /* /dev/shm, memlock, ulimits, host facts */
+    ND_DIFF_OTHER,      /* other variables, findings, distributed settings */
+    ND_DIFF_NOISE,      /* times, pids, hostnames, ranks, OLDPWD, SHLVL...: shown with --all only */
     ND_DIFF_NCATEGORIES
 };
 
@@ -39,21 +39,21 @@ const char *nd_diff_category_title(enum nd_diff_category c);
 #define ND_DIFF_NO_PARENT ((size_t)-1)
 
 struct nd_diff_value {
-    size_t file;            /* file index */
-    const char *value;      /* interned */
+    size_t file;       /* file index */
+    const char *value; /* interned */
 };
 
 /* One flattened fact and its value in each file that has it. */
 struct nd_diff_key {
-    const char *key;        /* interned, "env.LD_LIBRARY_PATH" */
-    const char *entry;      /* interned set element, or NULL for a scalar */
-    const char *label;      /* interned, for people: "LD_LIBRARY_PATH", "CANN", "device file" */
+    const char *key;   /* interned, "env.LD_LIBRARY_PATH" */
+    const char *entry; /* interned set element, or NULL for a scalar */
+    const char *label; /* interned, for people: "LD_LIBRARY_PATH", "CANN", "device file" */
     enum nd_diff_category category;
-    int section;            /* sort rank inside the category: env before facts */
-    bool is_env;            /* shown as "(unset)" when absent */
-    size_t parent;          /* the array element this field belongs to, or ND_DIFF_NO_PARENT */
-    size_t group;           /* index of the first fact with this key: entries stay together */
-    struct nd_diff_value *vals;     /* sorted by file; a file without the fact is absent */
+    int section;                /* sort rank inside the category: env before facts */
+    bool is_env;                /* shown as "(unset)" when absent */
+    size_t parent;              /* the array element this field belongs to, or ND_DIFF_NO_PARENT */
+    size_t group;               /* index of the first fact with this key: entries stay together */
+    struct nd_diff_value *vals; /* sorted by file; a file without the fact is absent */
     size_t nvals, capvals;
 };
 
@@ -78,18 +78,18 @@ const struct nd_diff_key *nd_diff_key_at(const struct nd_diff *d, size_t k);
 const char *nd_diff_value(const struct nd_diff_key *k, size_t file);
 
 struct nd_difference {
-    size_t key;             /* index for nd_diff_key_at */
-    bool has_majority;      /* three or more files and one value strictly most common */
-    const char *majority;   /* the majority value (NULL: the majority lacks the fact) */
-    size_t *outliers;       /* files whose value is not the majority's, in file order */
+    size_t key;           /* index for nd_diff_key_at */
+    bool has_majority;    /* three or more files and one value strictly most common */
+    const char *majority; /* the majority value (NULL: the majority lacks the fact) */
+    size_t *outliers;     /* files whose value is not the majority's, in file order */
     size_t noutliers;
 };
 
 struct nd_diff_result {
-    struct nd_difference *v;    /* most relevant first */
+    struct nd_difference *v; /* most relevant first */
     size_t n;
-    size_t noise_hidden;        /* differing noise facts not shown (without --all) */
-    size_t incomparable;        /* redacted values not compared: the files used different redaction keys */
+    size_t noise_hidden; /* differing noise facts not shown (without --all) */
+    size_t incomparable; /* redacted values not compared: the files used different redaction keys */
     bool all;
 };
 

@@ -16,22 +16,76 @@
 #define ND_FLAT_MAX_DEPTH 24
 
 static const char *const nd_env_noise_exact[] = {
-    "_", "OLDPWD", "PWD", "SHLVL", "TERM", "TERMCAP", "COLORTERM", "HOSTNAME", "HOST", "DISPLAY", "LS_COLORS",
-    "LSCOLORS", "WINDOWID", "STY", "TMUX", "TMUX_PANE", "MAIL", "LINES", "COLUMNS", "PS1", "PS2", "PS4",
-    "PROMPT_COMMAND", "HISTFILE", "HISTSIZE", "HISTFILESIZE", "HISTCONTROL", "LESSOPEN", "LESSCLOSE",
-    "INVOCATION_ID", "JOURNAL_STREAM", "SYSTEMD_EXEC_PID", "MOTD_SHOWN", "RANDOM", "SECONDS", "PPID",
-    "EPOCHSECONDS", "EPOCHREALTIME", "GPG_TTY", "DBUS_SESSION_BUS_ADDRESS", "WINDOWPATH", "VTE_VERSION",
+    "_",
+    "OLDPWD",
+    "PWD",
+    "SHLVL",
+    "TERM",
+    "TERMCAP",
+    "COLORTERM",
+    "HOSTNAME",
+    "HOST",
+    "DISPLAY",
+    "LS_COLORS",
+    "LSCOLORS",
+    "WINDOWID",
+    "STY",
+    "TMUX",
+    "TMUX_PANE",
+    "MAIL",
+    "LINES",
+    "COLUMNS",
+    "PS1",
+    "PS2",
+    "PS4",
+    "PROMPT_COMMAND",
+    "HISTFILE",
+    "HISTSIZE",
+    "HISTFILESIZE",
+    "HISTCONTROL",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "INVOCATION_ID",
+    "JOURNAL_STREAM",
+    "SYSTEMD_EXEC_PID",
+    "MOTD_SHOWN",
+    "RANDOM",
+    "SECONDS",
+    "PPID",
+    "EPOCHSECONDS",
+    "EPOCHREALTIME",
+    "GPG_TTY",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "WINDOWPATH",
+    "VTE_VERSION",
     /* Rank identity: different on every rank by design. */
-    "RANK", "LOCAL_RANK", "GROUP_RANK", "ROLE_RANK", "NODE_RANK", "TORCHELASTIC_RUN_ID", "TORCHELASTIC_ERROR_FILE",
-    "RANK_ID", "HCCL_IF_IP",
-    "POD_NAME", "MY_POD_NAME", "K8S_POD_NAME", "KUBERNETES_POD_NAME", "POD_IP", "MY_POD_IP", "NODE_NAME",
-    "MY_NODE_NAME", "K8S_NODE_NAME", "HOST_IP", "MY_HOST_IP", "POD_UID",
+    "RANK",
+    "LOCAL_RANK",
+    "GROUP_RANK",
+    "ROLE_RANK",
+    "NODE_RANK",
+    "TORCHELASTIC_RUN_ID",
+    "TORCHELASTIC_ERROR_FILE",
+    "RANK_ID",
+    "HCCL_IF_IP",
+    "POD_NAME",
+    "MY_POD_NAME",
+    "K8S_POD_NAME",
+    "KUBERNETES_POD_NAME",
+    "POD_IP",
+    "MY_POD_IP",
+    "NODE_NAME",
+    "MY_NODE_NAME",
+    "K8S_NODE_NAME",
+    "HOST_IP",
+    "MY_HOST_IP",
+    "POD_UID",
 };
 
 static const char *const nd_env_noise_prefix[] = {
-    "SSH_", "XDG_SESSION_", "XDG_SEAT", "XDG_VTNR", "TERM_", "KITTY_", "WT_", "VSCODE_", "ITERM_", "KONSOLE_",
-    "SLURM_", "SLURMD_", "SRUN_", "OMPI_COMM_WORLD_", "OMPI_MCA_orte_", "OMPI_MCA_ess_", "PMI_", "PMIX_",
-    "HYDRA_", "MPI_LOCAL", "TORCHELASTIC_RESTART",
+    "SSH_",           "XDG_SESSION_",  "XDG_SEAT", "XDG_VTNR", "TERM_",   "KITTY_",    "WT_",
+    "VSCODE_",        "ITERM_",        "KONSOLE_", "SLURM_",   "SLURMD_", "SRUN_",     "OMPI_COMM_WORLD_",
+    "OMPI_MCA_orte_", "OMPI_MCA_ess_", "PMI_",     "PMIX_",    "HYDRA_",  "MPI_LOCAL", "TORCHELASTIC_RESTART",
 };
 
 static const char *const nd_env_vendor_exact[] = {
@@ -39,9 +93,9 @@ static const char *const nd_env_vendor_exact[] = {
 };
 
 static const char *const nd_env_vendor_prefix[] = {
-    "ASCEND_", "CANN", "HCCL_", "ATB_", "ASDOPS_", "TBE_", "ACL_", "GE_", "NPU_", "DCMI", "OPP_", "TORCH_NPU",
-    "PYTORCH_NPU", "MINDIE", "CUDA_", "NCCL_", "NVIDIA_", "CUDNN", "NV_", "PYTORCH_CUDA", "TORCH_CUDA",
-    "LD_",
+    "ASCEND_", "CANN",  "HCCL_", "ATB_",         "ASDOPS_",     "TBE_",   "ACL_",  "GE_",
+    "NPU_",    "DCMI",  "OPP_",  "TORCH_NPU",    "PYTORCH_NPU", "MINDIE", "CUDA_", "NCCL_",
+    "NVIDIA_", "CUDNN", "NV_",   "PYTORCH_CUDA", "TORCH_CUDA",  "LD_",
 };
 
 static const char *const nd_env_python_prefix[] = {
@@ -49,21 +103,21 @@ static const char *const nd_env_python_prefix[] = {
 };
 
 static const char *const nd_pathlike_names[] = {
-    "PATH", "LD_LIBRARY_PATH", "PYTHONPATH", "LD_PRELOAD", "LIBRARY_PATH", "CPATH", "C_INCLUDE_PATH",
-    "CPLUS_INCLUDE_PATH", "MANPATH", "PKG_CONFIG_PATH", "CLASSPATH", "ASCEND_CUSTOM_OPP_PATH",
+    "PATH",           "LD_LIBRARY_PATH",    "PYTHONPATH", "LD_PRELOAD",      "LIBRARY_PATH", "CPATH",
+    "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "MANPATH",    "PKG_CONFIG_PATH", "CLASSPATH",    "ASCEND_CUSTOM_OPP_PATH",
 };
 
 /* Word tokens (split on '_', '-', '.') of fact names that move by themselves. */
 static const char *const nd_noise_tokens[] = {
-    "time", "timestamp", "date", "elapsed", "uptime", "pid", "ppid", "pids", "hostname", "boot", "free",
-    "available", "avail", "used", "usage", "utilization", "util", "temperature", "temp", "power", "load",
-    "loadavg", "sample", "samples", "now", "age", "seconds", "duration", "latency",
+    "time", "timestamp", "date",   "elapsed", "uptime", "pid",         "ppid",    "pids",        "hostname", "boot",
+    "free", "available", "avail",  "used",    "usage",  "utilization", "util",    "temperature", "temp",     "power",
+    "load", "loadavg",   "sample", "samples", "now",    "age",         "seconds", "duration",    "latency",
 };
 
 /* Whole fact names that differ per rank by design. */
 static const char *const nd_noise_names[] = {
-    "rank", "local_rank", "node_rank", "group_rank", "global_rank", "node_name", "node_id", "procid",
-    "source", "processes", "process_count", "s", "ms", "us", "ns",
+    "rank",   "local_rank", "node_rank",     "group_rank", "global_rank", "node_name", "node_id", "procid",
+    "source", "processes",  "process_count", "s",          "ms",          "us",        "ns",
 };
 
 /* Arrays of numbers that stand for device files ("davinci": [0, 1, ...]):
@@ -173,16 +227,11 @@ static char *nd_scalar_text(const json_t *v, const char *leaf)
             return nd_redact_value(leaf, s);
         return nd_redact_text(s);
     }
-    case JSON_INTEGER:
-        return nd_xasprintf("%lld", (long long)json_integer_value(v));
-    case JSON_REAL:
-        return nd_xasprintf("%.6g", json_real_value(v));
-    case JSON_TRUE:
-        return nd_xstrdup("true");
-    case JSON_FALSE:
-        return nd_xstrdup("false");
-    case JSON_NULL:
-        return nd_xstrdup("null");
+    case JSON_INTEGER: return nd_xasprintf("%lld", (long long)json_integer_value(v));
+    case JSON_REAL: return nd_xasprintf("%.6g", json_real_value(v));
+    case JSON_TRUE: return nd_xstrdup("true");
+    case JSON_FALSE: return nd_xstrdup("false");
+    case JSON_NULL: return nd_xstrdup("null");
     default: {
         char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
         char *r = nd_redact_text(s ? s : "?");
@@ -240,7 +289,7 @@ static void nd_flat_array(struct nd_flat *f, const json_t *arr, const char *leaf
         }
     size_t i;
     json_t *el;
-    json_array_foreach(arr, i, el) {
+    json_array_foreach (arr, i, el) {
         if (nd_is_scalar(el)) {
             /* A list of values is a set: each member is a fact. */
             char *s = nd_scalar_text(el, leaf);
@@ -283,7 +332,7 @@ static void nd_flat_node(struct nd_flat *f, const json_t *node, const char *leaf
     }
     const char *name;
     json_t *v;
-    json_object_foreach((json_t *)node, name, v) {
+    json_object_foreach ((json_t *)node, name, v) {
         size_t mark = f->path.len;
         nd_strbuf_addc(&f->path, '.');
         nd_strbuf_adds(&f->path, name);
@@ -305,7 +354,7 @@ static void nd_flat_env(struct nd_flat *f, const json_t *env)
 {
     const char *name;
     json_t *v;
-    json_object_foreach((json_t *)env, name, v) {
+    json_object_foreach ((json_t *)env, name, v) {
         nd_set_path(f, "env.");
         nd_strbuf_adds(&f->path, name);
         enum nd_diff_category cat = nd_env_category(name);
@@ -335,7 +384,7 @@ static void nd_flat_findings(struct nd_flat *f, const json_t *findings)
     nd_set_path(f, "findings");
     size_t i;
     json_t *fi;
-    json_array_foreach(findings, i, fi) {
+    json_array_foreach (findings, i, fi) {
         const char *id = nd_json_get_str(fi, "id");
         const char *sev = nd_json_get_str(fi, "severity");
         if (!id)
@@ -363,8 +412,9 @@ static enum nd_diff_category nd_facts_group_category(const char *group)
 static const char *nd_limit_label(const char *name)
 {
     static const char *const map[][2] = {
-        {"shm_bytes", "/dev/shm size"}, {"memlock_bytes", "memlock (ulimit -l)"}, {"nofile", "open files (ulimit -n)"},
-        {"nproc", "processes (ulimit -u)"}, {"stack_bytes", "stack (ulimit -s)"},
+        {"shm_bytes", "/dev/shm size"},       {"memlock_bytes", "memlock (ulimit -l)"},
+        {"nofile", "open files (ulimit -n)"}, {"nproc", "processes (ulimit -u)"},
+        {"stack_bytes", "stack (ulimit -s)"},
     };
     for (size_t i = 0; i < ND_COUNT(map); i++)
         if (strcmp(name, map[i][0]) == 0)
@@ -383,7 +433,7 @@ void nd_diff_flatten(struct nd_diff *d, size_t file, const json_t *doc)
         nd_flat_env(&f, env);
     const char *top;
     json_t *v;
-    json_object_foreach((json_t *)doc, top, v) {
+    json_object_foreach ((json_t *)doc, top, v) {
         if (strcmp(top, "schema") == 0 || strcmp(top, "command") == 0 || strcmp(top, "env") == 0)
             continue;
         if (strcmp(top, "findings") == 0 && json_is_array(v)) {
@@ -391,14 +441,14 @@ void nd_diff_flatten(struct nd_diff *d, size_t file, const json_t *doc)
         } else if (strcmp(top, "facts") == 0 && json_is_object(v)) {
             const char *group;
             json_t *g;
-            json_object_foreach(v, group, g) {
+            json_object_foreach (v, group, g) {
                 if (strcmp(group, "environment") == 0 && json_is_object(g)) {
                     /* check copies some of the job's variables here: the same
                      * facts as "env", so they are compared as variables, and
                      * only when the document has no "env" of its own. */
                     const char *name;
                     json_t *ev;
-                    json_object_foreach(g, name, ev) {
+                    json_object_foreach (g, name, ev) {
                         if (strcmp(name, "variables") == 0 && json_is_object(ev)) {
                             if (!json_is_object(env))
                                 nd_flat_env(&f, ev);
@@ -426,13 +476,13 @@ void nd_diff_flatten(struct nd_diff *d, size_t file, const json_t *doc)
         } else if (strcmp(top, "python") == 0 && json_is_object(v)) {
             const char *name;
             json_t *pv;
-            json_object_foreach(v, name, pv) {
+            json_object_foreach (v, name, pv) {
                 nd_set_path(&f, "python.");
                 nd_strbuf_adds(&f.path, name);
                 if (strcmp(name, "packages") == 0 && json_is_object(pv)) {
                     const char *pkg;
                     json_t *ver;
-                    json_object_foreach(pv, pkg, ver) {
+                    json_object_foreach (pv, pkg, ver) {
                         nd_set_path(&f, "python.packages.");
                         nd_strbuf_adds(&f.path, pkg);
                         char *s = nd_scalar_text(ver, NULL);
@@ -446,15 +496,14 @@ void nd_diff_flatten(struct nd_diff *d, size_t file, const json_t *doc)
         } else if (strcmp(top, "limits") == 0 && json_is_object(v)) {
             const char *name;
             json_t *lv;
-            json_object_foreach(v, name, lv) {
+            json_object_foreach (v, name, lv) {
                 nd_set_path(&f, "limits.");
                 nd_strbuf_adds(&f.path, name);
                 char *s = nd_scalar_text(lv, NULL);
                 nd_flat_scalar(&f, NULL, nd_limit_label(name), ND_DIFF_LIMITS, 0, ND_DIFF_NO_PARENT, s);
                 free(s);
             }
-        } else if (strcmp(top, "identity") == 0 || strcmp(top, "version") == 0 ||
-                   strcmp(top, "redaction") == 0) {
+        } else if (strcmp(top, "identity") == 0 || strcmp(top, "version") == 0 || strcmp(top, "redaction") == 0) {
             nd_set_path(&f, top);
             nd_flat_node(&f, v, top, ND_DIFF_NOISE, 0, ND_DIFF_NO_PARENT, 0);
         } else {

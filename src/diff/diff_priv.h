@@ -8,18 +8,18 @@
 
 struct nd_diff {
     size_t nfiles;
-    struct nd_strtab *strs;     /* values, labels, keys, entries */
-    struct nd_strtab *ids;      /* "key\x1f entry" -> key index (ids are dense, so equal to the index) */
-    struct nd_strtab *groups;   /* key -> its group (dense ids) */
-    size_t *group_first;        /* group -> index of its first fact */
+    struct nd_strtab *strs;   /* values, labels, keys, entries */
+    struct nd_strtab *ids;    /* "key\x1f entry" -> key index (ids are dense, so equal to the index) */
+    struct nd_strtab *groups; /* key -> its group (dense ids) */
+    size_t *group_first;      /* group -> index of its first fact */
     size_t ngroups_cap;
     struct nd_diff_key *keys;
     size_t nkeys, capkeys;
     char **files;
-    char **nodes;               /* identity node name per file, or NULL */
-    char **whens;               /* identity time per file, or NULL */
-    char **keyfps;              /* redaction key fingerprint per file, or NULL (older snapshots) */
-    char **labels;              /* computed once every file is in */
+    char **nodes;  /* identity node name per file, or NULL */
+    char **whens;  /* identity time per file, or NULL */
+    char **keyfps; /* redaction key fingerprint per file, or NULL (older snapshots) */
+    char **labels; /* computed once every file is in */
     bool labels_ready;
 };
 

@@ -66,7 +66,7 @@ static void nd_print_pairwise(const struct nd_diff *d, const struct nd_diff_resu
     char desc[2][1024];
     nd_diff_describe_file(d, 0, desc[0], sizeof desc[0]);
     nd_diff_describe_file(d, 1, desc[1], sizeof desc[1]);
-    char *d0 = nd_term_printable(desc[0]), *d1 = nd_term_printable(desc[1]);   /* node names from the files */
+    char *d0 = nd_term_printable(desc[0]), *d1 = nd_term_printable(desc[1]); /* node names from the files */
     fprintf(fp, "--- %s\n+++ %s\n", d0, d1);
     free(d0);
     free(d1);
@@ -116,7 +116,7 @@ static void nd_print_pairwise(const struct nd_diff *d, const struct nd_diff_resu
         bool same = last_label == k->label;
         last_label = k->label;
         char *lab = nd_term_printable(same ? "" : k->label), *val = nd_term_printable(sb.buf);
-        fprintf(fp, "  %-*s  %s\n", (int)width, lab, val);   /* values from other hosts' files */
+        fprintf(fp, "  %-*s  %s\n", (int)width, lab, val); /* values from other hosts' files */
         free(lab);
         free(val);
     }
@@ -297,8 +297,7 @@ static void nd_print_outliers(const struct nd_diff *d, const struct nd_diff_resu
     struct nd_strbuf sb = ND_STRBUF_INIT;
     nd_names(&sb, d, idx, nodd);
     char *names = nd_term_printable(sb.buf);
-    fprintf(fp, "%zu snapshots: %zu differ from the majority%s%s%s\n", n, nodd, nodd ? " (" : "", names,
-            nodd ? ")" : "");
+    fprintf(fp, "%zu snapshots: %zu differ from the majority%s%s%s\n", n, nodd, nodd ? " (" : "", names, nodd ? ")" : "");
     free(names);
     nd_strbuf_release(&sb);
     free(idx);

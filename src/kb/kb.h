@@ -19,8 +19,8 @@ void nd_kb_free(struct nd_kb *kb);
 
 /* Explains a buffer (a probe's stderr, a captured traceback): appends ranked
  * findings, root cause first, with evidence "name:line". */
-int nd_kb_explain_buffer(struct nd_kb *kb, const char *name, const char *buf, size_t len,
-                         struct nd_findings *out, struct nd_error *err);
+int nd_kb_explain_buffer(struct nd_kb *kb, const char *name, const char *buf, size_t len, struct nd_findings *out,
+                         struct nd_error *err);
 
 /* Live use (run): matches one output line (no newline; a "[rank3]: "
  * style prefix is skipped) and appends a finding for each rule that
@@ -61,7 +61,7 @@ size_t nd_kb_block_lines(struct nd_kb *kb, const char *buf, size_t len, nd_kb_bl
 /* Read-only view of one loaded rule (rules list). */
 struct nd_kb_rule_info {
     const char *id, *category, *vendor, *title, *file;
-    const char *family;         /* catalogue family, or NULL (INI rule) */
+    const char *family; /* catalogue family, or NULL (INI rule) */
     enum nd_severity severity;
     long line;
     size_t npatterns, nexamples, ncounters;

@@ -11,27 +11,26 @@
 
 struct nd_kb_block_ctx {
     const char *buf;
-    size_t *starts;     /* offsets of line starts with a match, in arrival order */
+    size_t *starts; /* offsets of line starts with a match, in arrival order */
     size_t n, cap;
-    size_t last_start;  /* the line of the previous match, to skip repeats */
+    size_t last_start; /* the line of the previous match, to skip repeats */
     bool any;
 };
 
-static int nd_kb_block_cb(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags,
-                          void *arg)
+static int nd_kb_block_cb(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags, void *arg)
 {
     (void)id;
     (void)from;
     (void)flags;
     struct nd_kb_block_ctx *c = arg;
-    size_t end = to ? (size_t)to - 1 : 0;   /* last byte of the match */
+    size_t end = to ? (size_t)to - 1 : 0; /* last byte of the match */
     /* A match that ends on the newline itself ($ under multiline) belongs to the line before it. */
     if (end > 0 && c->buf[end] == '\n')
         end--;
     if (c->any && end >= c->last_start) {
         const char *nl = memchr(c->buf + c->last_start, '\n', end - c->last_start);
         if (!nl)
-            return 0;   /* same line as the previous match */
+            return 0; /* same line as the previous match */
     }
     const char *p = c->buf + end;
     while (p > c->buf && p[-1] != '\n')

@@ -38,8 +38,8 @@ void nd_kb_cache_key(const char *const *exprs, const unsigned *flags, size_t n, 
     nd_kb_platform_key(&plat, exprs, flags, n, key);
 }
 
-void nd_kb_platform_key(const hs_platform_info_t *platform, const char *const *exprs, const unsigned *flags,
-                        size_t n, char key[33])
+void nd_kb_platform_key(const hs_platform_info_t *platform, const char *const *exprs, const unsigned *flags, size_t n,
+                        char key[33])
 {
     struct nd_strbuf sb = ND_STRBUF_INIT;
     nd_strbuf_init(&sb);

@@ -18,13 +18,27 @@
 #include "kb/kb_internal.h"
 
 enum nd_cat_col {
-    COL_CODE, COL_TITLE, COL_FIX, COL_EXAMPLE, COL_ID, COL_CATEGORY, COL_SEVERITY, COL_VENDOR,
-    COL_ROLE, COL_CONFIDENCE, COL_CAUSE, COL_SEE, COL_PATTERN, COL_COUNTER, COL_OUTRANKS, COL_COUNT
+    COL_CODE,
+    COL_TITLE,
+    COL_FIX,
+    COL_EXAMPLE,
+    COL_ID,
+    COL_CATEGORY,
+    COL_SEVERITY,
+    COL_VENDOR,
+    COL_ROLE,
+    COL_CONFIDENCE,
+    COL_CAUSE,
+    COL_SEE,
+    COL_PATTERN,
+    COL_COUNTER,
+    COL_OUTRANKS,
+    COL_COUNT
 };
 
 static const char *const nd_cat_col_names[COL_COUNT] = {
-    "code", "title", "fix", "example", "id", "category", "severity", "vendor",
-    "role", "confidence", "cause", "see", "pattern", "counter", "outranks",
+    "code", "title",      "fix",   "example", "id",      "category", "severity", "vendor",
+    "role", "confidence", "cause", "see",     "pattern", "counter",  "outranks",
 };
 
 /* The values of "#! key = value" lines. */
@@ -36,7 +50,7 @@ struct nd_cat_defaults {
 /* Open-addressing index of rule ids -> position in the set, so that the
  * override and duplicate checks stay linear in the number of rules. */
 struct nd_cat_index {
-    size_t *slot;               /* position + 1; 0 = empty */
+    size_t *slot; /* position + 1; 0 = empty */
     size_t cap;
     size_t used;
 };
@@ -46,11 +60,11 @@ struct nd_cat_parser {
     struct nd_kb_ruleset *set;
     struct nd_strv *problems;
     bool replace;
-    size_t first_new;           /* rules at or after this index came from this file */
+    size_t first_new; /* rules at or after this index came from this file */
     unsigned parse_id;
     struct nd_cat_defaults def;
     struct nd_cat_index idx;
-    int colpos[COL_COUNT];      /* header position of each column, -1 when absent */
+    int colpos[COL_COUNT]; /* header position of each column, -1 when absent */
     size_t ncols;
     bool have_header;
     bool header_ok;
@@ -188,8 +202,7 @@ static char *nd_cat_fill(const char *s, const char *code, const char *title, boo
 }
 
 /* Splits s at sep (" ;; " or " || "), trimming each item, into sv. */
-static void nd_cat_split(struct nd_strv *sv, const char *s, const char *sep, long line, const char *code,
-                         bool fill)
+static void nd_cat_split(struct nd_strv *sv, const char *s, const char *sep, long line, const char *code, bool fill)
 {
     size_t seplen = strlen(sep);
     for (const char *p = s;;) {
@@ -225,20 +238,23 @@ static void nd_cat_split_pattern(struct nd_strv *sv, const char *s, long line, c
 
 static bool nd_cat_vendor_ok(const char *v)
 {
-    return strcmp(v, "ascend") == 0 || strcmp(v, "nvidia") == 0 || strcmp(v, "rocm") == 0 ||
-           strcmp(v, "any") == 0;
+    return strcmp(v, "ascend") == 0 || strcmp(v, "nvidia") == 0 || strcmp(v, "rocm") == 0 || strcmp(v, "any") == 0;
 }
 
 static int nd_cat_role(const char *v)
 {
-    return strcmp(v, "cause") == 0 ? ND_ROLE_CAUSE : strcmp(v, "symptom") == 0 ? ND_ROLE_SYMPTOM
-                                                   : strcmp(v, "wrapper") == 0 ? ND_ROLE_WRAPPER : -1;
+    return strcmp(v, "cause") == 0     ? ND_ROLE_CAUSE
+           : strcmp(v, "symptom") == 0 ? ND_ROLE_SYMPTOM
+           : strcmp(v, "wrapper") == 0 ? ND_ROLE_WRAPPER
+                                       : -1;
 }
 
 static int nd_cat_confidence(const char *v)
 {
-    return strcmp(v, "high") == 0 ? ND_CONF_HIGH : strcmp(v, "medium") == 0 ? ND_CONF_MEDIUM
-                                                 : strcmp(v, "low") == 0 ? ND_CONF_LOW : -1;
+    return strcmp(v, "high") == 0     ? ND_CONF_HIGH
+           : strcmp(v, "medium") == 0 ? ND_CONF_MEDIUM
+           : strcmp(v, "low") == 0    ? ND_CONF_LOW
+                                      : -1;
 }
 
 /* A template is checked once, here, with a stand-in code: a code is always
@@ -275,10 +291,19 @@ static void nd_cat_default(struct nd_cat_parser *p, const char *text, long line)
     }
     char *key = nd_cat_trim(text, (size_t)(eq - text));
     char *val = nd_cat_trim(eq + 1, strlen(eq + 1));
-    struct { const char *name; char **slot; } singles[] = {
-        {"id-prefix", &p->def.id_prefix}, {"vendor", &p->def.vendor},   {"category", &p->def.category},
-        {"severity", &p->def.severity},   {"role", &p->def.role},       {"confidence", &p->def.confidence},
-        {"see", &p->def.see},             {"cause", &p->def.cause},     {"family", &p->def.family},
+    struct {
+        const char *name;
+        char **slot;
+    } singles[] = {
+        {"id-prefix", &p->def.id_prefix},
+        {"vendor", &p->def.vendor},
+        {"category", &p->def.category},
+        {"severity", &p->def.severity},
+        {"role", &p->def.role},
+        {"confidence", &p->def.confidence},
+        {"see", &p->def.see},
+        {"cause", &p->def.cause},
+        {"family", &p->def.family},
     };
     bool known = false;
     if (strcmp(key, "template") == 0) {
@@ -316,8 +341,10 @@ static void nd_cat_default(struct nd_cat_parser *p, const char *text, long line)
         }
     }
     if (!known)
-        nd_cat_problem(p, line, "unknown default '%s' (id-prefix, family, vendor, category, severity, role, "
-                                "confidence, see, cause, template)", key);
+        nd_cat_problem(p, line,
+                       "unknown default '%s' (id-prefix, family, vendor, category, severity, role, "
+                       "confidence, see, cause, template)",
+                       key);
     free(key);
     free(val);
 }
@@ -407,8 +434,7 @@ static void nd_cat_row(struct nd_cat_parser *p, char **fields, size_t n, long li
     }
     const char *pattern = nd_cat_get(p, fields, COL_PATTERN, NULL);
     if (!pattern && p->def.templates.n == 0 && nd_kb_catalog_code_is_numeric(code)) {
-        nd_cat_problem(p, line, "numeric code %s needs a template or a pattern: alone it matches any number",
-                       code);
+        nd_cat_problem(p, line, "numeric code %s needs a template or a pattern: alone it matches any number", code);
         return;
     }
     struct nd_kb_rule r;
@@ -479,7 +505,7 @@ static void nd_cat_row(struct nd_cat_parser *p, char **fields, size_t n, long li
         nd_strv_push(&r.patterns, pat, line);
         free(pat);
         free(esc);
-        r.patterns_checked = true;  /* a literal: always compiles, never empty */
+        r.patterns_checked = true; /* a literal: always compiles, never empty */
     }
     nd_cat_split(&r.fixes, fix, " ;; ", line, code, true);
     nd_cat_split(&r.examples, example, " ;; ", line, code, false);
@@ -522,7 +548,11 @@ void nd_kb_parse_catalog(struct nd_kb_ruleset *set, const char *file, const char
                          struct nd_strv *problems)
 {
     struct nd_cat_parser p = {
-        .file = file, .set = set, .problems = problems, .replace = replace, .first_new = set->n,
+        .file = file,
+        .set = set,
+        .problems = problems,
+        .replace = replace,
+        .first_new = set->n,
         .parse_id = nd_kb_next_parse_id(),
     };
     for (size_t i = 0; i < set->n; i++)

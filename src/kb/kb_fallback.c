@@ -124,9 +124,9 @@ void nd_kb_fallback_finding(const struct nd_kb *kb, const struct nd_kb_occ *exc,
     const char *cat = nd_kb_classify(&kb->rules, all.buf, &score);
     nd_strbuf_release(&all);
     char *red = nd_redact_text(lead->text);
-    struct nd_finding *f = nd_findings_add(out, "generic.unexplained-error", cat, ND_SEV_ERROR,
-                                           "%s: %.120s%s", exc && exc->text ? "the job failed" : "the log reports an error",
-                                           red, strlen(red) > 120 ? "..." : "");
+    struct nd_finding *f = nd_findings_add(out, "generic.unexplained-error", cat, ND_SEV_ERROR, "%s: %.120s%s",
+                                           exc && exc->text ? "the job failed" : "the log reports an error", red,
+                                           strlen(red) > 120 ? "..." : "");
     free(red);
     f->confidence = ND_CONF_LOW;
     if (score > 0)
@@ -140,7 +140,8 @@ void nd_kb_fallback_finding(const struct nd_kb *kb, const struct nd_kb_occ *exc,
     if (*q)
         nd_finding_add_fix(f, "search for: \"%s\" (the vendor's documentation and issue trackers)", q);
     free(q);
-    nd_finding_add_fix(f, "read the lines just before it; a rule for it can go in /etc/npu-doctor/rules.d (rules/FORMAT.md)");
+    nd_finding_add_fix(
+        f, "read the lines just before it; a rule for it can go in /etc/npu-doctor/rules.d (rules/FORMAT.md)");
     f->count = exc && exc->text ? 1 : errcount;
     if (lead->file) {
         f->first_file = nd_xstrdup(lead->file);

@@ -42,26 +42,26 @@ struct nd_kb_rule {
     char *title;
     char *cause;
     char *see;
-    char *family;           /* catalogue family ("#! family"), NULL for INI rules */
-    char *file;             /* rule file, for lint messages */
-    long line;              /* line of the [section] */
-    unsigned parse_id;      /* which parse call read it: a duplicate id in the same file shares it */
-    int severity;           /* enum nd_severity; -1 until set */
-    int confidence;         /* enum nd_confidence */
+    char *family;      /* catalogue family ("#! family"), NULL for INI rules */
+    char *file;        /* rule file, for lint messages */
+    long line;         /* line of the [section] */
+    unsigned parse_id; /* which parse call read it: a duplicate id in the same file shares it */
+    int severity;      /* enum nd_severity; -1 until set */
+    int confidence;    /* enum nd_confidence */
     enum nd_kb_role role;
-    int tier;               /* ranking weight, derived from category and role */
+    int tier; /* ranking weight, derived from category and role */
     struct nd_strv patterns, fixes, examples, counters, outranks, captures_src;
-    bool patterns_checked;  /* checked already (a template once per file; the prebuilt built-ins at build time) */
+    bool patterns_checked; /* checked already (a template once per file; the prebuilt built-ins at build time) */
     struct nd_kb_capture *captures;
     size_t ncaptures;
-    size_t *outrank_idx;    /* resolved outranks, indexes into the rule table */
+    size_t *outrank_idx; /* resolved outranks, indexes into the rule table */
     size_t noutrank_idx;
     /* require = A [- B] > C: sizes from captures that must hold on the line
      * (e.g. reserved - allocated > requested: fragmentation). */
     char *require;
     long require_line;
     char *req_a, *req_b, *req_c;
-    bool dup_scratch;       /* parsed only to lint a duplicate id; dropped after the file */
+    bool dup_scratch; /* parsed only to lint a duplicate id; dropped after the file */
     /* One finding per line (kb_spec.c): a generic rule (`generic = true`,
      * or a wrapper) yields to a specific one on the same line; spec orders
      * rules of one category (vendor-specific first, then longer literal). */
@@ -80,15 +80,15 @@ struct nd_kb_rule {
  * (requires) or must not (unless) match near the rule's line. */
 struct nd_kb_cond {
     bool unless;
-    long key;               /* rule index, or nrules + regex number; -1 unresolved */
-    char *regex;            /* "re:" condition, else NULL */
+    long key;    /* rule index, or nrules + regex number; -1 unresolved */
+    char *regex; /* "re:" condition, else NULL */
 };
 
 struct nd_kb_ruleidx;
 struct nd_kb_ruleset {
     struct nd_kb_rule *v;
     size_t n, cap;
-    struct nd_kb_ruleidx *idx;  /* id -> slot (kb_ruleidx.c), kept up to date lazily */
+    struct nd_kb_ruleidx *idx; /* id -> slot (kb_ruleidx.c), kept up to date lazily */
     /* The fallback classifier's vocabulary ([vocab.CATEGORY] sections). */
     struct nd_strv vocab_cat, vocab_word;
     int *vocab_weight;
@@ -104,8 +104,8 @@ void nd_kb_ruleidx_free(struct nd_kb_ruleset *set);
 /* Parses one rule file's text. Rules are appended to set (a rule whose id is
  * already there replaces it when replace is true, else it is a duplicate).
  * Each problem is appended to problems as "file:line: message". */
-void nd_kb_parse_rules(struct nd_kb_ruleset *set, const char *file, const char *text, size_t len,
-                       bool replace, struct nd_strv *problems);
+void nd_kb_parse_rules(struct nd_kb_ruleset *set, const char *file, const char *text, size_t len, bool replace,
+                       struct nd_strv *problems);
 /* Checks what the parser cannot: required keys, known category, that every
  * pattern and capture compiles (position in the message), outranks targets.
  * Appends problems; compiles the captures of valid rules. Call once per set.
@@ -113,8 +113,8 @@ void nd_kb_parse_rules(struct nd_kb_ruleset *set, const char *file, const char *
 void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *ref, struct nd_strv *problems);
 /* Parses one catalogue table (rules/catalog/NAME.tsv, kb_catalog.c): each row
  * becomes a rule in set, with the same replace and problem conventions. */
-void nd_kb_parse_catalog(struct nd_kb_ruleset *set, const char *file, const char *text, size_t len,
-                         bool replace, struct nd_strv *problems);
+void nd_kb_parse_catalog(struct nd_kb_ruleset *set, const char *file, const char *text, size_t len, bool replace,
+                         struct nd_strv *problems);
 /* "ascend.acl" + "EL0004" -> "ascend.acl.el0004" (malloc'd). */
 char *nd_kb_catalog_id(const char *prefix, const char *code);
 /* Decimal (optionally signed) or 0x-hex: such a code needs context to match. */
@@ -138,17 +138,17 @@ struct nd_kb {
     struct nd_kb_ruleset rules;
     hs_database_t *db;
     hs_scratch_t *scratch;
-    unsigned *pat_rule;         /* pattern id -> key */
+    unsigned *pat_rule; /* pattern id -> key */
     size_t npatterns;
-    size_t nkeys;               /* rules + condition regexes + 2 */
-    size_t key_exc, key_err;    /* the fallback's keys */
-    bool has_conds;             /* some rule has requires/unless */
-    long *live_seen;            /* per key: last line it matched in nd_kb_match_line, + 1 */
-    long live_line;             /* the output line nd_kb_match_line is on */
-    bool live_line_set;         /* nd_kb_live_line gave the next one */
-    unsigned live_keys[ND_KB_LIVE_KEYS];  /* keys the last matched line set */
-    size_t live_nkeys;          /* how many; more than fit: ND_KB_LIVE_KEYS + 1 */
-    bool live_dependent;        /* its result looked at earlier lines */
+    size_t nkeys;                        /* rules + condition regexes + 2 */
+    size_t key_exc, key_err;             /* the fallback's keys */
+    bool has_conds;                      /* some rule has requires/unless */
+    long *live_seen;                     /* per key: last line it matched in nd_kb_match_line, + 1 */
+    long live_line;                      /* the output line nd_kb_match_line is on */
+    bool live_line_set;                  /* nd_kb_live_line gave the next one */
+    unsigned live_keys[ND_KB_LIVE_KEYS]; /* keys the last matched line set */
+    size_t live_nkeys;                   /* how many; more than fit: ND_KB_LIVE_KEYS + 1 */
+    bool live_dependent;                 /* its result looked at earlier lines */
 };
 
 /* True when a outranks b or, on the same line, makes b redundant (b is
@@ -167,8 +167,8 @@ int nd_kb_compile(struct nd_kb *kb, struct nd_error *err);
 void nd_kb_cache_key(const char *const *exprs, const unsigned *flags, size_t n, char key[33]);
 /* The same key for a database compiled for platform (the prebuilt one is
  * compiled for the generic platform of this architecture). */
-void nd_kb_platform_key(const hs_platform_info_t *platform, const char *const *exprs, const unsigned *flags,
-                        size_t n, char key[33]);
+void nd_kb_platform_key(const hs_platform_info_t *platform, const char *const *exprs, const unsigned *flags, size_t n,
+                        char key[33]);
 /* The database compiled into the binary at build time (kb_prebuilt.c) when
  * its key is the key of these patterns on the generic platform, else NULL. */
 hs_database_t *nd_kb_prebuilt_load(const char *const *exprs, const unsigned *flags, size_t n);
@@ -189,11 +189,11 @@ struct nd_finding *nd_kb_rule_finding(struct nd_findings *out, const struct nd_k
 
 /* One place a rule matched. */
 struct nd_kb_occ {
-    const char *file;       /* interned source name (owned by the scan) */
+    const char *file; /* interned source name (owned by the scan) */
     long line;
-    double ts;              /* seconds, or < 0 when unknown */
-    int rank;               /* -1 when unknown */
-    char *text;             /* trimmed line, NULL when not kept */
+    double ts;  /* seconds, or < 0 when unknown */
+    int rank;   /* -1 when unknown */
+    char *text; /* trimmed line, NULL when not kept */
 };
 
 struct nd_strbuf;
@@ -215,15 +215,15 @@ void nd_rank_set_release(struct nd_rank_set *s);
 #define ND_KB_SAMPLES 3
 struct nd_kb_hit {
     long count;
-    long deferred;          /* wrapper matches with a specific line near them */
-    struct nd_kb_occ earliest;      /* by timestamp across files; first line within one */
+    long deferred;             /* wrapper matches with a specific line near them */
+    struct nd_kb_occ earliest; /* by timestamp across files; first line within one */
     struct nd_kb_occ samples[ND_KB_SAMPLES];
     size_t nsamples;
-    struct nd_rank_set ranks;       /* the ranks it was seen on */
-    size_t seq;                     /* order in which rules were first seen */
-    long shadowed;                  /* lines a more specific rule accepted later explained */
-    int ts_tries;                   /* timestamps looked for after the first line */
-    struct nd_kb_occ wrapped;       /* a wrapper line ("EZ9999: Inner Error!") this rule explained */
+    struct nd_rank_set ranks; /* the ranks it was seen on */
+    size_t seq;               /* order in which rules were first seen */
+    long shadowed;            /* lines a more specific rule accepted later explained */
+    int ts_tries;             /* timestamps looked for after the first line */
+    struct nd_kb_occ wrapped; /* a wrapper line ("EZ9999: Inner Error!") this rule explained */
 };
 
 /* The low-confidence finding for a log whose failure no rule knows
@@ -237,8 +237,7 @@ void nd_kb_fallback_finding(const struct nd_kb *kb, const struct nd_kb_occ *exc,
 
 /* Ranks the hits (one per rule, count 0 = not seen) and appends findings
  * root cause first. Pure: no I/O, used by nd_kb_scan_finish and unit tests. */
-void nd_kb_rank_hits(const struct nd_kb *kb, const struct nd_kb_hit *hits, struct nd_findings *out,
-                     bool all);
+void nd_kb_rank_hits(const struct nd_kb *kb, const struct nd_kb_hit *hits, struct nd_findings *out, bool all);
 
 /* Trims a log line for keeping: whitespace, control bytes, length cap
  * (ND_KB_TEXT_MAX; evidence shows fewer, captures may look further). */

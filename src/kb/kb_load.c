@@ -30,8 +30,8 @@ static bool nd_kb_is_catalog_name(const char *name)
     return n > 4 && strcmp(name + n - 4, ".tsv") == 0 && name[0] != '.';
 }
 
-static void nd_kb_parse_any(struct nd_kb_ruleset *set, const char *name, const char *text, size_t len,
-                            bool replace, struct nd_strv *problems)
+static void nd_kb_parse_any(struct nd_kb_ruleset *set, const char *name, const char *text, size_t len, bool replace,
+                            struct nd_strv *problems)
 {
     size_t n = strlen(name);
     if (n > 4 && strcmp(name + n - 4, ".tsv") == 0)
@@ -100,8 +100,8 @@ static int nd_kb_list_rule_files(const char *host_path, struct nd_strv *out, str
     return rc;
 }
 
-static int nd_kb_parse_path(struct nd_kb_ruleset *set, const char *host_path, bool replace,
-                            struct nd_strv *problems, struct nd_error *err)
+static int nd_kb_parse_path(struct nd_kb_ruleset *set, const char *host_path, bool replace, struct nd_strv *problems,
+                            struct nd_error *err)
 {
     struct nd_strv files = {0};
     int rc = nd_kb_list_rule_files(host_path, &files, err);
@@ -208,8 +208,7 @@ static int nd_kb_build_db(struct nd_kb *kb, const struct nd_kb_exprs *x, const h
                           struct nd_error *err)
 {
     hs_compile_error_t *cerr = NULL;
-    if (hs_compile_multi(x->v, x->flags, x->ids, (unsigned)x->n, HS_MODE_BLOCK, plat, &kb->db, &cerr) ==
-        HS_SUCCESS)
+    if (hs_compile_multi(x->v, x->flags, x->ids, (unsigned)x->n, HS_MODE_BLOCK, plat, &kb->db, &cerr) == HS_SUCCESS)
         return 0;
     int rc;
     if (cerr && cerr->expression >= 0 && (size_t)cerr->expression < x->nrule_pats) {

@@ -67,7 +67,7 @@ bool nd_kb_loader_done(struct nd_kb_loader *l, bool wait, struct nd_kb **kb, cha
     if (!wait && !atomic_load(&l->finished))
         return false;
     if (wait)
-        nd_kb_loader_hurry(l);   /* someone waits for it now */
+        nd_kb_loader_hurry(l); /* someone waits for it now */
     if (!l->joined) {
         pthread_join(l->thread, NULL);
         l->joined = true;

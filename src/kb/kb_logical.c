@@ -102,7 +102,8 @@ size_t nd_kb_line_prefix(const char *l, size_t n)
         } else if (*q == '(') {
             /* Ray: "(RayWorkerWrapper pid=123) ", "(raylet, ip=10.0.0.1) " */
             const char *c = memchr(q, ')', (size_t)(e - q) < 100 ? (size_t)(e - q) : 100);
-            if (c && c + 1 < e && c[1] == ' ' && (memmem(q, (size_t)(c - q), "pid=", 4) || memmem(q, (size_t)(c - q), "ip=", 3)))
+            if (c && c + 1 < e && c[1] == ' ' &&
+                (memmem(q, (size_t)(c - q), "pid=", 4) || memmem(q, (size_t)(c - q), "ip=", 3)))
                 q = c + 2;
         } else if (isdigit((unsigned char)*q)) {
             q += nd_kb_runtime_stamp(q, e);
@@ -142,11 +143,21 @@ static bool nd_kb_indent_breaks(const char *c, const char *e)
 static bool nd_kb_width_wrapped(size_t len)
 {
     switch (len) {
-    case 80: case 100: case 120: case 128: case 132: case 140: case 150:
-    case 160: case 180: case 200: case 220: case 240: case 250: case 256:
-        return true;
-    default:
-        return false;
+    case 80:
+    case 100:
+    case 120:
+    case 128:
+    case 132:
+    case 140:
+    case 150:
+    case 160:
+    case 180:
+    case 200:
+    case 220:
+    case 240:
+    case 250:
+    case 256: return true;
+    default: return false;
     }
 }
 
@@ -198,8 +209,8 @@ size_t nd_kb_logical_build(const char *buf, size_t len, struct nd_kb_logical *lg
     size_t w = 0;
     const char *p = buf, *end = buf + len;
     bool in_pytb = false;
-    size_t cur_start = 0, cur_lines = 0;   /* current logical line: first physical index, count */
-    size_t prev_len = 0;                   /* content length of the previous physical line */
+    size_t cur_start = 0, cur_lines = 0; /* current logical line: first physical index, count */
+    size_t prev_len = 0;                 /* content length of the previous physical line */
     bool have_prev = false;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));

@@ -10,15 +10,15 @@
 
 /* One physical line: where its content landed in the logical text. */
 struct nd_kb_pline {
-    size_t n_off;       /* offset of its (stripped) content in the logical text */
-    size_t o_line;      /* offset of the line in the original */
-    size_t o_content;   /* offset of the content copied (after prefix, indentation) */
-    size_t o_end;       /* offset of its '\n' (or the end) in the original */
-    size_t logical;     /* index of the first physical line of its logical line */
+    size_t n_off;     /* offset of its (stripped) content in the logical text */
+    size_t o_line;    /* offset of the line in the original */
+    size_t o_content; /* offset of the content copied (after prefix, indentation) */
+    size_t o_end;     /* offset of its '\n' (or the end) in the original */
+    size_t logical;   /* index of the first physical line of its logical line */
 };
 
 struct nd_kb_logical {
-    char *buf;          /* the logical text: one '\n' per logical line */
+    char *buf; /* the logical text: one '\n' per logical line */
     size_t len, cap;
     struct nd_kb_pline *lines;
     size_t nlines, tcap;

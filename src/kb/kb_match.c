@@ -62,8 +62,7 @@ void nd_kb_live_touch(struct nd_kb *kb, const unsigned *keys, size_t n)
             kb->live_seen[keys[i]] = kb->live_line;
 }
 
-static int nd_kb_line_cb(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags,
-                         void *ctx)
+static int nd_kb_line_cb(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags, void *ctx)
 {
     (void)from;
     (void)to;
@@ -156,8 +155,8 @@ int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char 
     return added;
 }
 
-int nd_kb_explain_buffer(struct nd_kb *kb, const char *name, const char *buf, size_t len,
-                         struct nd_findings *out, struct nd_error *err)
+int nd_kb_explain_buffer(struct nd_kb *kb, const char *name, const char *buf, size_t len, struct nd_findings *out,
+                         struct nd_error *err)
 {
     (void)err;
     if (!kb || !out)

@@ -133,8 +133,8 @@ struct nd_finding *nd_kb_rule_finding(struct nd_findings *out, const struct nd_k
                                       const char *title_suffix)
 {
     char *title = nd_kb_expand(r, r->title, line);
-    struct nd_finding *f =
-        nd_findings_add(out, r->id, r->category, (enum nd_severity)r->severity, "%s%s", title, title_suffix);
+    struct nd_finding *f = nd_findings_add(out, r->id, r->category, (enum nd_severity)r->severity, "%s%s", title,
+                                           title_suffix);
     free(title);
     f->confidence = (enum nd_confidence)r->confidence;
     if (r->cause) {

@@ -28,8 +28,7 @@ hs_database_t *nd_kb_prebuilt_load(const char *const *exprs, const unsigned *fla
     if (memcmp(key, nd_kb_prebuilt_blob, 32) != 0)
         return NULL;
     hs_database_t *db = NULL;
-    if (hs_deserialize_database((const char *)nd_kb_prebuilt_blob + 32, nd_kb_prebuilt_blob_len - 32, &db) !=
-        HS_SUCCESS)
+    if (hs_deserialize_database((const char *)nd_kb_prebuilt_blob + 32, nd_kb_prebuilt_blob_len - 32, &db) != HS_SUCCESS)
         return NULL;
     return db;
 }

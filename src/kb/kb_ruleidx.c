@@ -12,14 +12,14 @@
 #include "kb/kb_internal.h"
 
 struct nd_kb_ruleidx {
-    size_t *slot;       /* rule index + 1; 0 = empty */
-    size_t cap;         /* power of two */
-    size_t covered;     /* rules v[0..covered) are in the table */
+    size_t *slot;   /* rule index + 1; 0 = empty */
+    size_t cap;     /* power of two */
+    size_t covered; /* rules v[0..covered) are in the table */
 };
 
 static uint64_t nd_kb_id_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ull;     /* FNV-1a */
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
     for (; *s; s++) {
         h ^= (unsigned char)*s;
         h *= 1099511628211ull;

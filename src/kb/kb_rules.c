@@ -47,11 +47,11 @@ struct nd_kb_reader {
     long lineno;
     long section_line;
     bool new_section;
-    bool cont;                  /* the line just read continues the previous value */
+    bool cont; /* the line just read continues the previous value */
     struct nd_strv side;
     struct nd_kb_ruleset *set;
-    struct nd_kb_rule *cur;     /* rule being filled, NULL outside a section */
-    bool cur_skip;              /* duplicate id: keys are checked, then dropped */
+    struct nd_kb_rule *cur; /* rule being filled, NULL outside a section */
+    bool cur_skip;          /* duplicate id: keys are checked, then dropped */
     bool replace;
     unsigned parse_id;
     struct nd_strv *problems;
@@ -151,9 +151,9 @@ static char *nd_kb_reader_line(char *str, int num, void *stream)
 }
 
 static const char *const nd_kb_keys[] = {
-    "category", "severity", "vendor", "pattern", "capture", "title",    "cause",  "fix",
-    "see",      "outranks", "example", "counter", "negative", "confidence", "role", "require", "generic", "requires",
-    "unless",   "within", NULL,
+    "category", "severity", "vendor",   "pattern",  "capture", "title",    "cause",
+    "fix",      "see",      "outranks", "example",  "counter", "negative", "confidence",
+    "role",     "require",  "generic",  "requires", "unless",  "within",   NULL,
 };
 
 static bool nd_kb_key_known(const char *k)
@@ -198,12 +198,12 @@ static void nd_kb_start_rule(struct nd_kb_reader *rd, const char *section)
     size_t idx;
     struct nd_kb_rule *old = nd_kb_set_find(rd->set, section, &idx);
     if (old && old->parse_id == rd->parse_id) {
-        nd_kb_problem(rd->problems, rd->file, rd->section_line, "duplicate rule id [%s] (first at line %ld)",
-                      section, old->line);
+        nd_kb_problem(rd->problems, rd->file, rd->section_line, "duplicate rule id [%s] (first at line %ld)", section,
+                      old->line);
         rd->cur_skip = true;
     } else if (old && !rd->replace) {
-        nd_kb_problem(rd->problems, rd->file, rd->section_line, "duplicate rule id [%s] (first in %s:%ld)",
-                      section, old->file, old->line);
+        nd_kb_problem(rd->problems, rd->file, rd->section_line, "duplicate rule id [%s] (first in %s:%ld)", section,
+                      old->file, old->line);
         rd->cur_skip = true;
     } else if (old) {
         /* A later rules directory overrides a compiled-in rule of that id:
@@ -241,13 +241,12 @@ static void nd_kb_set_single(struct nd_kb_reader *rd, char **slot, const char *k
     *slot = nd_xstrdup(val);
 }
 
-static void nd_kb_add_multi(struct nd_kb_reader *rd, struct nd_strv *sv, const char *key, const char *val,
-                            bool joinable)
+static void nd_kb_add_multi(struct nd_kb_reader *rd, struct nd_strv *sv, const char *key, const char *val, bool joinable)
 {
     if (rd->cont) {
         if (!joinable || sv->n == 0) {
-            nd_kb_problem(rd->problems, rd->file, rd->lineno,
-                          "indented line continues '%s', which cannot span lines", key);
+            nd_kb_problem(rd->problems, rd->file, rd->lineno, "indented line continues '%s', which cannot span lines",
+                          key);
             return;
         }
         char *j = nd_xasprintf("%s %s", sv->v[sv->n - 1], val);
@@ -266,13 +265,11 @@ static void nd_kb_vocab_key(struct nd_kb_reader *rd, const char *category, const
     rd->cur = NULL;
     if (!nd_category_is_valid(category)) {
         nd_kb_problem(rd->problems, rd->file, rd->lineno,
-                      "[vocab.%s]: '%s' is not a known category (rules/FORMAT.md lists them)",
-                      category, category);
+                      "[vocab.%s]: '%s' is not a known category (rules/FORMAT.md lists them)", category, category);
         return;
     }
     if (strcmp(name, "word") != 0) {
-        nd_kb_problem(rd->problems, rd->file, rd->lineno, "unknown key '%s' in [vocab.%s] (only 'word')", name,
-                      category);
+        nd_kb_problem(rd->problems, rd->file, rd->lineno, "unknown key '%s' in [vocab.%s] (only 'word')", name, category);
         return;
     }
     char *end = NULL;
@@ -332,8 +329,7 @@ static int nd_kb_handler(void *user, const char *section, const char *name, cons
         if (!r->require)
             r->require_line = rd->lineno;
         nd_kb_set_single(rd, &r->require, name, val);
-    }
-    else if (strcmp(name, "pattern") == 0)
+    } else if (strcmp(name, "pattern") == 0)
         nd_kb_add_multi(rd, &r->patterns, name, val, false);
     else if (strcmp(name, "example") == 0)
         nd_kb_add_multi(rd, &r->examples, name, val, false);
@@ -356,8 +352,7 @@ static int nd_kb_handler(void *user, const char *section, const char *name, cons
         char *end = NULL;
         long w = strtol(val, &end, 10);
         if (end == val || *end || w < 1 || w > 1000000)
-            nd_kb_problem(rd->problems, rd->file, rd->lineno, "within '%s' is not a number of lines (1-1000000)",
-                          val);
+            nd_kb_problem(rd->problems, rd->file, rd->lineno, "within '%s' is not a number of lines (1-1000000)", val);
         else
             r->within = w;
     } else if (strcmp(name, "outranks") == 0) {
@@ -374,8 +369,10 @@ static int nd_kb_handler(void *user, const char *section, const char *name, cons
         else
             r->severity = s;
     } else if (strcmp(name, "confidence") == 0) {
-        int c = strcmp(val, "high") == 0 ? ND_CONF_HIGH : strcmp(val, "medium") == 0 ? ND_CONF_MEDIUM
-                : strcmp(val, "low") == 0 ? ND_CONF_LOW : -1;
+        int c = strcmp(val, "high") == 0     ? ND_CONF_HIGH
+                : strcmp(val, "medium") == 0 ? ND_CONF_MEDIUM
+                : strcmp(val, "low") == 0    ? ND_CONF_LOW
+                                             : -1;
         if (c < 0)
             nd_kb_problem(rd->problems, rd->file, rd->lineno, "confidence '%s' is not high, medium or low", val);
         else
@@ -393,12 +390,17 @@ static int nd_kb_handler(void *user, const char *section, const char *name, cons
     return 1;
 }
 
-void nd_kb_parse_rules(struct nd_kb_ruleset *set, const char *file, const char *text, size_t len,
-                       bool replace, struct nd_strv *problems)
+void nd_kb_parse_rules(struct nd_kb_ruleset *set, const char *file, const char *text, size_t len, bool replace,
+                       struct nd_strv *problems)
 {
     struct nd_kb_reader rd = {
-        .p = text, .end = text + len, .file = file, .set = set, .replace = replace,
-        .parse_id = nd_kb_next_parse_id(), .problems = problems,
+        .p = text,
+        .end = text + len,
+        .file = file,
+        .set = set,
+        .replace = replace,
+        .parse_id = nd_kb_next_parse_id(),
+        .problems = problems,
     };
     size_t before = set->n;
     int rc = ini_parse_stream(nd_kb_reader_line, &rd, nd_kb_handler, &rd);
@@ -424,11 +426,13 @@ void nd_kb_parse_rules(struct nd_kb_ruleset *set, const char *file, const char *
 
 int nd_kb_category_tier(const char *category)
 {
-    static const struct { const char *cat; int tier; } tiers[] = {
-        {ND_CAT_ENV_NOT_LOADED, 90}, {ND_CAT_VERSION_MISMATCH, 85}, {ND_CAT_NO_DEVICE, 80},
-        {ND_CAT_HOST_OOM, 72},       {ND_CAT_DEVICE_OOM, 70},       {ND_CAT_UNSUPPORTED_OP, 66},
-        {ND_CAT_CONFIG, 62},         {ND_CAT_DEVICE_FAULT, 60},     {ND_CAT_NUMERICS, 55},
-        {ND_CAT_CPU_FALLBACK, 50},   {ND_CAT_DISTRIBUTED, 45},      {ND_CAT_INPUT_BOUND, 40},
+    static const struct {
+        const char *cat;
+        int tier;
+    } tiers[] = {
+        {ND_CAT_ENV_NOT_LOADED, 90}, {ND_CAT_VERSION_MISMATCH, 85}, {ND_CAT_NO_DEVICE, 80},   {ND_CAT_HOST_OOM, 72},
+        {ND_CAT_DEVICE_OOM, 70},     {ND_CAT_UNSUPPORTED_OP, 66},   {ND_CAT_CONFIG, 62},      {ND_CAT_DEVICE_FAULT, 60},
+        {ND_CAT_NUMERICS, 55},       {ND_CAT_CPU_FALLBACK, 50},     {ND_CAT_DISTRIBUTED, 45}, {ND_CAT_INPUT_BOUND, 40},
         {ND_CAT_HANG, 30},
     };
     for (size_t i = 0; i < ND_ARRAY_SIZE(tiers); i++)
@@ -465,8 +469,8 @@ static void nd_kb_check_placeholders(const struct nd_kb_rule *r, const char *wha
                 found = true;
         }
         if (!found)
-            nd_kb_problem(problems, r->file, r->line, "[%s] %s uses {%.*s} but no capture has that name", r->id,
-                          what, (int)(e - p - 1), p + 1);
+            nd_kb_problem(problems, r->file, r->line, "[%s] %s uses {%.*s} but no capture has that name", r->id, what,
+                          (int)(e - p - 1), p + 1);
     }
 }
 
@@ -488,8 +492,7 @@ static void nd_kb_check_require(struct nd_kb_rule *r, struct nd_strv *problems)
     if (!ok) {
         b[0] = '\0';
         n = 0;
-        ok = sscanf(r->require, " %63[A-Za-z0-9_] > %63[A-Za-z0-9_] %n", a, c, &n) == 2 && n > 0 &&
-             r->require[n] == '\0';
+        ok = sscanf(r->require, " %63[A-Za-z0-9_] > %63[A-Za-z0-9_] %n", a, c, &n) == 2 && n > 0 && r->require[n] == '\0';
     }
     if (!ok) {
         nd_kb_problem(problems, r->file, r->require_line, "[%s] require must be 'A > C' or 'A - B > C'", r->id);
@@ -543,7 +546,7 @@ bool nd_kb_rule_accepts(const struct nd_kb_rule *r, const char *line)
  * scan. Returns the problem, or NULL. */
 static const char *nd_kb_capture_unsafe(const char *re)
 {
-    bool inner[64] = {false};       /* per open group: holds an unbounded repeat */
+    bool inner[64] = {false}; /* per open group: holds an unbounded repeat */
     int depth = 0;
     bool last_group_unbounded = false;
     for (const char *p = re; *p; p++) {
@@ -665,8 +668,7 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
             nd_kb_problem(problems, r->file, r->line, "[%s] has no category", r->id);
         else if (!nd_category_is_valid(r->category))
             nd_kb_problem(problems, r->file, r->line,
-                          "[%s] category '%s' is not a known category (rules/FORMAT.md lists them)", r->id,
-                          r->category);
+                          "[%s] category '%s' is not a known category (rules/FORMAT.md lists them)", r->id, r->category);
         if (r->fixes.n == 0)
             nd_kb_problem(problems, r->file, r->line, "[%s] has no fix", r->id);
         if (!r->title)
@@ -699,8 +701,7 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
                 continue;
             }
             if (info->min_width == 0)
-                nd_kb_problem(problems, r->file, r->patterns.line[j], "[%s] pattern can match an empty line",
-                              r->id);
+                nd_kb_problem(problems, r->file, r->patterns.line[j], "[%s] pattern can match an empty line", r->id);
             free(info);
         }
         r->captures = nd_xcalloc(r->captures_src.n ? r->captures_src.n : 1, sizeof *r->captures);
@@ -711,8 +712,8 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
             while (n < (colon ? colon : c) && (isalnum((unsigned char)*n) || *n == '_'))
                 n++;
             if (!colon || colon == c || n != colon) {
-                nd_kb_problem(problems, r->file, r->captures_src.line[j],
-                              "[%s] capture must be 'name: POSIX-REGEX'", r->id);
+                nd_kb_problem(problems, r->file, r->captures_src.line[j], "[%s] capture must be 'name: POSIX-REGEX'",
+                              r->id);
                 continue;
             }
             const char *re = colon + 1;
@@ -730,8 +731,8 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
                 char buf[200];
                 regerror(rc, &cap->re, buf, sizeof buf);
                 regfree(&cap->re);
-                nd_kb_problem(problems, r->file, r->captures_src.line[j], "[%s] capture does not compile: %s",
-                              r->id, buf);
+                nd_kb_problem(problems, r->file, r->captures_src.line[j], "[%s] capture does not compile: %s", r->id,
+                              buf);
                 continue;
             }
             cap->name = nd_xstrndup(c, (size_t)(colon - c));

@@ -27,13 +27,13 @@
 #include "kb/kb_internal.h"
 #include "kb/kb_logical.h"
 
-#define ND_KB_CHUNK (4u << 20)      /* the buffer, and the longest line scanned whole */
-#define ND_KB_READ (256u << 10)     /* one read and one scan: stays in cache between them */
+#define ND_KB_CHUNK (4u << 20)  /* the buffer, and the longest line scanned whole */
+#define ND_KB_READ (256u << 10) /* one read and one scan: stays in cache between them */
 #define ND_KB_MAX_NOTES 40
-#define ND_KB_WRAP_WINDOW 40        /* lines around a wrapper where a specific line takes over */
-#define ND_KB_LOOKBACK 12           /* lines searched backwards for a timestamp */
+#define ND_KB_WRAP_WINDOW 40 /* lines around a wrapper where a specific line takes over */
+#define ND_KB_LOOKBACK 12    /* lines searched backwards for a timestamp */
 #define ND_KB_MAX_DEPTH 40
-#define ND_KB_CONTEXT 4096          /* bytes looked at around a match in a long line */
+#define ND_KB_CONTEXT 4096 /* bytes looked at around a match in a long line */
 
 struct nd_kb_match {
     unsigned long long to;
@@ -41,27 +41,26 @@ struct nd_kb_match {
 };
 
 #define ND_KB_MAX_MATCHES (1u << 16)
-#define ND_KB_GROUP 32              /* rules matched on one logical line */
-#define ND_KB_PENDING_MAX 256       /* lines waiting for their context */
-#define ND_KB_FB_ERRS 3             /* ERROR lines kept for the fallback */
+#define ND_KB_GROUP 32        /* rules matched on one logical line */
+#define ND_KB_PENDING_MAX 256 /* lines waiting for their context */
+#define ND_KB_FB_ERRS 3       /* ERROR lines kept for the fallback */
 
 /* One rule's match on the logical line being collected. */
 struct nd_kb_grp {
     size_t ri;
-    const char *ls;             /* text kept around the match (original chunk) */
+    const char *ls; /* text kept around the match (original chunk) */
     size_t llen;
-    long line;                  /* physical line of the match */
-    size_t phys, physlen;       /* that physical line in the chunk */
+    long line;            /* physical line of the match */
+    size_t phys, physlen; /* that physical line in the chunk */
 };
 
 /* A line waiting for its context: a decision that needs later lines. */
 struct nd_kb_pending {
     size_t ri;
-    struct nd_kb_occ occ;       /* text owned */
-    size_t hides[4];            /* rules on its line it would hide */
+    struct nd_kb_occ occ; /* text owned */
+    size_t hides[4];      /* rules on its line it would hide */
     size_t nhides;
 };
-
 
 struct nd_kb_dirid {
     dev_t dev;
@@ -71,38 +70,38 @@ struct nd_kb_dirid {
 struct nd_kb_scan {
     struct nd_kb *kb;
     struct nd_kb_hit *hits;
-    long *last_line;            /* per rule: last line counted, to count a line once */
+    long *last_line; /* per rule: last line counted, to count a line once */
     unsigned *last_src;
-    struct nd_strv names;       /* interned source names */
+    struct nd_strv names; /* interned source names */
     struct nd_strv notes;
     size_t notes_dropped;
-    size_t skipped_binary;      /* files skipped by name in directory walks */
-    size_t skipped_empty;       /* empty files met in directory walks */
-    bool walking;               /* inside a directory walk */
-    bool follow;                /* --follow: symlinks out of the tree are read too */
-    char *tree;                 /* realpath of the directory being walked */
+    size_t skipped_binary; /* files skipped by name in directory walks */
+    size_t skipped_empty;  /* empty files met in directory walks */
+    bool walking;          /* inside a directory walk */
+    bool follow;           /* --follow: symlinks out of the tree are read too */
+    char *tree;            /* realpath of the directory being walked */
     size_t inputs;
     unsigned long long bytes, lines;
     size_t seq;
     char *buf;
-    struct nd_kb_dirid *seen;   /* files and directories already scanned */
+    struct nd_kb_dirid *seen; /* files and directories already scanned */
     size_t nseen;
 
     /* Current source. */
     const char *name;
     unsigned src;
     int rank;
-    long lineno;                /* complete lines before the current chunk */
+    long lineno; /* complete lines before the current chunk */
     double last_ts;
     long last_specific;
-    size_t wrap_rule[8];        /* wrapper matches waiting for a specific line */
+    size_t wrap_rule[8]; /* wrapper matches waiting for a specific line */
     long wrap_count[8];
     size_t nwrap;
-    long wrap_line;             /* line of the oldest of them */
-    struct nd_kb_occ wrap_occ;  /* and its text, evidence for the line that explains it */
+    long wrap_line;            /* line of the oldest of them */
+    struct nd_kb_occ wrap_occ; /* and its text, evidence for the line that explains it */
     size_t last_specific_rule;
 
-    struct nd_kb_match *mbuf;   /* matches of the current chunk */
+    struct nd_kb_match *mbuf; /* matches of the current chunk */
     size_t nmatch;
     unsigned long long *pat_last; /* per pattern: end offset of the last match kept, 0 none */
 
@@ -116,25 +115,25 @@ struct nd_kb_scan {
     size_t scan_len;
     bool lg_on;
     struct nd_kb_logical lg;
-    size_t cur_pl;              /* physical line cursor into lg */
+    size_t cur_pl; /* physical line cursor into lg */
     /* The logical line being collected (one finding per line). */
     struct nd_kb_grp grp[ND_KB_GROUP];
     size_t ngrp;
     long grp_logical;
     /* Context: per key, the last two lines it matched on in source key_src. */
-    bool *key_ref;              /* keys some condition names; NULL when none */
+    bool *key_ref; /* keys some condition names; NULL when none */
     unsigned *key_src;
     long *key_last, *key_prev;
     bool cond_dirty;
     struct nd_kb_pending *pending;
     size_t npending;
-    struct nd_kb_repeat **repeat;   /* per rule: its last line, for repeats */
+    struct nd_kb_repeat **repeat; /* per rule: its last line, for repeats */
     /* Fallback (no rule matched): the last exception line, first ERROR lines. */
     struct nd_kb_occ fb_exc;
     struct nd_kb_occ fb_err[ND_KB_FB_ERRS];
     size_t fb_nerr;
     long fb_errcount;
-    bool no_fallback;           /* callers with a fallback of their own (check) */
+    bool no_fallback; /* callers with a fallback of their own (check) */
 };
 
 static void nd_kb_note(struct nd_kb_scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -259,7 +258,7 @@ static double nd_kb_line_ts(struct nd_kb_scan *s, const char *ls, size_t llen)
     const char *lo = s->chunk;
     const char *end = ls;
     for (int i = 0; i < ND_KB_LOOKBACK && end > lo; i++) {
-        const char *e = end - 1;    /* the '\n' ending the previous line */
+        const char *e = end - 1; /* the '\n' ending the previous line */
         const char *b = e;
         while (b > lo && b[-1] != '\n')
             b--;
@@ -328,8 +327,8 @@ static void nd_kb_count(struct nd_kb_scan *s, size_t ri, struct nd_kb_occ *o, co
 /* Wrappers ("EZ9999: Inner Error!") defer to a specific line near them,
  * and become evidence of it: the finding shows the block it came from. o
  * and ls are the line's occurrence and text, or NULL for a repeated line. */
-static void nd_kb_wrapper_window(struct nd_kb_scan *s, size_t ri, long line, const struct nd_kb_occ *o,
-                                 const char *ls, size_t llen)
+static void nd_kb_wrapper_window(struct nd_kb_scan *s, size_t ri, long line, const struct nd_kb_occ *o, const char *ls,
+                                 size_t llen)
 {
     const struct nd_kb_rule *r = &s->kb->rules.v[ri];
     struct nd_kb_hit *h = &s->hits[ri];
@@ -529,7 +528,7 @@ static void nd_kb_flush_line(struct nd_kb_scan *s)
     for (size_t i = 0; i < nwait; i++) {
         struct nd_kb_grp *g = &s->grp[wait[i]];
         if (s->npending == ND_KB_PENDING_MAX)
-            nd_kb_pending_run(s, true);      /* full: decide with what is known */
+            nd_kb_pending_run(s, true); /* full: decide with what is known */
         struct nd_kb_pending *p = &s->pending[s->npending++];
         p->ri = g->ri;
         p->occ = o;
@@ -569,8 +568,7 @@ static void nd_kb_flush_matches(struct nd_kb_scan *s)
     nd_kb_flush_line(s);
 }
 
-static int nd_kb_on_match(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags,
-                          void *ctx)
+static int nd_kb_on_match(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags, void *ctx)
 {
     (void)from;
     (void)flags;
@@ -592,8 +590,7 @@ static int nd_kb_on_match(unsigned int id, unsigned long long from, unsigned lon
  * logical line's number. */
 static size_t nd_kb_count_nl(const char *p, size_t n);
 
-static void nd_kb_locate(struct nd_kb_scan *s, size_t b, size_t *ls, size_t *le, size_t *m, long *logical,
-                         size_t *evs)
+static void nd_kb_locate(struct nd_kb_scan *s, size_t b, size_t *ls, size_t *le, size_t *m, long *logical, size_t *evs)
 {
     if (!s->lg_on) {
         if (b < s->cur_pos) {
@@ -812,8 +809,13 @@ static const char *nd_kb_compressed_by(const char *buf, size_t len)
         size_t len;
         const char *tool;
     } forms[] = {
-        {"\xfd" "7zXZ\0", 6, "xz"}, {"\x28\xb5\x2f\xfd", 4, "zstd"}, {"BZh", 3, "bzip2"},
-        {"\x04\x22\x4d\x18", 4, "lz4"}, {"\x5d\0\0", 3, "lzma"},
+        {"\xfd"
+         "7zXZ\0",
+         6, "xz"},
+        {"\x28\xb5\x2f\xfd", 4, "zstd"},
+        {"BZh", 3, "bzip2"},
+        {"\x04\x22\x4d\x18", 4, "lz4"},
+        {"\x5d\0\0", 3, "lzma"},
     };
     for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
         if (len >= forms[i].len && memcmp(buf, forms[i].magic, forms[i].len) == 0)
@@ -908,7 +910,7 @@ static int nd_kb_scan_stream(struct nd_kb_scan *s, const char *name, struct nd_k
             bool hole = true;
             for (long i = 0; i < n && hole; i++)
                 hole = buf[have + (size_t)i] == '\0';
-            if (hole) {   /* only a hole so far: the text may follow */
+            if (hole) { /* only a hole so far: the text may follow */
                 got += (unsigned long long)n;
                 nuls += (unsigned long long)n;
                 continue;
@@ -917,8 +919,8 @@ static int nd_kb_scan_stream(struct nd_kb_scan *s, const char *name, struct nd_k
             if (nd_kb_binary(buf + have, (size_t)n)) {
                 const char *tool = nd_kb_compressed_by(buf + have, (size_t)n);
                 if (tool)
-                    nd_kb_note(s, "%s: skipped: %s-compressed (read it with: %s -dc FILE | npu-doctor explain -)",
-                               name, tool, tool);
+                    nd_kb_note(s, "%s: skipped: %s-compressed (read it with: %s -dc FILE | npu-doctor explain -)", name,
+                               tool, tool);
                 else
                     nd_kb_note(s, "%s: skipped: binary data", name);
                 return -EINVAL;
@@ -947,8 +949,8 @@ static int nd_kb_scan_stream(struct nd_kb_scan *s, const char *name, struct nd_k
             memmove(buf, buf + upto, have);
         } else if (total - start >= ND_KB_CHUNK) {
             nd_kb_scan_chunk(s, buf + start, total - start);
-            nd_kb_note(s, "%s:%ld: line longer than %u MiB; only its first %u MiB were scanned", name,
-                       s->lineno + 1, ND_KB_CHUNK >> 20, ND_KB_CHUNK >> 20);
+            nd_kb_note(s, "%s:%ld: line longer than %u MiB; only its first %u MiB were scanned", name, s->lineno + 1,
+                       ND_KB_CHUNK >> 20, ND_KB_CHUNK >> 20);
             skipping = true;
             have = 0;
         } else {
@@ -959,8 +961,7 @@ static int nd_kb_scan_stream(struct nd_kb_scan *s, const char *name, struct nd_k
     if (s->npending)
         nd_kb_pending_run(s, true);
     if (nuls)
-        nd_kb_note(s, "%s: %llu NUL bytes skipped (a log cut short or preallocated while it was written)", name,
-                   nuls);
+        nd_kb_note(s, "%s: %llu NUL bytes skipped (a log cut short or preallocated while it was written)", name, nuls);
     if (in->gz && !failed) {
         int zerr = 0;
         gzerror(in->gz, &zerr);
@@ -1047,9 +1048,9 @@ static int nd_kb_scan_file(struct nd_kb_scan *s, const char *path)
  * directory are skipped unread (named on the command line, they are read). */
 static bool nd_kb_binary_name(const char *name)
 {
-    static const char *const ext[] = {".pt", ".pth", ".bin", ".safetensors", ".ckpt", ".npy", ".npz", ".so",
-                                      ".o", ".png", ".jpg", ".jpeg", ".pkl", ".h5", ".onnx", ".om", ".tar",
-                                      ".zip", ".pyc", ".whl", ".db", NULL};
+    static const char *const ext[] = {".pt",  ".pth", ".bin", ".safetensors", ".ckpt", ".npy", ".npz",  ".so",
+                                      ".o",   ".png", ".jpg", ".jpeg",        ".pkl",  ".h5",  ".onnx", ".om",
+                                      ".tar", ".zip", ".pyc", ".whl",         ".db",   NULL};
     size_t n = strlen(name);
     for (size_t i = 0; ext[i]; i++) {
         size_t e = strlen(ext[i]);
@@ -1229,6 +1230,5 @@ void nd_kb_scan_finish(struct nd_kb_scan *s, struct nd_findings *out, bool all)
     /* Never silent on a failure: nothing known matched, but the log ends
      * in an exception or says ERROR. */
     if (!any && !s->no_fallback && out->n == before && (s->fb_exc.text || s->fb_nerr))
-        nd_kb_fallback_finding(s->kb, s->fb_exc.text ? &s->fb_exc : NULL, s->fb_err, s->fb_nerr,
-                               s->fb_errcount, out);
+        nd_kb_fallback_finding(s->kb, s->fb_exc.text ? &s->fb_exc : NULL, s->fb_err, s->fb_nerr, s->fb_errcount, out);
 }

@@ -99,8 +99,7 @@ size_t nd_kb_line_dedup(const struct nd_kb *kb, size_t *rules, size_t n)
         n = 64;
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n && !hidden[i]; j++)
-            if (j != i && !hidden[j] &&
-                nd_kb_rule_hides(&kb->rules.v[rules[j]], rules[i], &kb->rules.v[rules[i]]))
+            if (j != i && !hidden[j] && nd_kb_rule_hides(&kb->rules.v[rules[j]], rules[i], &kb->rules.v[rules[i]]))
                 hidden[i] = true;
     size_t w = 0;
     for (size_t i = 0; i < n; i++)

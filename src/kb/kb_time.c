@@ -37,8 +37,8 @@ static bool nd_digits(const char *p, const char *end, int n, long *out)
 static bool nd_ts_at(const char *p, const char *end, double *out)
 {
     long y, mo, d, h, mi, s;
-    if (!nd_digits(p, end, 4, &y) || end - p < 19 || p[4] != '-' || !nd_digits(p + 5, end, 2, &mo) ||
-        p[7] != '-' || !nd_digits(p + 8, end, 2, &d) || (p[10] != 'T' && p[10] != ' ' && p[10] != '-') ||
+    if (!nd_digits(p, end, 4, &y) || end - p < 19 || p[4] != '-' || !nd_digits(p + 5, end, 2, &mo) || p[7] != '-' ||
+        !nd_digits(p + 8, end, 2, &d) || (p[10] != 'T' && p[10] != ' ' && p[10] != '-') ||
         !nd_digits(p + 11, end, 2, &h) || p[13] != ':' || !nd_digits(p + 14, end, 2, &mi) || p[16] != ':' ||
         !nd_digits(p + 17, end, 2, &s))
         return false;
@@ -85,9 +85,9 @@ static bool nd_ts_at(const char *p, const char *end, double *out)
 static bool nd_ts_us_at(const char *p, const char *end, double *out)
 {
     long mo, d, y, h, mi, s;
-    if (end - p < 19 || !nd_digits(p, end, 2, &mo) || p[2] != '/' || !nd_digits(p + 3, end, 2, &d) ||
-        p[5] != '/' || !nd_digits(p + 6, end, 4, &y) || p[10] != ' ' || !nd_digits(p + 11, end, 2, &h) ||
-        p[13] != ':' || !nd_digits(p + 14, end, 2, &mi) || p[16] != ':' || !nd_digits(p + 17, end, 2, &s))
+    if (end - p < 19 || !nd_digits(p, end, 2, &mo) || p[2] != '/' || !nd_digits(p + 3, end, 2, &d) || p[5] != '/' ||
+        !nd_digits(p + 6, end, 4, &y) || p[10] != ' ' || !nd_digits(p + 11, end, 2, &h) || p[13] != ':' ||
+        !nd_digits(p + 14, end, 2, &mi) || p[16] != ':' || !nd_digits(p + 17, end, 2, &s))
         return false;
     if (y < 1970 || y > 2200 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60)
         return false;

@@ -49,20 +49,20 @@ struct nd_backlog_seg {
 };
 
 struct nd_backlog {
-    struct nd_backlog_seg *seg;     /* ring */
+    struct nd_backlog_seg *seg; /* ring */
     size_t head, n, cap;
-    char *mem;                      /* the mapping; NULL until first needed */
+    char *mem; /* the mapping; NULL until first needed */
     size_t mem_len, mem_limit, mem_pending;
-    size_t mem_touched;             /* how far pages may be resident */
+    size_t mem_touched; /* how far pages may be resident */
     bool mem_failed;
     bool no_populate;
-    int fd;                         /* -1 until first needed */
+    int fd; /* -1 until first needed */
     bool fd_failed;
     uint64_t file_len;
     size_t file_pending;
     char *rbuf;
     size_t rbuf_cap;
-    struct nd_holdpipe *hold;       /* NULL until first needed */
+    struct nd_holdpipe *hold; /* NULL until first needed */
     uint64_t bytes, peak, spilled, dropped;
 };
 
@@ -210,7 +210,7 @@ char *nd_backlog_tail(struct nd_backlog *b, size_t want, size_t *cap)
             if (upto > b->mem_limit)
                 upto = b->mem_limit;
             if (!b->no_populate && madvise(b->mem + from, upto - from, MADV_POPULATE_WRITE) != 0)
-                b->no_populate = true;   /* older kernels: the pages fault in one by one */
+                b->no_populate = true; /* older kernels: the pages fault in one by one */
 #endif
         }
         b->mem_touched = upto;
@@ -319,7 +319,7 @@ bool nd_backlog_peek(struct nd_backlog *b, struct nd_backlog_block *out)
                     continue;
                 }
             }
-            if (s->len == 0) {   /* only the start of a line the next block has */
+            if (s->len == 0) { /* only the start of a line the next block has */
                 nd_backlog_pop(b);
                 continue;
             }

@@ -14,11 +14,11 @@
 struct nd_backlog;
 
 struct nd_backlog_block {
-    int stream;             /* 1 stdout, 2 stderr */
-    long first_lineno;      /* line number of the block's first line */
-    double at_s;            /* when the block arrived (monitor clock) */
-    unsigned flags;         /* the caller's, as pushed */
-    const char *data;       /* valid until the next push or pop */
+    int stream;        /* 1 stdout, 2 stderr */
+    long first_lineno; /* line number of the block's first line */
+    double at_s;       /* when the block arrived (monitor clock) */
+    unsigned flags;    /* the caller's, as pushed */
+    const char *data;  /* valid until the next push or pop */
     size_t len;
 };
 

@@ -57,8 +57,8 @@ void nd_detect_describe_busy(const struct nd_detect_context *ctx, size_t max, ch
     free(v);
 }
 
-void nd_detect_all(const struct nd_series *s, const struct nd_detect_config *cfg,
-                   const struct nd_detect_context *ctx, struct nd_findings *out)
+void nd_detect_all(const struct nd_series *s, const struct nd_detect_config *cfg, const struct nd_detect_context *ctx,
+                   struct nd_findings *out)
 {
     nd_detect_fallback(s, cfg, ctx, out);
     nd_detect_partial_fallback(s, cfg, ctx, out);

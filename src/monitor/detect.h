@@ -36,9 +36,9 @@
 #include "core/finding.h"
 #include "core/series.h"
 
-#define ND_BUSY_CORES 0.8           /* "about one core": tick rounding absorbed */
+#define ND_BUSY_CORES 0.8 /* "about one core": tick rounding absorbed */
 #define ND_BUSY_RUNNABLE 0.8
-#define ND_INPUT_BOUND_UTIL 15.0    /* percent */
+#define ND_INPUT_BOUND_UTIL 15.0 /* percent */
 #define ND_HANG_MAX_CORES 0.05
 #define ND_DEVICE_MEM_FULL 0.95
 #define ND_DEVICE_MEM_FULL_SAMPLES 10
@@ -58,31 +58,31 @@ void nd_detect_config_default(struct nd_detect_config *cfg);
 struct nd_detect_proc {
     pid_t pid, ppid;
     char comm[32];
-    char cmd[160];           /* redacted command line, shortened */
-    double cores;            /* over the last interval */
+    char cmd[160]; /* redacted command line, shortened */
+    double cores;  /* over the last interval */
     bool holds_device;
     unsigned frameworks;
     /* Sustained use: the mean over the last --window (or since it was first
      * seen, when younger), so a verdict does not follow one noisy tick. */
     double win_cores;
-    double win_runnable;     /* share of the window's samples that found it runnable */
-    double tracked_s;        /* seconds since the sampler first saw it */
-    bool held_ever;          /* held a device at some tick */
-    uint32_t held_mask;      /* series device slots held now */
-    char state;              /* R, S, D, T, t, Z (from stat) */
-    char rank[12];           /* RANK from its environment ("" when none) */
-    char local_rank[12];     /* LOCAL_RANK */
-    bool distributed;        /* RANK, WORLD_SIZE or MASTER_ADDR set */
-    uint64_t read_bytes;     /* /proc/PID/io rchar: bytes read, cache or storage */
+    double win_runnable; /* share of the window's samples that found it runnable */
+    double tracked_s;    /* seconds since the sampler first saw it */
+    bool held_ever;      /* held a device at some tick */
+    uint32_t held_mask;  /* series device slots held now */
+    char state;          /* R, S, D, T, t, Z (from stat) */
+    char rank[12];       /* RANK from its environment ("" when none) */
+    char local_rank[12]; /* LOCAL_RANK */
+    bool distributed;    /* RANK, WORLD_SIZE or MASTER_ADDR set */
+    uint64_t read_bytes; /* /proc/PID/io rchar: bytes read, cache or storage */
     bool io_valid;
-    char wchan[32];          /* the kernel function it sleeps in ("" unknown or running) */
+    char wchan[32]; /* the kernel function it sleeps in ("" unknown or running) */
 };
 
 /* What one process of the job does, judged over the window. */
 enum nd_proc_verdict {
-    ND_PV_ON_DEVICE,         /* holds a device */
-    ND_PV_FRAMEWORK_NO_DEVICE,  /* computes with an ML framework loaded, holds none */
-    ND_PV_CPU_ONLY,          /* computes, no framework */
+    ND_PV_ON_DEVICE,           /* holds a device */
+    ND_PV_FRAMEWORK_NO_DEVICE, /* computes with an ML framework loaded, holds none */
+    ND_PV_CPU_ONLY,            /* computes, no framework */
     ND_PV_IDLE,
 };
 
@@ -91,40 +91,40 @@ struct nd_detect_context {
     pid_t root_pid;
     /* A usable device: a vendor answered with devices, or device nodes exist. */
     bool device_usable;
-    char device_vendor[16];          /* "ascend" or "nvidia" */
+    char device_vendor[16]; /* "ascend" or "nvidia" */
     size_t ndevices;
-    char device_name[48];            /* "910B3" */
+    char device_name[48]; /* "910B3" */
     const struct nd_detect_proc *procs;
     size_t nprocs;
-    bool frameworks_known;           /* /proc/PID/maps was readable for a process */
-    long host_cpus;                  /* online CPUs (0 unknown) */
-    uint64_t rlimit_as;              /* the main process's ulimit -v in bytes (0 none) */
-    bool cgroup_v1;                  /* the memory limit is v1's memory.limit_in_bytes */
-    uint64_t peak_rss;               /* the job's largest RSS so far */
-    bool have_py_spy, have_gdb;      /* on PATH: the hang fix uses what is there */
-    double loadavg1;                 /* 1-minute load average (-1 unknown) */
+    bool frameworks_known;      /* /proc/PID/maps was readable for a process */
+    long host_cpus;             /* online CPUs (0 unknown) */
+    uint64_t rlimit_as;         /* the main process's ulimit -v in bytes (0 none) */
+    bool cgroup_v1;             /* the memory limit is v1's memory.limit_in_bytes */
+    uint64_t peak_rss;          /* the job's largest RSS so far */
+    bool have_py_spy, have_gdb; /* on PATH: the hang fix uses what is there */
+    double loadavg1;            /* 1-minute load average (-1 unknown) */
     /* Job pids that vanished since the previous sample (OOM victims?). */
     const pid_t *vanished;
     size_t nvanished;
     /* From the output, by loglines.c. */
-    long op_fallback_lines;          /* "will fall back to run on the CPU" */
+    long op_fallback_lines; /* "will fall back to run on the CPU" */
     char op_fallback_example[240];
-    bool dataloader_bus_error;       /* DataLoader worker killed by SIGBUS / shm */
+    bool dataloader_bus_error; /* DataLoader worker killed by SIGBUS / shm */
     char dataloader_line[240];
 };
 
 /* How the job ended (exit.c). */
 struct nd_exit_info {
-    bool exited;             /* normal exit: code valid */
+    bool exited; /* normal exit: code valid */
     int code;
     bool signaled;
     int signal;
-    bool stopped_by_us;      /* --fail-fast or the escalation killed it */
+    bool stopped_by_us; /* --fail-fast or the escalation killed it */
     /* The last line of the job's output that reads like an error or
      * exception (run only; "" when none), and its line number. */
     const char *last_error;
     long last_error_line;
-    const char *last_line;   /* the very last line printed, "" when none */
+    const char *last_line; /* the very last line printed, "" when none */
 };
 
 void nd_detect_fallback(const struct nd_series *s, const struct nd_detect_config *cfg,
@@ -138,15 +138,15 @@ void nd_detect_input_bound(const struct nd_series *s, const struct nd_detect_con
  * on a device or busy enough. */
 bool nd_input_window(const struct nd_series *s, const struct nd_detect_config *cfg, const struct nd_sample **a,
                      const struct nd_sample **b, double *util, bool *job_util);
-void nd_detect_hang(const struct nd_series *s, const struct nd_detect_config *cfg,
-                    const struct nd_detect_context *ctx, struct nd_findings *out);
+void nd_detect_hang(const struct nd_series *s, const struct nd_detect_config *cfg, const struct nd_detect_context *ctx,
+                    struct nd_findings *out);
 void nd_detect_stopped(const struct nd_series *s, const struct nd_detect_config *cfg,
                        const struct nd_detect_context *ctx, struct nd_findings *out);
 void nd_detect_memory(const struct nd_series *s, const struct nd_detect_config *cfg,
                       const struct nd_detect_context *ctx, struct nd_findings *out);
 /* At the end only. */
-void nd_detect_exit(const struct nd_series *s, const struct nd_detect_context *ctx,
-                    const struct nd_exit_info *ex, struct nd_findings *out);
+void nd_detect_exit(const struct nd_series *s, const struct nd_detect_context *ctx, const struct nd_exit_info *ex,
+                    struct nd_findings *out);
 /* One process of the job on the CPU while a sibling holds a device (procverdict.c). */
 void nd_detect_partial_fallback(const struct nd_series *s, const struct nd_detect_config *cfg,
                                 const struct nd_detect_context *ctx, struct nd_findings *out);
@@ -174,8 +174,8 @@ const char *nd_proc_verdict_name(enum nd_proc_verdict v);
 size_t nd_detect_partial_procs(const struct nd_detect_config *cfg, const struct nd_detect_context *ctx,
                                const struct nd_detect_proc **out, size_t max);
 /* Every tick detector above, in order. */
-void nd_detect_all(const struct nd_series *s, const struct nd_detect_config *cfg,
-                   const struct nd_detect_context *ctx, struct nd_findings *out);
+void nd_detect_all(const struct nd_series *s, const struct nd_detect_config *cfg, const struct nd_detect_context *ctx,
+                   struct nd_findings *out);
 
 /* The device frameworks of a vendor as nd_framework bits. */
 unsigned nd_detect_device_frameworks(const char *vendor);
@@ -189,7 +189,7 @@ void nd_detect_describe_busy(const struct nd_detect_context *ctx, size_t max, ch
  * base matched. classify says which a line is (ND_NOTE_* bits, pure); note
  * records it (again for each repeat). */
 #define ND_NOTE_OP_FALLBACK 1u
-#define ND_NOTE_BUS_ERROR   2u
+#define ND_NOTE_BUS_ERROR 2u
 unsigned nd_loglines_classify(const char *line, size_t len);
 void nd_loglines_note(unsigned notes, const char *line, size_t len, struct nd_detect_context *ctx);
 /* The same for every line of a block (used while the knowledge base loads,

@@ -76,8 +76,9 @@ static void nd_exit_host_memory(const struct nd_series *s, const struct nd_detec
             nd_finding_add_evidence(f, NULL, 0, "cgroup %s: %.0f MiB; the job's RSS peaked at %.0f MiB",
                                     nd_cgroup_limit_file(ctx), (double)b->cg_mem_max / 1048576.0, peak);
         else
-            nd_finding_add_evidence(f, NULL, 0, "no address-space or cgroup limit seen; the job's RSS peaked at "
-                                                "%.0f MiB",
+            nd_finding_add_evidence(f, NULL, 0,
+                                    "no address-space or cgroup limit seen; the job's RSS peaked at "
+                                    "%.0f MiB",
                                     peak);
         nd_finding_set_cause(f, "The host (or the job's cgroup) had no memory left for the allocation.");
         nd_finding_add_fix(f, "raise the memory limit (docker --memory, Kubernetes limits, Slurm --mem), or lower "
@@ -109,8 +110,8 @@ static void nd_exit_code(const struct nd_series *s, const struct nd_exit_info *e
         nd_finding_add_fix(f, "chmod +x SCRIPT, or run it through its interpreter: python3 SCRIPT");
     } else if (ex->code > 128 && ex->code < 128 + 65) {
         f = nd_findings_add(out, "exit.child-signal", ND_CAT_CONFIG, ND_SEV_ERROR,
-                            "The job exited with status %d: a command inside it died from %s (signal %d)",
-                            ex->code, nd_signame(ex->code - 128), ex->code - 128);
+                            "The job exited with status %d: a command inside it died from %s (signal %d)", ex->code,
+                            nd_signame(ex->code - 128), ex->code - 128);
         nd_finding_set_cause(f, "A shell or launcher reports 128+N when the program it ran was killed by signal N.");
         if (ex->code - 128 == SIGKILL)
             nd_finding_add_fix(f, "dmesg | grep -i -e oom -e killed   # the OOM killer sends SIGKILL");
@@ -141,8 +142,8 @@ static void nd_exit_code(const struct nd_series *s, const struct nd_exit_info *e
     free(last);
 }
 
-static void nd_exit_shm(const struct nd_series *s, const struct nd_detect_context *ctx,
-                        const struct nd_exit_info *ex, struct nd_findings *out)
+static void nd_exit_shm(const struct nd_series *s, const struct nd_detect_context *ctx, const struct nd_exit_info *ex,
+                        struct nd_findings *out)
 {
     const struct nd_sample *b = nd_series_last(s);
     struct nd_finding *f = nd_findings_add(out, "exit.bus-error-shm", ND_CAT_HOST_OOM, ND_SEV_ERROR,
@@ -161,8 +162,8 @@ static void nd_exit_shm(const struct nd_series *s, const struct nd_detect_contex
     nd_finding_add_fix(f, "or DataLoader(num_workers=0) to confirm");
 }
 
-void nd_detect_exit(const struct nd_series *s, const struct nd_detect_context *ctx,
-                    const struct nd_exit_info *ex, struct nd_findings *out)
+void nd_detect_exit(const struct nd_series *s, const struct nd_detect_context *ctx, const struct nd_exit_info *ex,
+                    struct nd_findings *out)
 {
     const struct nd_sample *b = nd_series_last(s);
     double at = b ? b->t : 0;
@@ -189,7 +190,8 @@ void nd_detect_exit(const struct nd_series *s, const struct nd_detect_context *c
         if (nd_oom_rose(s)) {
             f = nd_findings_add(out, "exit.oom-killed", ND_CAT_HOST_OOM, ND_SEV_ERROR,
                                 "The kernel OOM killer ended the job (SIGKILL)");
-            nd_finding_add_evidence(f, NULL, 0, "died from SIGKILL (exit status 137); cgroup oom_kill went from %lld to %lld",
+            nd_finding_add_evidence(f, NULL, 0,
+                                    "died from SIGKILL (exit status 137); cgroup oom_kill went from %lld to %lld",
                                     (long long)nd_series_first(s)->oom_kill, (long long)b->oom_kill);
             if (ctx->peak_rss && b->cg_mem_max)
                 nd_finding_add_evidence(f, NULL, 0, "the job's RSS peaked at %.0f MiB; cgroup %s: %.0f MiB",
@@ -205,7 +207,8 @@ void nd_detect_exit(const struct nd_series *s, const struct nd_detect_context *c
             f = nd_findings_add(out, "exit.killed", ND_CAT_CONFIG, ND_SEV_WARNING,
                                 "The job was killed with SIGKILL from outside");
             f->confidence = ND_CONF_LOW;
-            nd_finding_add_evidence(f, NULL, 0, "died from SIGKILL (exit status 137); the cgroup OOM counter did not move");
+            nd_finding_add_evidence(f, NULL, 0,
+                                    "died from SIGKILL (exit status 137); the cgroup OOM counter did not move");
             nd_finding_set_cause(f, "A scheduler limit (Slurm time or memory, Kubernetes eviction), the host OOM "
                                     "killer outside the cgroup, or a person.");
             nd_finding_add_fix(f, "dmesg | grep -i -e oom -e killed; sacct -j $SLURM_JOB_ID -o State,MaxRSS");
@@ -223,8 +226,7 @@ void nd_detect_exit(const struct nd_series *s, const struct nd_detect_context *c
         nd_finding_add_fix(f, "npu-doctor check   # version mismatches between driver, CANN/CUDA and torch");
         break;
     case SIGABRT:
-        f = nd_findings_add(out, "exit.abort", ND_CAT_DEVICE_FAULT, ND_SEV_ERROR,
-                            "The job aborted (SIGABRT)");
+        f = nd_findings_add(out, "exit.abort", ND_CAT_DEVICE_FAULT, ND_SEV_ERROR, "The job aborted (SIGABRT)");
         f->confidence = ND_CONF_LOW;
         nd_finding_add_evidence(f, NULL, 0, "died from SIGABRT (exit status 134)");
         nd_finding_set_cause(f, "A native library hit an assertion or an uncaught C++ exception; the last lines of "

@@ -48,8 +48,19 @@ bool nd_exit_line_is_error(const char *line, size_t len)
     if (nd_python_exception(line, len))
         return true;
     static const char *const words[] = {
-        "error:", "error ", "fatal", "exception", "no such file", "can't open file", "cannot open",
-        "command not found", "permission denied", "killed", "segmentation fault", "aborted", "traceback",
+        "error:",
+        "error ",
+        "fatal",
+        "exception",
+        "no such file",
+        "can't open file",
+        "cannot open",
+        "command not found",
+        "permission denied",
+        "killed",
+        "segmentation fault",
+        "aborted",
+        "traceback",
     };
     for (size_t k = 0; k < sizeof words / sizeof *words; k++)
         if (nd_has_word(line, len, words[k]))
@@ -94,8 +105,20 @@ void nd_exit_tail_feed(struct nd_exit_tail *t, const char *line, size_t len, lon
  * database: a block of output costs one scan, and only the lines that hold
  * one of them are judged line by line. */
 static const char *const nd_tail_words[] = {
-    "error", "fatal", "exception", "no such file", "can't open file", "cannot open", "command not found",
-    "permission denied", "killed", "segmentation fault", "aborted", "exit:", "interrupt", "failure:",
+    "error",
+    "fatal",
+    "exception",
+    "no such file",
+    "can't open file",
+    "cannot open",
+    "command not found",
+    "permission denied",
+    "killed",
+    "segmentation fault",
+    "aborted",
+    "exit:",
+    "interrupt",
+    "failure:",
 };
 static hs_database_t *nd_tail_db;
 static hs_scratch_t *nd_tail_scratch;
@@ -126,7 +149,7 @@ static bool nd_tail_compile(void)
 }
 
 struct nd_tail_hits {
-    size_t *end;        /* offsets just past a matched word */
+    size_t *end; /* offsets just past a matched word */
     size_t n, cap;
 };
 

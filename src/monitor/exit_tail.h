@@ -10,7 +10,7 @@
 #define ND_EXIT_TAIL_LINE 400
 
 struct nd_exit_tail {
-    char last_error[ND_EXIT_TAIL_LINE];   /* printable, not yet redacted */
+    char last_error[ND_EXIT_TAIL_LINE]; /* printable, not yet redacted */
     long last_error_line;
     char last_line[ND_EXIT_TAIL_LINE];
 };

@@ -63,8 +63,8 @@ void nd_detect_fallback(const struct nd_series *s, const struct nd_detect_config
     struct nd_finding *f;
     if (ndev > 0)
         f = nd_findings_add(out, "fallback.cpu-fallback", ND_CAT_CPU_FALLBACK, sev,
-                            "The job computes on the CPU while %zu %s%s sit%s idle", ndev, word,
-                            ndev == 1 ? "" : "s", ndev == 1 ? "s" : "");
+                            "The job computes on the CPU while %zu %s%s sit%s idle", ndev, word, ndev == 1 ? "" : "s",
+                            ndev == 1 ? "s" : "");
     else
         f = nd_findings_add(out, "fallback.cpu-fallback", ND_CAT_CPU_FALLBACK, sev,
                             "The job computes on the CPU while the %ss sit idle", word);

@@ -9,8 +9,8 @@
 #include "device/device.h"
 #include "monitor/detect.h"
 
-void nd_detect_hang(const struct nd_series *s, const struct nd_detect_config *cfg,
-                    const struct nd_detect_context *ctx, struct nd_findings *out)
+void nd_detect_hang(const struct nd_series *s, const struct nd_detect_config *cfg, const struct nd_detect_context *ctx,
+                    struct nd_findings *out)
 {
     const struct nd_sample *b = nd_series_last(s);
     const struct nd_sample *first = nd_series_first(s);
@@ -25,7 +25,7 @@ void nd_detect_hang(const struct nd_series *s, const struct nd_detect_config *cf
     if (cores >= ND_HANG_MAX_CORES)
         return;
     if (nd_series_stopped_frac(a, b) >= 0.5)
-        return;   /* stopped by a signal: nd_detect_stopped says so */
+        return; /* stopped by a signal: nd_detect_stopped says so */
     double util = 0;
     bool held = b->held_s - a->held_s > 0 || b->on_device;
     if (held && nd_series_avg_job_util(a, b, &util) && util >= 0.5)
@@ -61,13 +61,15 @@ void nd_detect_hang(const struct nd_series *s, const struct nd_detect_config *cf
     if (ctx->have_py_spy)
         nd_finding_add_fix(f, "py-spy dump --pid %d   # where each Python thread is stuck", pid);
     else if (ctx->have_gdb)
-        nd_finding_add_fix(f, "gdb -p %d -batch -ex 'thread apply all py-bt'   # Python stacks (py-spy is not "
-                              "installed)",
+        nd_finding_add_fix(f,
+                           "gdb -p %d -batch -ex 'thread apply all py-bt'   # Python stacks (py-spy is not "
+                           "installed)",
                            pid);
     else
         nd_finding_add_fix(f, "pip install py-spy && py-spy dump --pid %d   # where each Python thread is stuck", pid);
-    nd_finding_add_fix(f, "kill -USR1 %d   # prints every thread's stack if the job called "
-                          "faulthandler.register(signal.SIGUSR1)",
+    nd_finding_add_fix(f,
+                       "kill -USR1 %d   # prints every thread's stack if the job called "
+                       "faulthandler.register(signal.SIGUSR1)",
                        pid);
     if (distributed) {
         nd_finding_add_fix(f, "TORCH_DISTRIBUTED_DEBUG=DETAIL, and init_process_group(timeout=...) decides how long "
@@ -99,9 +101,8 @@ void nd_detect_stopped(const struct nd_series *s, const struct nd_detect_config 
     for (size_t i = 0; i < ctx->nprocs && shown < 4; i++)
         if (ctx->procs[i].state == 'T' || ctx->procs[i].state == 't') {
             nd_finding_add_evidence(f, NULL, 0, "pid %d %s: state %c (%s)", (int)ctx->procs[i].pid,
-                                    ctx->procs[i].cmd[0] ? ctx->procs[i].cmd : ctx->procs[i].comm,
-                                    ctx->procs[i].state, ctx->procs[i].state == 't' ? "stopped by a tracer"
-                                                                                    : "stopped");
+                                    ctx->procs[i].cmd[0] ? ctx->procs[i].cmd : ctx->procs[i].comm, ctx->procs[i].state,
+                                    ctx->procs[i].state == 't' ? "stopped by a tracer" : "stopped");
             shown++;
         }
     nd_finding_add_evidence(f, NULL, 0, "every process of the job has been stopped for %.0f s", span);

@@ -25,15 +25,15 @@ static const int nd_hold_sizes[] = {64 << 20, 16 << 20, 4 << 20, 1 << 20};
 struct nd_hold_one {
     int rd, wr;
     size_t held;
-    bool full;              /* takes no more bytes */
+    bool full; /* takes no more bytes */
 };
 
 struct nd_holdpipe {
     struct nd_hold_one p[ND_HOLD_PIPES_MAX];
-    size_t first, n;        /* p[first .. first+n): oldest to newest */
-    size_t size_at;         /* nd_hold_sizes[size_at] is the largest allowed */
+    size_t first, n; /* p[first .. first+n): oldest to newest */
+    size_t size_at;  /* nd_hold_sizes[size_at] is the largest allowed */
     size_t bytes, max_bytes;
-    bool off;               /* tee refused: never again */
+    bool off; /* tee refused: never again */
 };
 
 struct nd_holdpipe *nd_holdpipe_new(size_t max_bytes)
@@ -75,7 +75,7 @@ static bool nd_hold_grow(struct nd_holdpipe *h)
     const size_t nsizes = sizeof nd_hold_sizes / sizeof *nd_hold_sizes;
     while (h->size_at < nsizes && (got = fcntl(fds[1], F_SETPIPE_SZ, nd_hold_sizes[h->size_at])) < 0 &&
            errno == EPERM && h->size_at + 1 < nsizes)
-        h->size_at++;   /* over what we may have: smaller from now on */
+        h->size_at++; /* over what we may have: smaller from now on */
     if (got < (int)ND_HOLD_PIPE_MIN) {
         /* The user's pipe quota is spent (for now): the caller copies. */
         close(fds[0]);
@@ -117,7 +117,7 @@ size_t nd_holdpipe_tee(struct nd_holdpipe *h, int fd, size_t max)
             continue;
         }
         if (t < 0 && errno != EINTR)
-            h->off = true;    /* not a pipe (a pty), or no tee here */
+            h->off = true; /* not a pipe (a pty), or no tee here */
         return 0;
     }
     return 0;

@@ -37,8 +37,7 @@ void nd_detect_input_bound(const struct nd_series *s, const struct nd_detect_con
         return;
 
     struct nd_finding *f = nd_findings_add(out, "idle.input-bound", ND_CAT_INPUT_BOUND, ND_SEV_WARNING,
-                                           "The device waits for data: %.0f%% utilisation while the CPU is busy",
-                                           util);
+                                           "The device waits for data: %.0f%% utilisation while the CPU is busy", util);
     f->at_s = b->t;
     f->confidence = ND_CONF_MEDIUM;
     nd_finding_add_evidence(f, NULL, 0, "device utilisation: %.0f%% on average over the last %.0f s (%s)", util,

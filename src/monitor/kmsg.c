@@ -57,9 +57,9 @@ bool nd_kmsg_find_oom(const pid_t *pids, size_t n, size_t max_records, char *lin
     for (size_t i = 0; i < max_records; i++) {
         ssize_t r = read(fd, rec, sizeof rec - 1);
         if (r < 0 && errno == EPIPE)
-            continue;   /* overwritten while we read: go on with the next */
+            continue; /* overwritten while we read: go on with the next */
         if (r <= 0)
-            break;      /* EAGAIN: the end of the log */
+            break; /* EAGAIN: the end of the log */
         pid_t pid = nd_kmsg_oom_pid(rec, (size_t)r);
         for (size_t k = 0; pid > 0 && k < n; k++)
             if (pids[k] == pid) {

@@ -10,10 +10,10 @@
 
 struct nd_linecache_slot {
     uint64_t hash;
-    char *text;                 /* NULL: empty slot */
+    char *text; /* NULL: empty slot */
     size_t len;
     struct nd_linecache_entry e;
-    char *idbuf;                /* the ids, one allocation */
+    char *idbuf; /* the ids, one allocation */
 };
 
 struct nd_linecache {

@@ -9,17 +9,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define ND_LINECACHE_IDS 8          /* finding ids remembered per line */
-#define ND_LINECACHE_TEXT_MAX 1024  /* longer lines are not cached */
-#define ND_LINECACHE_KEYS 16        /* context keys remembered per line */
+#define ND_LINECACHE_IDS 8         /* finding ids remembered per line */
+#define ND_LINECACHE_TEXT_MAX 1024 /* longer lines are not cached */
+#define ND_LINECACHE_KEYS 16       /* context keys remembered per line */
 
 struct nd_linecache;
 
 struct nd_linecache_entry {
-    unsigned flags;             /* the caller's, kept with the ids */
+    unsigned flags; /* the caller's, kept with the ids */
     size_t nids;
     const char *ids[ND_LINECACHE_IDS];
-    size_t nkeys;               /* the knowledge base's context keys the line sets */
+    size_t nkeys; /* the knowledge base's context keys the line sets */
     unsigned keys[ND_LINECACHE_KEYS];
 };
 

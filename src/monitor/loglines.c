@@ -39,8 +39,7 @@ static void nd_line_around(const char *data, size_t len, const char *p, const ch
 
 void nd_loglines_note_block(const char *data, size_t len, struct nd_detect_context *ctx)
 {
-    static const char *const anchors[] = {"will fall back to run on", "Bus error",
-                                          "insufficient shared memory (shm)"};
+    static const char *const anchors[] = {"will fall back to run on", "Bus error", "insufficient shared memory (shm)"};
     const char *end = data + len;
     /* One pass per anchor; every line holding one is classified once. */
     for (size_t a = 0; a < sizeof anchors / sizeof *anchors; a++) {

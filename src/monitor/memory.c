@@ -25,8 +25,8 @@ static void nd_device_full(const struct nd_series *s, const struct nd_sample *b,
         if (i < ND_DEVICE_MEM_FULL_SAMPLES)
             continue;
         struct nd_finding *f = nd_findings_add(out, "memory.device-full", ND_CAT_DEVICE_OOM, ND_SEV_WARNING,
-                                               "%s device %d memory is above 95%% and an OOM is near",
-                                               s->dev[d].vendor, s->dev[d].index);
+                                               "%s device %d memory is above 95%% and an OOM is near", s->dev[d].vendor,
+                                               s->dev[d].index);
         f->at_s = b->t;
         f->confidence = ND_CONF_MEDIUM;
         nd_finding_add_evidence(f, NULL, 0, "device %d: %" PRIu32 " of %.0f MiB used for the last %d samples",
@@ -62,8 +62,9 @@ void nd_detect_memory(const struct nd_series *s, const struct nd_detect_config *
                                         (int)ctx->vanished[i]);
         } else {
             f->confidence = ND_CONF_MEDIUM;
-            nd_finding_add_evidence(f, NULL, 0, "no process of the job vanished at that moment: the victim may be "
-                                                "another process of the cgroup");
+            nd_finding_add_evidence(f, NULL, 0,
+                                    "no process of the job vanished at that moment: the victim may be "
+                                    "another process of the cgroup");
         }
         if (b->cg_mem_max)
             nd_finding_add_evidence(f, NULL, 0, "cgroup %s: %.0f MiB; job RSS now %.0f MiB, at most %.0f MiB",
@@ -72,7 +73,8 @@ void nd_detect_memory(const struct nd_series *s, const struct nd_detect_config *
         else if (ctx->peak_rss)
             nd_finding_add_evidence(f, NULL, 0, "job RSS at most %.0f MiB", (double)ctx->peak_rss / 1048576.0);
         nd_finding_set_cause(f, "Host memory in the cgroup ran out (limit of the container, pod or Slurm job).");
-        nd_finding_add_fix(f, "raise the memory limit (docker --memory, Kubernetes resources.limits.memory, Slurm --mem)");
+        nd_finding_add_fix(f,
+                           "raise the memory limit (docker --memory, Kubernetes resources.limits.memory, Slurm --mem)");
         nd_finding_add_fix(f, "lower DataLoader num_workers and prefetch_factor; each worker holds its own copy of "
                               "the data set object");
     }
@@ -84,8 +86,7 @@ void nd_detect_memory(const struct nd_series *s, const struct nd_detect_config *
         f->confidence = ND_CONF_MEDIUM;
         nd_finding_add_evidence(f, NULL, 0, "RSS of the job: %.0f MiB; cgroup %s: %.0f MiB (%.0f%%)",
                                 (double)b->rss_bytes / 1048576.0, nd_cgroup_limit_file(ctx),
-                                (double)b->cg_mem_max / 1048576.0,
-                                100.0 * (double)b->rss_bytes / (double)b->cg_mem_max);
+                                (double)b->cg_mem_max / 1048576.0, 100.0 * (double)b->rss_bytes / (double)b->cg_mem_max);
         nd_finding_set_cause(f, "When the limit is reached the kernel OOM killer ends a process of the job.");
         nd_finding_add_fix(f, "raise the memory limit, or lower num_workers / batch size / cached data");
     }

@@ -79,32 +79,32 @@ struct nd_monitor {
     bool want_stop;
     bool metrics_warned;
     bool env_done;
-    pid_t env_pid;                  /* whose environment env_reasons describe */
+    pid_t env_pid; /* whose environment env_reasons describe */
     struct nd_findings env_reasons;
-    struct nd_proc_registry procs;  /* every process seen, with its verdict */
+    struct nd_proc_registry procs; /* every process seen, with its verdict */
     uint64_t peak_rss;
-    double last_sample_wall;        /* time(2) of the last sample, for the metrics */
-    bool ended;                     /* nd_monitor_finish: the metrics say running 0 */
-    char *label_names[8], *label_values[8];   /* the job's labels on the metrics */
+    double last_sample_wall;                /* time(2) of the last sample, for the metrics */
+    bool ended;                             /* nd_monitor_finish: the metrics say running 0 */
+    char *label_names[8], *label_values[8]; /* the job's labels on the metrics */
     size_t nlabels;
     char *argv_text;
     double max_cores;
     unsigned frameworks;
-    struct nd_kb *kb;               /* the matcher in use (NULL: built-in table) */
-    struct nd_kb *kb_owned;         /* loaded in the background: ours to free */
-    struct nd_kb_loader *loader;    /* until the background load is collected */
-    struct nd_backlog *backlog;     /* output not matched yet, oldest first */
-    struct nd_linecache *seen;      /* lines matched before */
-    double tokens, tokens_at;       /* the live-matching budget */
-    uint64_t lines_late;            /* lines matched from the backlog */
-    uint64_t lines_dropped;         /* no room to hold them: never matched */
-    double max_lag_s;               /* the most a line waited to be matched */
-    size_t alerts_late;             /* findings first seen from the backlog */
+    struct nd_kb *kb;            /* the matcher in use (NULL: built-in table) */
+    struct nd_kb *kb_owned;      /* loaded in the background: ours to free */
+    struct nd_kb_loader *loader; /* until the background load is collected */
+    struct nd_backlog *backlog;  /* output not matched yet, oldest first */
+    struct nd_linecache *seen;   /* lines matched before */
+    double tokens, tokens_at;    /* the live-matching budget */
+    uint64_t lines_late;         /* lines matched from the backlog */
+    uint64_t lines_dropped;      /* no room to hold them: never matched */
+    double max_lag_s;            /* the most a line waited to be matched */
+    size_t alerts_late;          /* findings first seen from the backlog */
     double max_alert_lag_s;
-    double final_drain_s;           /* matching left when the job had ended */
-    struct nd_exit_tail tail;       /* the output's last error line, from the matched blocks */
-    size_t noted_early;             /* bytes noted on arrival while the kb loaded */
-    long lines_matched;             /* output lines matched so far, both streams, in order */
+    double final_drain_s;     /* matching left when the job had ended */
+    struct nd_exit_tail tail; /* the output's last error line, from the matched blocks */
+    size_t noted_early;       /* bytes noted on arrival while the kb loaded */
+    long lines_matched;       /* output lines matched so far, both streams, in order */
 };
 
 static void nd_drain(struct nd_monitor *m, bool all);
@@ -168,7 +168,7 @@ static void nd_enrich_fallback(struct nd_monitor *m, struct nd_finding *f)
     if (!m->env_done) {
         m->env_done = true;
         m->env_pid = pid;
-        struct nd_environ env;   /* nd_environ_from_pid initialises it, even when it fails */
+        struct nd_environ env; /* nd_environ_from_pid initialises it, even when it fails */
         struct nd_error err = {0};
         if (nd_environ_from_pid(pid, &env, &err) == 0) {
             char exe[64], python[PATH_MAX] = "";
@@ -181,8 +181,7 @@ static void nd_enrich_fallback(struct nd_monitor *m, struct nd_finding *f)
             bool any = false;
             for (size_t i = 0; i < m->env_reasons.n; i++)
                 any = any || m->env_reasons.v[i]->severity >= ND_SEV_WARNING;
-            if (!any)
-            {
+            if (!any) {
                 /* A rough reason when the check probes have nothing to say (or are not built). */
                 const struct nd_vendor *v = nd_vendor_by_name(m->ctx.device_vendor);
                 if (!v)
@@ -373,7 +372,7 @@ static void nd_job_labels(struct nd_monitor *m)
         nd_add_label(m, "slurm_job_id", nd_environ_get(&env, "SLURM_JOB_ID"));
         const char *pod = nd_environ_get(&env, "POD_NAME");
         if (!pod && nd_environ_get(&env, "KUBERNETES_SERVICE_HOST"))
-            pod = nd_environ_get(&env, "HOSTNAME");   /* a pod's hostname is its name */
+            pod = nd_environ_get(&env, "HOSTNAME"); /* a pod's hostname is its name */
         nd_add_label(m, "pod", pod);
         nd_add_label(m, "namespace", nd_environ_get(&env, "POD_NAMESPACE"));
     }
@@ -545,9 +544,9 @@ struct nd_block_match {
     long first_lineno;
     double at_s;
     bool late;
-    bool noted;             /* notes taken on arrival */
+    bool noted; /* notes taken on arrival */
     double matched_at;
-    long line_base;         /* output lines before the block, both streams */
+    long line_base; /* output lines before the block, both streams */
 };
 
 /* Lines in a block (the last one may lack its newline). */
@@ -617,8 +616,8 @@ static void nd_match_block(struct nd_monitor *m, int stream, const char *data, s
     nd_exit_tail_feed_block(&m->tail, data, len, first_lineno);
     if (!m->kb)
         return;
-    struct nd_block_match b = {m, stream == 1 ? "stdout" : "stderr", first_lineno, at_s, late, noted, 0,
-                               m->lines_matched};
+    struct nd_block_match b = {
+        m, stream == 1 ? "stdout" : "stderr", first_lineno, at_s, late, noted, 0, m->lines_matched};
     uint64_t nlines = nd_count_lines(data, len);
     if (late) {
         b.matched_at = nd_monitor_now(m);
@@ -791,13 +790,11 @@ static json_t *nd_monitor_json(const struct nd_monitor *m, int exit_status, doub
         json_object_set_new(lm, "alerts_late", json_integer((json_int_t)m->alerts_late));
         json_object_set_new(lm, "max_alert_lag_s", json_real(round(m->max_alert_lag_s * 1000) / 1000));
         json_object_set_new(lm, "caught_up_after_exit_s", json_real(round(m->final_drain_s * 1000) / 1000));
-        json_object_set_new(lm, "repeats_from_cache", json_integer((json_int_t)(m->seen ? nd_linecache_hits(m->seen) : 0)));
-        json_object_set_new(lm, "backlog_peak_bytes",
-                            json_integer((json_int_t)nd_backlog_peak_bytes(m->backlog)));
-        json_object_set_new(lm, "backlog_spilled_bytes",
-                            json_integer((json_int_t)nd_backlog_spilled_bytes(m->backlog)));
-        json_object_set_new(lm, "bytes_not_matched",
-                            json_integer((json_int_t)nd_backlog_dropped_bytes(m->backlog)));
+        json_object_set_new(lm, "repeats_from_cache",
+                            json_integer((json_int_t)(m->seen ? nd_linecache_hits(m->seen) : 0)));
+        json_object_set_new(lm, "backlog_peak_bytes", json_integer((json_int_t)nd_backlog_peak_bytes(m->backlog)));
+        json_object_set_new(lm, "backlog_spilled_bytes", json_integer((json_int_t)nd_backlog_spilled_bytes(m->backlog)));
+        json_object_set_new(lm, "bytes_not_matched", json_integer((json_int_t)nd_backlog_dropped_bytes(m->backlog)));
         json_object_set_new(jf, "matching", lm);
     }
     json_object_set_new(jf, "samples", json_integer((json_int_t)nd_series_len(&m->series)));
@@ -832,8 +829,8 @@ static void nd_print_summary(const struct nd_monitor *m, int exit_status, double
         snprintf(status, sizeof status, "watched for %.1f s", duration_s);
     const struct nd_sample *a = nd_series_first(&m->series), *b = nd_series_last(&m->series);
     double held = a && b ? nd_series_held_frac(a, b) : 0;
-    fprintf(fp, "npu-doctor: %s (pid %d): %s; CPU up to %.1f cores; on a device %.0f%% of the time\n",
-            m->argv_text, (int)m->opt.root, status, m->max_cores, held * 100);
+    fprintf(fp, "npu-doctor: %s (pid %d): %s; CPU up to %.1f cores; on a device %.0f%% of the time\n", m->argv_text,
+            (int)m->opt.root, status, m->max_cores, held * 100);
     size_t shown = 0;
     for (size_t i = 0; i < m->findings.n; i++) {
         nd_finding_print_text(m->findings.v[i], fp, m->opt.color, "npu-doctor: ");
@@ -842,7 +839,8 @@ static void nd_print_summary(const struct nd_monitor *m, int exit_status, double
         shown++;
     }
     if (m->alerts_late)
-        fprintf(fp, "npu-doctor: the job printed faster than live matching: %zu alert%s came up to %.1f s late "
+        fprintf(fp,
+                "npu-doctor: the job printed faster than live matching: %zu alert%s came up to %.1f s late "
                 "(%llu lines matched late; all lines were matched)\n",
                 m->alerts_late, m->alerts_late == 1 ? "" : "s", m->max_alert_lag_s, (unsigned long long)m->lines_late);
     if (m->lines_dropped)
@@ -894,11 +892,11 @@ static int nd_write_reports(const struct nd_monitor *m, int exit_status, double 
     snprintf(title, sizeof title, "npu-doctor %s: %.200s", m->opt.command, m->argv_text);
     nd_findings_summary(&m->findings, sum, sizeof sum);
     if (exit_status >= 0)
-        snprintf(sub, sizeof sub, "pid %d, exit %d after %.0f s; %s; sampled every %g s", (int)m->opt.root,
-                 exit_status, duration_s, sum, m->opt.cfg.interval_s);
-    else
-        snprintf(sub, sizeof sub, "pid %d, watched for %.0f s; %s; sampled every %g s", (int)m->opt.root,
+        snprintf(sub, sizeof sub, "pid %d, exit %d after %.0f s; %s; sampled every %g s", (int)m->opt.root, exit_status,
                  duration_s, sum, m->opt.cfg.interval_s);
+    else
+        snprintf(sub, sizeof sub, "pid %d, watched for %.0f s; %s; sampled every %g s", (int)m->opt.root, duration_s,
+                 sum, m->opt.cfg.interval_s);
     char *svg = nd_timeline_svg(&m->series, &m->findings, title, sub, &len);
     snprintf(path, sizeof path, "%s/timeline.svg", dir);
     if (rc == 0 && nd_write_file_atomic(path, svg, len, &err) < 0)
@@ -946,7 +944,7 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
         struct nd_findings found = ND_FINDINGS_INIT;
         nd_detect_exit(&m->series, &m->ctx, ex, &found);
         bool quiet = m->opt.quiet;
-        m->opt.quiet = true;   /* said once, in the summary below */
+        m->opt.quiet = true; /* said once, in the summary below */
         for (size_t i = 0; i < found.n; i++) {
             found.v[i]->at_s = duration_s;
             nd_kmsg_enrich(m, found.v[i]);
@@ -958,8 +956,7 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
     /* watch --for may stop watching a job that goes on: it still runs, and
      * the frozen last-sample time tells a dashboard nobody watches it. */
     struct nd_proc_stat st;
-    m->ended = ex || exit_status >= 0 || nd_proc_read_stat(m->opt.root, &st) < 0 || st.state == 'Z' ||
-               st.state == 'X';
+    m->ended = ex || exit_status >= 0 || nd_proc_read_stat(m->opt.root, &st) < 0 || st.state == 'Z' || st.state == 'X';
     nd_write_metrics(m);
     nd_print_summary(m, exit_status, duration_s);
     int rc = 0;

@@ -20,21 +20,21 @@ struct nd_kb;
 struct nd_kb_loader;
 
 struct nd_monitor_opts {
-    const char *command;        /* "run" or "watch" */
+    const char *command; /* "run" or "watch" */
     struct nd_detect_config cfg;
     pid_t root;
-    pid_t pgid;                 /* the job's group when it leads one, else 0 */
-    char *const *argv;          /* the job's command (redacted before use) */
-    bool quiet;                 /* no live alerts, summary only */
+    pid_t pgid;        /* the job's group when it leads one, else 0 */
+    char *const *argv; /* the job's command (redacted before use) */
+    bool quiet;        /* no live alerts, summary only */
     bool fail_fast;
     bool color;
-    bool out_observed;          /* output bytes/lines are fed in (run) */
-    const char *report_dir;     /* NULL: none */
-    const char *metrics_path;   /* NULL: none */
-    FILE *json_summary;         /* NULL: none (not closed here) */
-    bool synthetic_clock;       /* ticks back to back (benchmarks) */
+    bool out_observed;        /* output bytes/lines are fed in (run) */
+    const char *report_dir;   /* NULL: none */
+    const char *metrics_path; /* NULL: none */
+    FILE *json_summary;       /* NULL: none (not closed here) */
+    bool synthetic_clock;     /* ticks back to back (benchmarks) */
     bool no_devices;
-    struct nd_kb *kb;           /* may be NULL: the built-in line table only */
+    struct nd_kb *kb; /* may be NULL: the built-in line table only */
 };
 
 struct nd_monitor;

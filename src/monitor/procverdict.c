@@ -68,8 +68,7 @@ static bool nd_is_ancestor(const struct nd_detect_context *ctx, pid_t a, const s
 /* A process holding a device, on none of p's lines: not an ancestor (p
  * would be its worker, feeding it) and not a descendant (p would be the
  * launcher). NULL when p has a holder on its own line, or none exists. */
-static const struct nd_detect_proc *nd_sibling_holder(const struct nd_detect_context *ctx,
-                                                      const struct nd_detect_proc *p)
+static const struct nd_detect_proc *nd_sibling_holder(const struct nd_detect_context *ctx, const struct nd_detect_proc *p)
 {
     const struct nd_detect_proc *other = NULL;
     for (size_t i = 0; i < ctx->nprocs; i++) {
@@ -154,8 +153,7 @@ void nd_detect_partial_fallback(const struct nd_series *s, const struct nd_detec
     struct nd_finding *f;
     if (n == 1)
         f = nd_findings_add(out, "fallback.partial", ND_CAT_CPU_FALLBACK, ND_SEV_ERROR,
-                            "Part of the job computes on the CPU: %s holds no device while %s uses %s", who, hwho,
-                            hdev);
+                            "Part of the job computes on the CPU: %s holds no device while %s uses %s", who, hwho, hdev);
     else
         f = nd_findings_add(out, "fallback.partial", ND_CAT_CPU_FALLBACK, ND_SEV_ERROR,
                             "Part of the job computes on the CPU: %zu processes hold no device while %s uses %s", n,
@@ -172,7 +170,7 @@ void nd_detect_partial_fallback(const struct nd_series *s, const struct nd_detec
         char use[96];
         if (cpu[i]->win_cores >= ND_PROC_BUSY_CORES)
             snprintf(use, sizeof use, "%.1f cores over the last %.0f s", cpu[i]->win_cores, cfg->window_s);
-        else   /* computing, but a crowded host gives it little */
+        else /* computing, but a crowded host gives it little */
             snprintf(use, sizeof use, "runnable %.0f%% of the last %.0f s (%.1f cores: the host is busy)",
                      cpu[i]->win_runnable * 100, cfg->window_s, cpu[i]->win_cores);
         nd_finding_add_evidence(f, NULL, 0, "%s %s: %s, frameworks %s%s%s%s, no device held", w,
@@ -190,8 +188,7 @@ void nd_detect_partial_fallback(const struct nd_series *s, const struct nd_detec
                             "an environment or a device setting of its own (a rank started without the runtime's "
                             "variables, a wrong visible-devices list, a model never moved), so it trains on the "
                             "CPU and slows every collective down to its pace.");
-    nd_finding_add_fix(f, "npu-doctor check --env-from %d   # what that process's environment lacks",
-                       (int)cpu[0]->pid);
+    nd_finding_add_fix(f, "npu-doctor check --env-from %d   # what that process's environment lacks", (int)cpu[0]->pid);
     nd_finding_add_fix(f, "%s", v->set_device_fix);
 }
 

@@ -16,8 +16,8 @@ struct nd_proc_seen {
     pid_t pid, ppid;
     char cmd[160];
     char rank[12], local_rank[12];
-    enum nd_proc_verdict verdict;   /* the most active seen: on-device > framework > cpu > idle */
-    uint32_t held_mask;             /* series device slots held at some tick */
+    enum nd_proc_verdict verdict; /* the most active seen: on-device > framework > cpu > idle */
+    uint32_t held_mask;           /* series device slots held at some tick */
     unsigned frameworks;
     double max_win_cores;
 };

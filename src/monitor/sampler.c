@@ -43,15 +43,15 @@
 struct nd_cpu_cp {
     double at;
     uint64_t ticks;
-    uint64_t seen, runnable;    /* samples so far, and those that found it runnable */
+    uint64_t seen, runnable; /* samples so far, and those that found it runnable */
 };
 
 struct nd_track {
-    int statfd;             /* /proc/PID/stat kept open (-1 none): one pread per tick */
+    int statfd; /* /proc/PID/stat kept open (-1 none): one pread per tick */
     pid_t pid, ppid;
     uint64_t start;
     uint64_t ticks;
-    unsigned gen;           /* last tick that saw it */
+    unsigned gen; /* last tick that saw it */
     char comm[32];
     char cmd[160];
     bool cmd_read;
@@ -61,26 +61,26 @@ struct nd_track {
     long threads;
     bool holds;
     unsigned fw;
-    uint32_t held_mask;     /* series device slots held, as of the last footprint */
-    bool fp_done;           /* a footprint was taken */
-    uint64_t fp_ticks;      /* CPU ticks then */
+    uint32_t held_mask; /* series device slots held, as of the last footprint */
+    bool fp_done;       /* a footprint was taken */
+    uint64_t fp_ticks;  /* CPU ticks then */
     double fp_at;
-    double born_at;         /* its start, on the monotonic clock */
-    double seen_at;         /* first seen, on the monotonic clock */
+    double born_at; /* its start, on the monotonic clock */
+    double seen_at; /* first seen, on the monotonic clock */
     struct nd_cpu_cp cp[ND_CP_MAX];
-    size_t ncp;             /* oldest first */
+    size_t ncp; /* oldest first */
     double win_cores;
     double win_runnable;
     uint64_t nseen, nrunnable;
     char state;
     bool held_ever;
-    bool env_final;         /* its environment read after it settled */
+    bool env_final; /* its environment read after it settled */
     char rank[12], local_rank[12];
     bool distributed;
-    uint64_t rchar;         /* at the last read */
-    int iofd, wchanfd;      /* /proc/PID/io and wchan kept open while read (-1 none) */
-    uint64_t io_ticks;      /* CPU ticks at the last io/wchan look */
-    char io_state;          /* state then */
+    uint64_t rchar;    /* at the last read */
+    int iofd, wchanfd; /* /proc/PID/io and wchan kept open while read (-1 none) */
+    uint64_t io_ticks; /* CPU ticks at the last io/wchan look */
+    char io_state;     /* state then */
     bool io_looked;
     bool io_seen;
     char wchan[32];
@@ -93,15 +93,15 @@ struct nd_cand {
 };
 
 struct nd_slot {
-    int vendor;             /* index into sessions */
-    size_t dev;             /* index into that state's devices */
+    int vendor; /* index into sessions */
+    size_t dev; /* index into that state's devices */
 };
 
 struct nd_sampler {
     struct nd_sampler_opts opt;
     struct nd_track *tr;
     size_t ntr, captr;
-    pid_t *nonjob;          /* sorted */
+    pid_t *nonjob; /* sorted */
     size_t nnonjob;
     unsigned gen;
     double last_now;
@@ -123,19 +123,19 @@ struct nd_sampler {
     size_t nvanished, capvanished;
     bool fw_known;
     size_t kept_stat;
-    int loadavg_fd;         /* /proc/loadavg kept open, -1 until needed */
+    int loadavg_fd; /* /proc/loadavg kept open, -1 until needed */
     double idle_rescan_s;
-    long long last_pid;     /* its last-pid field at the previous tick */
+    long long last_pid; /* its last-pid field at the previous tick */
     bool have_cgroup;
     bool cgroup_v1;
     char cgroup_dir[512];
-    bool job_held;          /* the job held a device at the last tick */
-    bool job_dev_low;       /* ... whose utilisation was low or unknown: only then can it starve */
-    uint64_t read_total;    /* bytes the job read so far (deltas summed) */
+    bool job_held;       /* the job held a device at the last tick */
+    bool job_dev_low;    /* ... whose utilisation was low or unknown: only then can it starve */
+    uint64_t read_total; /* bytes the job read so far (deltas summed) */
     double loadavg1;
     bool root_exit_seen;
     int root_exit;
-    uint64_t rlimit_as;     /* the main process's ulimit -v in bytes, 0 none */
+    uint64_t rlimit_as; /* the main process's ulimit -v in bytes, 0 none */
     double limits_at;
 };
 
@@ -399,7 +399,7 @@ static bool nd_is_job_pid(const struct nd_sampler *s, pid_t pid)
  * first one, for a process younger than the window) to now. */
 static void nd_track_window(struct nd_sampler *s, struct nd_track *t, uint64_t ticks)
 {
-    double now = s->last_now;   /* this tick's time: one clock read per tick, not per process */
+    double now = s->last_now; /* this tick's time: one clock read per tick, not per process */
     t->nseen++;
     t->nrunnable += t->runnable;
     double win = s->opt.window_s > 0 ? s->opt.window_s : 20;
@@ -423,8 +423,7 @@ static void nd_track_window(struct nd_sampler *s, struct nd_track *t, uint64_t t
     t->win_runnable = n > 0 ? (double)(t->nrunnable - t->cp[k].runnable) / (double)n : 0;
 }
 
-static void nd_track_update(struct nd_sampler *s, struct nd_track *t, const struct nd_proc_stat *st, double dt,
-                            bool fresh)
+static void nd_track_update(struct nd_sampler *s, struct nd_track *t, const struct nd_proc_stat *st, double dt, bool fresh)
 {
     uint64_t ticks = st->utime_ticks + st->stime_ticks;
     /* A process born since the last tick: all of its CPU is new (none at the very first tick). */
@@ -651,7 +650,7 @@ static int nd_scan_procs(struct nd_sampler *s, double dt, struct nd_error *err)
                 nd_track_update(s, t, &st, dt, false);
                 continue;
             }
-            t->pid = -1;   /* the pid was reused: the old process is gone */
+            t->pid = -1; /* the pid was reused: the old process is gone */
             cand[ncand++] = (struct nd_cand){pid, st, false};
             continue;
         }
@@ -790,10 +789,9 @@ static void nd_sample_devices(struct nd_sampler *s, struct nd_findings *notes)
             s->state_ok[v] = false;
             if (!s->failure_noted[v] && notes) {
                 s->failure_noted[v] = true;
-                struct nd_finding *f = nd_findings_add(notes, "monitor.device-sampling-failed", ND_CAT_CONFIG,
-                                                       ND_SEV_WARNING,
-                                                       "Device sampling stopped; the job goes on unwatched by %s",
-                                                       s->state[v]->vendor);
+                struct nd_finding *f = nd_findings_add(
+                    notes, "monitor.device-sampling-failed", ND_CAT_CONFIG, ND_SEV_WARNING,
+                    "Device sampling stopped; the job goes on unwatched by %s", s->state[v]->vendor);
                 nd_finding_add_evidence(f, NULL, 0, "%s", s->state[v]->error);
             }
         }

@@ -18,12 +18,12 @@
 #include "core/series.h"
 
 struct nd_sampler_opts {
-    pid_t root;                 /* the job's main process */
-    pid_t pgid;                 /* its process group when it leads one (run), else 0 */
-    double device_timeout_s;    /* per vendor call (default 5) */
-    bool no_devices;            /* skip vendor libraries (tests, benches) */
-    double maps_refresh_s;      /* how stale an idle process's footprint and mapped frameworks may be (default 5) */
-    double window_s;            /* --window: span of each process's sustained CPU average (default 20) */
+    pid_t root;              /* the job's main process */
+    pid_t pgid;              /* its process group when it leads one (run), else 0 */
+    double device_timeout_s; /* per vendor call (default 5) */
+    bool no_devices;         /* skip vendor libraries (tests, benches) */
+    double maps_refresh_s;   /* how stale an idle process's footprint and mapped frameworks may be (default 5) */
+    double window_s;         /* --window: span of each process's sustained CPU average (default 20) */
 };
 
 struct nd_sampler;

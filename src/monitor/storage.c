@@ -11,16 +11,16 @@
  * anywhere in the name: the exact names vary with the kernel version
  * (pipe_read became anon_pipe_read in 6.x). */
 static const char *const nd_input_waits[] = {
-    "pipe_read",        /* a worker's queue, a streaming reader */
-    "wait_on_page",     /* a page of a file being read in */
+    "pipe_read",    /* a worker's queue, a streaming reader */
+    "wait_on_page", /* a page of a file being read in */
     "folio_wait",
     "io_schedule",
     "bit_wait_io",
-    "nfs",              /* NFS and its RPCs */
+    "nfs", /* NFS and its RPCs */
     "rpc_wait",
-    "fuse_",            /* s3fs, gcsfuse, sshfs... */
+    "fuse_", /* s3fs, gcsfuse, sshfs... */
     "request_wait_answer",
-    "sk_wait_data",     /* a socket read: object stores over HTTP */
+    "sk_wait_data", /* a socket read: object stores over HTTP */
     "unix_stream_read",
     "blk_",
     "lustre",
@@ -84,7 +84,7 @@ void nd_detect_storage_bound(const struct nd_series *s, const struct nd_detect_c
     double cores = nd_series_avg_cores(a, b);
     double runnable = nd_series_runnable_frac(a, b);
     if (cores >= ND_BUSY_CORES || runnable >= ND_BUSY_RUNNABLE)
-        return;   /* the CPU-bound form, idle.c */
+        return; /* the CPU-bound form, idle.c */
     /* Waiting on reads for most of the window: without this it is a hang, or a pause. */
     double wait = nd_series_iowait_frac(a, b);
     if (wait < 0.5)
@@ -115,8 +115,9 @@ void nd_detect_storage_bound(const struct nd_series *s, const struct nd_detect_c
                             "storage, small random reads, a cold disk); the DataLoader workers sleep on reads.");
     long free = nd_detect_free_cores(ctx, cores);
     if (free > 0)
-        nd_finding_add_fix(f, "DataLoader(..., num_workers=%ld, prefetch_factor=4, persistent_workers=True)   # "
-                              "%ld cores are free: more reads in flight",
+        nd_finding_add_fix(f,
+                           "DataLoader(..., num_workers=%ld, prefetch_factor=4, persistent_workers=True)   # "
+                           "%ld cores are free: more reads in flight",
                            free, free);
     else
         nd_finding_add_fix(f, "DataLoader(..., prefetch_factor=4, persistent_workers=True)   # no free cores for "

@@ -152,15 +152,14 @@ static void nd_probe_driver(struct nd_ascend_install *a)
         nd_pfmt(a->driver_dir, sizeof a->driver_dir, "%s/driver", base);
     nd_pfmt(a->driver_version_file, sizeof a->driver_version_file, "%s/version.info", a->driver_dir);
     struct nd_kvfile dkv = {NULL, 0};
-    a->driver_present = nd_read_version(a->driver_version_file, "Version", a->driver_version,
-                                        sizeof a->driver_version, &a->driver_version_line, a->driver_error,
-                                        sizeof a->driver_error, &dkv);
+    a->driver_present = nd_read_version(a->driver_version_file, "Version", a->driver_version, sizeof a->driver_version,
+                                        &a->driver_version_line, a->driver_error, sizeof a->driver_error, &dkv);
     const char *hal = nd_kvfile_get(&dkv, "ascendhal_version", &a->driver_hal_line);
     if (hal)
         nd_copy(a->driver_hal, sizeof a->driver_hal, hal);
     const char *range = nd_kvfile_get(&dkv, "compatible_version_fw", &a->fw_range_line);
-    if (range && nd_ascend_parse_range(range, a->fw_range_lo, sizeof a->fw_range_lo, a->fw_range_hi,
-                                       sizeof a->fw_range_hi) == 0)
+    if (range &&
+        nd_ascend_parse_range(range, a->fw_range_lo, sizeof a->fw_range_lo, a->fw_range_hi, sizeof a->fw_range_hi) == 0)
         a->fw_range_valid = true;
     nd_kvfile_release(&dkv);
 
@@ -171,9 +170,8 @@ static void nd_probe_driver(struct nd_ascend_install *a)
         if (nd_rootfs_exists(alt))
             nd_copy(a->firmware_file, sizeof a->firmware_file, alt);
     }
-    a->firmware_present = nd_read_version(a->firmware_file, "Version", a->firmware_version,
-                                          sizeof a->firmware_version, &a->firmware_line, a->firmware_error,
-                                          sizeof a->firmware_error, NULL);
+    a->firmware_present = nd_read_version(a->firmware_file, "Version", a->firmware_version, sizeof a->firmware_version,
+                                          &a->firmware_line, a->firmware_error, sizeof a->firmware_error, NULL);
 
     const char *libs[] = {"lib64/driver/libascend_hal.so", "lib64/driver/libdcmi.so", "lib64/libascend_hal.so", NULL};
     for (int i = 0; libs[i]; i++) {
@@ -298,10 +296,10 @@ static void nd_probe_cann(struct nd_ascend_install *a)
 
     nd_find_arch_dir(a);
     if (a->arch_dir[0]) {
-        nd_pfmt(a->cann_version_file, sizeof a->cann_version_file, "%s/%s/ascend_toolkit_install.info",
-                 a->cann_home, a->arch_dir);
-        nd_read_version(a->cann_version_file, "version", a->cann_version, sizeof a->cann_version,
-                        &a->cann_version_line, a->cann_error, sizeof a->cann_error, NULL);
+        nd_pfmt(a->cann_version_file, sizeof a->cann_version_file, "%s/%s/ascend_toolkit_install.info", a->cann_home,
+                a->arch_dir);
+        nd_read_version(a->cann_version_file, "version", a->cann_version, sizeof a->cann_version, &a->cann_version_line,
+                        a->cann_error, sizeof a->cann_error, NULL);
     }
     if (!a->cann_version[0]) {
         char cfg[PATH_MAX];
@@ -480,13 +478,15 @@ void nd_ascend_judge(const struct nd_ascend_install *a, struct nd_findings *out)
         f->confidence = ND_CONF_HIGH;
         nd_finding_set_cause(f, "The container got the devices but not the host's driver: its mounts are incomplete, "
                                 "so the runtime cannot open any NPU.");
-        nd_finding_add_fix(f, "add to docker run: -v /usr/local/Ascend/driver:/usr/local/Ascend/driver:ro "
-                              "-v /usr/local/dcmi:/usr/local/dcmi:ro -v /usr/local/bin/npu-smi:/usr/local/bin/npu-smi:ro "
-                              "-v /etc/ascend_install.info:/etc/ascend_install.info:ro");
+        nd_finding_add_fix(f,
+                           "add to docker run: -v /usr/local/Ascend/driver:/usr/local/Ascend/driver:ro "
+                           "-v /usr/local/dcmi:/usr/local/dcmi:ro -v /usr/local/bin/npu-smi:/usr/local/bin/npu-smi:ro "
+                           "-v /etc/ascend_install.info:/etc/ascend_install.info:ro");
     }
     if (a->driver_present && a->ndavinci == 0) {
-        struct nd_finding *f = nd_findings_add(out, "ascend.driver-without-devices", ND_CAT_NO_DEVICE, ND_SEV_ERROR,
-                                               "the NPU driver is installed but there are no /dev/davinci* device files");
+        struct nd_finding *f = nd_findings_add(
+            out, "ascend.driver-without-devices", ND_CAT_NO_DEVICE, ND_SEV_ERROR,
+            "the NPU driver is installed but there are no /dev/davinci* device files");
         nd_finding_add_evidence(f, a->driver_version_file, a->driver_version_line, "Version=%s", a->driver_version);
         nd_finding_add_evidence(f, NULL, 0, "no /dev/davinciN");
         nd_finding_set_cause(f, "In a container the devices were not passed in; on a host the driver is not loaded "
@@ -502,12 +502,13 @@ void nd_ascend_judge(const struct nd_ascend_install *a, struct nd_findings *out)
                                 a->davinci_manager ? "present" : "MISSING", a->devmm_svm ? "present" : "MISSING",
                                 a->hisi_hdc ? "present" : "MISSING");
         nd_finding_set_cause(f, "The runtime needs all three control devices besides /dev/davinciN.");
-        nd_finding_add_fix(f, "docker run --device /dev/davinci_manager --device /dev/devmm_svm --device /dev/hisi_hdc …");
+        nd_finding_add_fix(f,
+                           "docker run --device /dev/davinci_manager --device /dev/devmm_svm --device /dev/hisi_hdc …");
     }
     if (a->fw_range_valid && a->firmware_version[0] &&
         !nd_ascend_fw_in_range(a->firmware_version, a->fw_range_lo, a->fw_range_hi)) {
-        struct nd_finding *f = nd_findings_add(out, "ascend.firmware-incompatible", ND_CAT_VERSION_MISMATCH,
-                                               ND_SEV_ERROR, "firmware %s is outside the range driver %s accepts (%s to %s)",
+        struct nd_finding *f = nd_findings_add(out, "ascend.firmware-incompatible", ND_CAT_VERSION_MISMATCH, ND_SEV_ERROR,
+                                               "firmware %s is outside the range driver %s accepts (%s to %s)",
                                                a->firmware_version, a->driver_version, a->fw_range_lo, a->fw_range_hi);
         nd_finding_add_evidence(f, a->firmware_file, a->firmware_line, "Version=%s", a->firmware_version);
         nd_finding_add_evidence(f, a->driver_version_file, a->fw_range_line, "compatible_version_fw=[%s,%s]",
@@ -541,7 +542,8 @@ void nd_ascend_judge(const struct nd_ascend_install *a, struct nd_findings *out)
                                 "CANN %s at %s", a->cann_version[0] ? a->cann_version : "(version unknown)",
                                 a->cann_home);
         nd_finding_add_evidence(f, NULL, 0, "no %s/version.info, no /dev/davinciN", a->driver_dir);
-        nd_finding_set_cause(f, "Without the driver and device files torch_npu finds no NPU and the job runs on the CPU.");
+        nd_finding_set_cause(f,
+                             "Without the driver and device files torch_npu finds no NPU and the job runs on the CPU.");
         nd_finding_add_fix(f, "run on an NPU host, or pass the driver and devices into the container");
     }
     if (a->ndavinci > 0 && a->driver_lib[0] && !a->npu_smi[0]) {

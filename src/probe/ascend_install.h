@@ -28,10 +28,10 @@ struct nd_ascend_install {
     bool fw_range_valid;
     char fw_range_lo[64], fw_range_hi[64];
     long fw_range_line;
-    char driver_error[256];           /* unreadable or garbage version.info */
-    bool install_info_present;        /* /etc/ascend_install.info */
-    char driver_lib[PATH_MAX];        /* libascend_hal.so or libdcmi.so found; "" none */
-    char driver_hal[32];              /* version.info ascendhal_version=, "" when absent */
+    char driver_error[256];    /* unreadable or garbage version.info */
+    bool install_info_present; /* /etc/ascend_install.info */
+    char driver_lib[PATH_MAX]; /* libascend_hal.so or libdcmi.so found; "" none */
+    char driver_hal[32];       /* version.info ascendhal_version=, "" when absent */
     long driver_hal_line;
 
     bool firmware_present;
@@ -55,10 +55,10 @@ struct nd_ascend_install {
     char cann_req_hal[64];
     char cann_req_hal_file[PATH_MAX];
     long cann_req_hal_line;
-    char set_env[PATH_MAX];           /* the set_env.sh to source; "" when none found */
-    char arch_dir[64];                /* "x86_64-linux" / "aarch64-linux" */
-    char ascendcl_dir[PATH_MAX];      /* the lib64 that holds libascendcl.so */
-    char tbe_site[PATH_MAX];          /* site-packages holding tbe/ */
+    char set_env[PATH_MAX];      /* the set_env.sh to source; "" when none found */
+    char arch_dir[64];           /* "x86_64-linux" / "aarch64-linux" */
+    char ascendcl_dir[PATH_MAX]; /* the lib64 that holds libascendcl.so */
+    char tbe_site[PATH_MAX];     /* site-packages holding tbe/ */
     bool tbe_present;
     char opp_dir[PATH_MAX];
     /* Other toolkit versions installed beside this one (…/ascend-toolkit/<v>, cann-<v>). */
@@ -69,7 +69,7 @@ struct nd_ascend_install {
     size_t ndavinci;
     int davinci[ND_ASCEND_MAX_DEVFILES];
     bool davinci_manager, devmm_svm, hisi_hdc;
-    char npu_smi[PATH_MAX];           /* "" when absent */
+    char npu_smi[PATH_MAX]; /* "" when absent */
 };
 
 /* Gathers the facts (never fails: what is missing is a fact). */

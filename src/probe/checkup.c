@@ -43,12 +43,12 @@ struct nd_checkup {
     struct nd_python *py;
     struct nd_distributed dist;
     struct nd_device_state *dev[ND_MAX_VENDORS]; /* by nd_vendors index: NULL when not queried */
-    int ascend_devices, cuda_devices; /* best known counts, -1 unknown */
-    struct nd_envcheck_summary env;   /* what the environment leaves visible */
-    bool has_ascend, has_nvidia;      /* the host has that accelerator (files or device layer) */
-    struct nd_sysinfo sys;            /* OS, kernel, glibc, CPU model */
-    struct nd_toolkits *tk;           /* CUDA toolkit, cuDNN, ROCm */
-    char py_full[32];                 /* "3.11.7", "" unknown */
+    int ascend_devices, cuda_devices;            /* best known counts, -1 unknown */
+    struct nd_envcheck_summary env;              /* what the environment leaves visible */
+    bool has_ascend, has_nvidia;                 /* the host has that accelerator (files or device layer) */
+    struct nd_sysinfo sys;                       /* OS, kernel, glibc, CPU model */
+    struct nd_toolkits *tk;                      /* CUDA toolkit, cuDNN, ROCm */
+    char py_full[32];                            /* "3.11.7", "" unknown */
 };
 
 /* The status of a line from the findings with this id prefix added since mark. */
@@ -225,7 +225,7 @@ static void nd_busy_other_user(struct nd_report *rep, const struct nd_device_sta
         size_t len;
         snprintf(path, sizeof path, "/proc/%ld/status", (long)st->procs[i].pid);
         if (nd_read_file_prefix(path, 64 * 1024, &buf, &len, NULL) < 0)
-            continue;   /* a host pid we cannot see (container): no owner known */
+            continue; /* a host pid we cannot see (container): no owner known */
         const char *u = strstr(buf, "\nUid:");
         long uid = u ? strtol(u + 5, NULL, 10) : -1;
         free(buf);
@@ -237,7 +237,8 @@ static void nd_busy_other_user(struct nd_report *rep, const struct nd_device_sta
             nd_finding_set_cause(f, "A job sharing the device competes for its memory and compute.");
             const struct nd_vendor *v = nd_vendor_by_name(st->vendor);
             nd_finding_add_fix(f, "pick free devices with %s, or wait for them",
-                               v && v->visible_env && v->visible_env[0] ? v->visible_env[0] : "the visible-devices variable");
+                               v && v->visible_env && v->visible_env[0] ? v->visible_env[0]
+                                                                        : "the visible-devices variable");
         }
         nd_finding_add_evidence(f, NULL, 0, "pid %ld (uid %ld) on device %d", (long)st->procs[i].pid, uid,
                                 st->procs[i].device_index);
@@ -257,7 +258,7 @@ static void nd_do_devices(struct nd_checkup *c)
         struct nd_device_state *st = nd_xcalloc(1, sizeof *st);
         nd_device_query(v, c->opt->device_timeout_s > 0 ? c->opt->device_timeout_s : ND_DEVICE_DEFAULT_TIMEOUT, st);
         if (st->status == -ENOSYS) {
-            free(st);   /* the device layer is not built in: not a finding */
+            free(st); /* the device layer is not built in: not a finding */
             continue;
         }
         c->dev[k] = st;
@@ -284,16 +285,15 @@ static void nd_do_devices(struct nd_checkup *c)
         /* Device files against what the library reports. */
         size_t files = nd_vendor_count_nodes(v);
         if (st->ndevices != files && (files > 0 || st->ndevices > 0) && nd_rootfs_is_default()) {
-            struct nd_finding *f = nd_findings_add(&rep->findings, "devices.files-mismatch", ND_CAT_NO_DEVICE,
-                                                   ND_SEV_WARNING, "%zu %s device file%s but the driver reports %zu device%s",
-                                                   files, v->dev_node_glob, files == 1 ? "" : "s",
-                                                   st->ndevices, st->ndevices == 1 ? "" : "s");
-            nd_finding_add_evidence(f, NULL, 0, "%zu device file%s; %s lists %zu device%s", files, files == 1 ? "" : "s",
-                                    st->lib_path, st->ndevices, st->ndevices == 1 ? "" : "s");
+            struct nd_finding *f = nd_findings_add(
+                &rep->findings, "devices.files-mismatch", ND_CAT_NO_DEVICE, ND_SEV_WARNING,
+                "%zu %s device file%s but the driver reports %zu device%s", files, v->dev_node_glob,
+                files == 1 ? "" : "s", st->ndevices, st->ndevices == 1 ? "" : "s");
+            nd_finding_add_evidence(f, NULL, 0, "%zu device file%s; %s lists %zu device%s", files,
+                                    files == 1 ? "" : "s", st->lib_path, st->ndevices, st->ndevices == 1 ? "" : "s");
             nd_finding_set_cause(f, "Inside a container only the devices passed in have files; the driver may list "
                                     "more (or a device failed and lost its file).");
-            nd_finding_add_fix(f, "pass every device the job should use into the container, and check %s",
-                               v->smi_tool);
+            nd_finding_add_fix(f, "pass every device the job should use into the container, and check %s", v->smi_tool);
         }
         nd_busy_other_user(rep, st);
         if (v == &nd_vendor_ascend)
@@ -384,8 +384,8 @@ static void nd_do_system(struct nd_checkup *c)
         nd_strbuf_addf(&sb, ", glibc %s", s->glibc);
     nd_report_line(rep, "Host", ND_CHECK_INFO, "%s", sb.buf);
     if (s->cpu_model[0])
-        nd_report_line(rep, "Host", ND_CHECK_INFO, "CPU %s%s%s%s", s->cpu_model, s->cpu_id[0] ? " (" : "",
-                       s->cpu_id, s->cpu_id[0] ? ")" : "");
+        nd_report_line(rep, "Host", ND_CHECK_INFO, "CPU %s%s%s%s", s->cpu_model, s->cpu_id[0] ? " (" : "", s->cpu_id,
+                       s->cpu_id[0] ? ")" : "");
     nd_strbuf_release(&sb);
 
     /* nvcc is a program: level 1 promises files only unless asked (--report-issue). */
@@ -440,7 +440,8 @@ static void nd_do_python(struct nd_checkup *c)
                        t->version,
                        nd_python_torch_cpu_only(py)
                            ? (py->pkg[ND_PKG_TORCH_NPU].found ? "CPU build; torch_npu adds the NPU" : "CPU-only build")
-                           : py->torch_cuda[0] ? "CUDA build" : local_build,
+                       : py->torch_cuda[0] ? "CUDA build"
+                                           : local_build,
                        t->location);
     else
         nd_report_line(rep, area, ND_CHECK_INFO, "torch not installed for this interpreter");
@@ -460,8 +461,8 @@ static void nd_do_python(struct nd_checkup *c)
     nd_strbuf_release(&sb);
     if (c->asc->cann_home[0])
         nd_report_line(rep, area, nd_status_since(rep, mark, "python.tbe-deps", ND_CHECK_OK),
-                       "tbe compiler dependencies %s", nd_findings_find(&rep->findings, "python.tbe-deps-missing")
-                                                           ? "incomplete" : "installed");
+                       "tbe compiler dependencies %s",
+                       nd_findings_find(&rep->findings, "python.tbe-deps-missing") ? "incomplete" : "installed");
     if (py->nothers > 1)
         nd_report_line(rep, area, nd_status_since(rep, mark, "python.interpreters", ND_CHECK_OK),
                        "%zu different python3 on PATH", py->nothers);
@@ -637,10 +638,10 @@ static void nd_do_distributed(struct nd_checkup *c)
     enum nd_check_status st = nd_status_since(rep, mark, "dist.", ND_CHECK_OK);
     char *addr = d->master_addr_set ? nd_redact_value("MASTER_ADDR", d->master_addr) : NULL;
     bool resolved = d->addr_resolves && strcmp(d->addr_result, d->master_addr) != 0;
-    nd_report_line(rep, area, st, "RANK %s of WORLD_SIZE %s, LOCAL_RANK %s, MASTER %s:%s%s%s", d->rank.set ? d->rank.raw : "-",
-                   d->world_size.set ? d->world_size.raw : "-", d->local_rank.set ? d->local_rank.raw : "-",
-                   addr ? addr : "-", d->master_port.set ? d->master_port.raw : "-",
-                   resolved ? " -> " : "", resolved ? d->addr_result : "");
+    nd_report_line(rep, area, st, "RANK %s of WORLD_SIZE %s, LOCAL_RANK %s, MASTER %s:%s%s%s",
+                   d->rank.set ? d->rank.raw : "-", d->world_size.set ? d->world_size.raw : "-",
+                   d->local_rank.set ? d->local_rank.raw : "-", addr ? addr : "-",
+                   d->master_port.set ? d->master_port.raw : "-", resolved ? " -> " : "", resolved ? d->addr_result : "");
     free(addr);
     if (d->rank_table.set)
         nd_report_line(rep, area, nd_status_since(rep, mark, "dist.rank-table", ND_CHECK_OK),
@@ -675,7 +676,7 @@ static void nd_do_imports(struct nd_checkup *c)
     json_object_set_new(facts, "imports", imp);
     const char *full = p.result ? nd_json_get_str(p.result, "python") : NULL;
     if (full && *full)
-        nd_pfmt(c->py_full, sizeof c->py_full, "%s", full);   /* the interpreter's own word wins */
+        nd_pfmt(c->py_full, sizeof c->py_full, "%s", full); /* the interpreter's own word wins */
     nd_pyimport_release(&p);
 }
 
@@ -759,7 +760,8 @@ int nd_checkup_run(const struct nd_check_options *opt, struct nd_report *rep, st
     if (opt->env->job_script)
         json_object_set_new(g, "job_script", nd_json_str(opt->env->job_script));
     json_object_set_new(nd_report_facts(rep, "check"), "level", json_integer(opt->level));
-    json_object_set_new(nd_report_facts(rep, "check"), "root", nd_json_str(nd_rootfs_is_default() ? "/" : nd_rootfs_prefix()));
+    json_object_set_new(nd_report_facts(rep, "check"), "root",
+                        nd_json_str(nd_rootfs_is_default() ? "/" : nd_rootfs_prefix()));
 
     for (size_t k = 0; k < ND_MAX_VENDORS; k++)
         free(c.dev[k]);

@@ -12,13 +12,13 @@
 #include "core/environ.h"
 
 struct nd_check_options {
-    int level;                      /* 1: files only; 2: imports + smoke test; 3: + bandwidth */
-    const char *python;             /* interpreter; NULL = python3 on the env's PATH */
-    const struct nd_environ *env;   /* the job's environment (required) */
-    double probe_timeout_s;         /* Python probe deadline (default 30) */
-    double device_timeout_s;        /* vendor library deadline (default 5) */
-    bool run_tools;                 /* run nvcc --version at level 1 too (--report-issue) */
-    const char *job_note;           /* why the job's own interpreter is not judged, or NULL */
+    int level;                    /* 1: files only; 2: imports + smoke test; 3: + bandwidth */
+    const char *python;           /* interpreter; NULL = python3 on the env's PATH */
+    const struct nd_environ *env; /* the job's environment (required) */
+    double probe_timeout_s;       /* Python probe deadline (default 30) */
+    double device_timeout_s;      /* vendor library deadline (default 5) */
+    bool run_tools;               /* run nvcc --version at level 1 too (--report-issue) */
+    const char *job_note;         /* why the job's own interpreter is not judged, or NULL */
 };
 
 /* Runs every probe and fills rep (lines, findings, facts grouped as host,

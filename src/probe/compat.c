@@ -17,14 +17,14 @@
 
 struct nd_ver_comp {
     long num;
-    bool pre;           /* a pre-release (rc, alpha, beta, a, b, dev): below the plain number */
+    bool pre; /* a pre-release (rc, alpha, beta, a, b, dev): below the plain number */
     long pre_num;
 };
 
 struct nd_ver {
     struct nd_ver_comp c[ND_VER_MAX_COMPS];
     int n;
-    long post;          /* -1 when none */
+    long post; /* -1 when none */
 };
 
 static long nd_digits(const char **p)
@@ -126,8 +126,7 @@ void nd_version_base(const char *v, char *out, size_t size)
     if (plus)
         *plus = '\0';
     for (char *p = out; *p; p++) {
-        if ((*p == '.' || *p == '-') &&
-            (strncasecmp(p + 1, "post", 4) == 0 || strncasecmp(p + 1, "dev", 3) == 0)) {
+        if ((*p == '.' || *p == '-') && (strncasecmp(p + 1, "post", 4) == 0 || strncasecmp(p + 1, "dev", 3) == 0)) {
             *p = '\0';
             break;
         }
@@ -164,7 +163,7 @@ void nd_compat_tsv_each(const char *buf, size_t len, int nfields, void (*fn)(cha
     char *save = NULL;
     for (char *line = strtok_r(copy, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
         if (line[0] == '#' || !isdigit((unsigned char)line[0]))
-            continue;               /* comment or header */
+            continue; /* comment or header */
         char *f[9] = {NULL};
         if (nd_tsv_fields(line, f, 8) < nfields)
             continue;
@@ -237,8 +236,8 @@ void nd_cuda_compat_release(struct nd_cuda_compat *t)
     t->n = 0;
 }
 
-int nd_compat_judge_npu(const struct nd_npu_compat *t, const char *torch, const char *torch_npu,
-                        const char *cann, struct nd_findings *out)
+int nd_compat_judge_npu(const struct nd_npu_compat *t, const char *torch, const char *torch_npu, const char *cann,
+                        struct nd_findings *out)
 {
     if (!torch_npu || !*torch_npu)
         return 0;
@@ -347,7 +346,7 @@ int nd_compat_judge_cuda(const struct nd_cuda_compat *t, const char *torch_cuda,
     else
         nd_cuda_for_driver(t, driver_version, dc, sizeof dc);
     if (!dc[0] && (!driver_version || !*driver_version))
-        return 0;   /* no driver facts: nothing to compare */
+        return 0; /* no driver facts: nothing to compare */
     nd_version_prefix(torch_cuda, 2, want, sizeof want);
     if (dc[0] && nd_version_cmp(want, dc) <= 0)
         return 0;
@@ -385,8 +384,10 @@ int nd_compat_judge_cuda(const struct nd_cuda_compat *t, const char *torch_cuda,
             if (isdigit((unsigned char)*p))
                 digits[k++] = *p;
         digits[k] = '\0';
-        nd_finding_add_fix(f, "or install a torch build for CUDA %s: pip install torch --index-url "
-                              "https://download.pytorch.org/whl/cu%s", dc, digits);
+        nd_finding_add_fix(f,
+                           "or install a torch build for CUDA %s: pip install torch --index-url "
+                           "https://download.pytorch.org/whl/cu%s",
+                           dc, digits);
     }
     return 1;
 }

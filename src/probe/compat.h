@@ -25,7 +25,7 @@ struct nd_npu_compat_row {
     char torch_npu[40];
     char torch[40];
     char cann[40];
-    char python[24];    /* "3.9-3.11", "" when the table does not say */
+    char python[24]; /* "3.9-3.11", "" when the table does not say */
 };
 
 struct nd_npu_compat {
@@ -64,8 +64,8 @@ void nd_cuda_compat_release(struct nd_cuda_compat *t);
  * Findings: compat.torch-npu-torch (error), compat.torch-npu-cann (error when
  * CANN is older than the listed pairing, warning when it is a different
  * release), compat.torch-npu-unknown (info). Returns the number added. */
-int nd_compat_judge_npu(const struct nd_npu_compat *t, const char *torch, const char *torch_npu,
-                        const char *cann, struct nd_findings *out);
+int nd_compat_judge_npu(const struct nd_npu_compat *t, const char *torch, const char *torch_npu, const char *cann,
+                        struct nd_findings *out);
 
 /* The newest CUDA release a driver version runs ("535.104.05" -> "12.2"), or ""
  * when the driver is older than every row. */

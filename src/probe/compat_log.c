@@ -12,8 +12,8 @@
 #include "core/array.h"
 
 static const char *const nd_logver_names[ND_LOGVER_COUNT] = {
-    "torch", "torch_npu", "torch's CUDA", "Python", "CANN", "NPU driver", "NVIDIA driver", "driver CUDA",
-    "CUDA toolkit", "ROCm",
+    "torch",      "torch_npu",     "torch's CUDA", "Python",       "CANN",
+    "NPU driver", "NVIDIA driver", "driver CUDA",  "CUDA toolkit", "ROCm",
 };
 
 const char *nd_logver_name(enum nd_logver_kind k)
@@ -22,8 +22,8 @@ const char *nd_logver_name(enum nd_logver_kind k)
 }
 
 struct nd_logkey {
-    const char *key;                /* matched case-insensitively at a word start */
-    int kind;                       /* -1: the driver, decided by the value */
+    const char *key; /* matched case-insensitively at a word start */
+    int kind;        /* -1: the driver, decided by the value */
 };
 
 /* Longer keys first: "cuda used to build pytorch" before "cuda version". */

@@ -12,13 +12,13 @@
 enum nd_logver_kind {
     ND_LOGVER_TORCH = 0,
     ND_LOGVER_TORCH_NPU,
-    ND_LOGVER_TORCH_CUDA,   /* the CUDA torch was built with */
+    ND_LOGVER_TORCH_CUDA, /* the CUDA torch was built with */
     ND_LOGVER_PYTHON,
     ND_LOGVER_CANN,
-    ND_LOGVER_NPU_DRIVER,   /* Ascend HDK driver: "23.0.rc1", "24.1.0" */
-    ND_LOGVER_NVIDIA_DRIVER,/* "535.104.05" */
-    ND_LOGVER_DRIVER_CUDA,  /* the newest CUDA the driver runs (nvidia-smi) */
-    ND_LOGVER_CUDA_TOOLKIT, /* nvcc / the CUDA runtime version */
+    ND_LOGVER_NPU_DRIVER,    /* Ascend HDK driver: "23.0.rc1", "24.1.0" */
+    ND_LOGVER_NVIDIA_DRIVER, /* "535.104.05" */
+    ND_LOGVER_DRIVER_CUDA,   /* the newest CUDA the driver runs (nvidia-smi) */
+    ND_LOGVER_CUDA_TOOLKIT,  /* nvcc / the CUDA runtime version */
     ND_LOGVER_ROCM,
     ND_LOGVER_COUNT
 };

@@ -326,8 +326,10 @@ static void nd_fix_torch_build(struct nd_finding *f, const char *torch, const ch
     digits[k] = '\0';
     char base[40];
     nd_version_base(torch, base, sizeof base);
-    nd_finding_add_fix(f, "or install torch %s built for CUDA %s: pip install torch==%s --index-url "
-                          "https://download.pytorch.org/whl/cu%s", base, cuda, base, digits);
+    nd_finding_add_fix(f,
+                       "or install torch %s built for CUDA %s: pip install torch==%s --index-url "
+                       "https://download.pytorch.org/whl/cu%s",
+                       base, cuda, base, digits);
 }
 
 int nd_compat_judge_torch_cuda(const struct nd_cuda_compat *ct, const struct nd_torch_wheels *wt, const char *torch,
@@ -390,10 +392,11 @@ int nd_compat_judge_cuda_toolkit(const struct nd_cuda_compat *t, const struct nd
             nd_known(driver_version) ? " " : "", nd_known(driver_version) ? driver_version : "", dc);
         nd_finding_add_evidence(f, NULL, 0, "CUDA toolkit %s, driver CUDA %s", toolkit, dc);
         f->confidence = ND_CONF_HIGH;
-        nd_finding_set_cause(f, minor ? "Programs built with this nvcc run only through minor-version compatibility: "
-                                        "PTX JIT and newer driver APIs fail."
-                                      : "Programs and extensions built with this nvcc fail with 'CUDA driver version is "
-                                        "insufficient for CUDA runtime version'.");
+        nd_finding_set_cause(f, minor
+                                    ? "Programs built with this nvcc run only through minor-version compatibility: "
+                                      "PTX JIT and newer driver APIs fail."
+                                    : "Programs and extensions built with this nvcc fail with 'CUDA driver version is "
+                                      "insufficient for CUDA runtime version'.");
         if (row)
             nd_finding_add_fix(f, "update the NVIDIA driver to %s or newer", row->min_driver);
         nd_finding_add_fix(f, "or use the CUDA %s toolkit that the driver runs (export CUDA_HOME=/usr/local/cuda-%s)",
@@ -407,8 +410,8 @@ int nd_compat_judge_cuda_toolkit(const struct nd_cuda_compat *t, const struct nd
         nd_version_prefix(torch_cuda, 2, pt, sizeof pt);
         if (strcmp(tmaj, pmaj) != 0) {
             struct nd_finding *f = nd_findings_add(out, "compat.cuda-toolkit-torch", ND_CAT_VERSION_MISMATCH,
-                                                   ND_SEV_WARNING, "the CUDA toolkit is %s, but torch is built for CUDA %s",
-                                                   toolkit, pt);
+                                                   ND_SEV_WARNING,
+                                                   "the CUDA toolkit is %s, but torch is built for CUDA %s", toolkit, pt);
             nd_finding_add_evidence(f, NULL, 0, "CUDA toolkit %s, torch CUDA %s", toolkit, torch_cuda);
             f->confidence = ND_CONF_HIGH;
             nd_finding_set_cause(f, "torch.utils.cpp_extension refuses to build against a toolkit of another CUDA "
@@ -431,8 +434,7 @@ int nd_compat_judge_cuda_toolkit(const struct nd_cuda_compat *t, const struct nd
     return added;
 }
 
-int nd_compat_judge_rocm(const struct nd_torch_wheels *t, const char *torch, const char *rocm,
-                         struct nd_findings *out)
+int nd_compat_judge_rocm(const struct nd_torch_wheels *t, const char *torch, const char *rocm, struct nd_findings *out)
 {
     char built[32];
     if (!nd_known(torch) || !nd_compat_local_rocm(nd_version_local(torch), built, sizeof built))
@@ -473,8 +475,7 @@ int nd_compat_judge_rocm(const struct nd_torch_wheels *t, const char *torch, con
     return 0;
 }
 
-int nd_compat_judge_torch_cann(const struct nd_npu_compat *t, const char *torch, const char *cann,
-                               struct nd_findings *out)
+int nd_compat_judge_torch_cann(const struct nd_npu_compat *t, const char *torch, const char *cann, struct nd_findings *out)
 {
     if (!nd_known(torch) || !nd_known(cann))
         return 0;
@@ -493,7 +494,7 @@ int nd_compat_judge_torch_cann(const struct nd_npu_compat *t, const char *torch,
         nd_version_prefix(r->cann, 2, rmm, sizeof rmm);
         if (strcmp(rmm, mm) == 0 && nd_version_cmp(cann, r->cann) >= 0) {
             nd_strbuf_release(&list);
-            return 0;   /* a listed pairing */
+            return 0; /* a listed pairing */
         }
         if (!oldest || nd_version_cmp(r->cann, oldest) < 0)
             oldest = r->cann;
@@ -503,14 +504,13 @@ int nd_compat_judge_torch_cann(const struct nd_npu_compat *t, const char *torch,
     }
     if (!oldest) {
         nd_strbuf_release(&list);
-        return 0;       /* a torch the table does not know */
+        return 0; /* a torch the table does not know */
     }
     bool older = nd_version_cmp(cann, oldest) < 0;
-    struct nd_finding *f = nd_findings_add(out, "compat.torch-cann", ND_CAT_VERSION_MISMATCH,
-                                           older ? ND_SEV_ERROR : ND_SEV_WARNING,
-                                           "torch %s is paired with CANN %s%s%s, not with CANN %s", want, oldest,
-                                           strcmp(oldest, newest) ? " to " : "", strcmp(oldest, newest) ? newest : "",
-                                           cann);
+    struct nd_finding *f = nd_findings_add(
+        out, "compat.torch-cann", ND_CAT_VERSION_MISMATCH, older ? ND_SEV_ERROR : ND_SEV_WARNING,
+        "torch %s is paired with CANN %s%s%s, not with CANN %s", want, oldest, strcmp(oldest, newest) ? " to " : "",
+        strcmp(oldest, newest) ? newest : "", cann);
     nd_finding_add_evidence(f, NULL, 0, "torch %s, CANN %s", torch, cann);
     nd_finding_add_evidence(f, NULL, 0, "listed pairings: %s", list.buf);
     f->confidence = older ? ND_CONF_HIGH : ND_CONF_MEDIUM;
@@ -542,7 +542,8 @@ int nd_compat_judge_set(const struct nd_version_set *v, struct nd_findings *out)
     added += nd_compat_judge_npu_python(&nt, v->torch_npu, v->python, out);
     if (nd_known(v->torch_cuda) && (nd_known(v->nvidia_driver) || nd_known(v->driver_cuda)))
         added += nd_compat_judge_torch_cuda(&ct, &wt, v->torch, v->torch_cuda, v->nvidia_driver, v->driver_cuda, out);
-    added += nd_compat_judge_cuda_toolkit(&ct, &wt, v->cuda_toolkit, v->torch, v->torch_cuda, v->nvidia_driver, v->driver_cuda, out);
+    added += nd_compat_judge_cuda_toolkit(&ct, &wt, v->cuda_toolkit, v->torch, v->torch_cuda, v->nvidia_driver,
+                                          v->driver_cuda, out);
     added += nd_compat_judge_rocm(&wt, v->torch, v->rocm, out);
     nd_npu_compat_release(&nt);
     nd_cuda_compat_release(&ct);

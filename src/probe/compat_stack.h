@@ -14,8 +14,8 @@
 
 struct nd_cann_driver_row {
     char cann[40];
-    char hdk[40];           /* the HDK release published with this CANN */
-    char hdk_oldest[40];    /* the oldest HDK release still supported, "" unknown */
+    char hdk[40];        /* the HDK release published with this CANN */
+    char hdk_oldest[40]; /* the oldest HDK release still supported, "" unknown */
 };
 
 struct nd_cann_driver {
@@ -24,11 +24,11 @@ struct nd_cann_driver {
 };
 
 struct nd_torch_wheel_row {
-    char torch[16];         /* "2.5": a feature release */
+    char torch[16]; /* "2.5": a feature release */
     char python_min[16], python_max[16];
-    char cuda[96];          /* "11.8 12.1 12.4" */
-    char rocm[96];          /* "6.1 6.2" */
-    char cuda_default[16];  /* the build the plain PyPI wheel carries */
+    char cuda[96];         /* "11.8 12.1 12.4" */
+    char rocm[96];         /* "6.1 6.2" */
+    char cuda_default[16]; /* the build the plain PyPI wheel carries */
 };
 
 struct nd_torch_wheels {
@@ -90,8 +90,7 @@ int nd_compat_judge_cuda_toolkit(const struct nd_cuda_compat *t, const struct nd
 /* compat.torch-rocm: a ROCm torch ("+rocm6.2") beside an installed ROCm of
  * another major.minor (warning), or a ROCm build its release never published
  * (info). */
-int nd_compat_judge_rocm(const struct nd_torch_wheels *t, const char *torch, const char *rocm,
-                         struct nd_findings *out);
+int nd_compat_judge_rocm(const struct nd_torch_wheels *t, const char *torch, const char *rocm, struct nd_findings *out);
 
 /* compat.torch-cann: torch beside a CANN that no torch_npu for that torch is
  * listed with (error when CANN is older than every pairing, else warning);

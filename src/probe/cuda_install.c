@@ -104,9 +104,16 @@ bool nd_find_lib_in_root(const struct nd_environ *env, const char *name, char *o
         if (found)
             return true;
     }
-    const char *std[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
-                         "/lib64", "/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/usr/local/nvidia/lib64",
-                         "/usr/local/nvidia/lib", NULL};
+    const char *std[] = {"/usr/lib/x86_64-linux-gnu",
+                         "/usr/lib/aarch64-linux-gnu",
+                         "/usr/lib64",
+                         "/usr/lib",
+                         "/lib64",
+                         "/lib/x86_64-linux-gnu",
+                         "/lib/aarch64-linux-gnu",
+                         "/usr/local/nvidia/lib64",
+                         "/usr/local/nvidia/lib",
+                         NULL};
     for (int i = 0; std[i]; i++)
         if (nd_lib_in_dir(std[i], name, out, size))
             return true;
@@ -168,8 +175,9 @@ void nd_cuda_judge(const struct nd_cuda_install *c, struct nd_findings *out)
         if (c->libcuda_is_stub)
             nd_finding_add_evidence(f, NULL, 0, "only the link-time stub %s", c->libcuda);
         else
-            nd_finding_add_evidence(f, NULL, 0, "no libcuda.so.1 on LD_LIBRARY_PATH, in ld.so.conf.d or the standard "
-                                                "library folders");
+            nd_finding_add_evidence(f, NULL, 0,
+                                    "no libcuda.so.1 on LD_LIBRARY_PATH, in ld.so.conf.d or the standard "
+                                    "library folders");
         f->confidence = ND_CONF_HIGH;
         nd_finding_set_cause(f, "The container got the GPUs but not the driver's user-space libraries: it was not "
                                 "started through the NVIDIA container runtime.");

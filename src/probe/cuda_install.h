@@ -16,15 +16,15 @@
 #define ND_NVIDIA_MAX_DEVFILES 64
 
 struct nd_cuda_install {
-    bool driver_present;             /* /proc/driver/nvidia/version readable */
-    char driver_version[64];         /* "580.159.03" */
+    bool driver_present;     /* /proc/driver/nvidia/version readable */
+    char driver_version[64]; /* "580.159.03" */
     size_t ngpu_files;
     int gpu_files[ND_NVIDIA_MAX_DEVFILES];
     bool nvidiactl, nvidia_uvm;
-    char libcuda[PATH_MAX];          /* "" when not found */
-    bool libcuda_is_stub;            /* only a link-time stub (…/stubs/libcuda.so) was found */
+    char libcuda[PATH_MAX]; /* "" when not found */
+    bool libcuda_is_stub;   /* only a link-time stub (…/stubs/libcuda.so) was found */
     char libnvml[PATH_MAX];
-    char cuda_toolkit[32];           /* /usr/local/cuda's version ("12.4.1"); "" when none */
+    char cuda_toolkit[32]; /* /usr/local/cuda's version ("12.4.1"); "" when none */
     char cuda_toolkit_file[PATH_MAX];
 };
 

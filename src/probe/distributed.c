@@ -114,15 +114,15 @@ int nd_rank_table_parse(const char *buf, size_t len, const char *const *host_ids
     size_t i;
     json_t *v;
     if (json_is_array(list)) {
-        json_array_foreach(list, i, v) {
+        json_array_foreach (list, i, v) {
             if (json_is_object(v))
                 nd_rank_server(v, "device", host_ids, nids, out);
         }
     } else if (json_is_array(json_object_get(doc, "group_list"))) {
         json_t *g;
         size_t gi;
-        json_array_foreach(json_object_get(doc, "group_list"), gi, g) {
-            json_array_foreach(json_object_get(g, "instance_list"), i, v) {
+        json_array_foreach (json_object_get(doc, "group_list"), gi, g) {
+            json_array_foreach (json_object_get(g, "instance_list"), i, v) {
                 if (json_is_object(v))
                     nd_rank_server(v, "devices", host_ids, nids, out);
             }
@@ -241,8 +241,8 @@ void nd_distributed_probe(const struct nd_environ *env, double resolve_timeout_s
         }
     }
     unsigned char bin[sizeof(struct in6_addr)];
-    if (d->master_addr_set && (inet_pton(AF_INET, d->master_addr, bin) == 1 ||
-                               inet_pton(AF_INET6, d->master_addr, bin) == 1)) {
+    if (d->master_addr_set &&
+        (inet_pton(AF_INET, d->master_addr, bin) == 1 || inet_pton(AF_INET6, d->master_addr, bin) == 1)) {
         /* A numeric address needs no lookup (and no child). */
         d->addr_checked = true;
         d->addr_resolves = true;
@@ -277,8 +277,8 @@ bool nd_distributed_any(const struct nd_distributed *d)
 
 static void nd_bad_int(struct nd_findings *out, const char *name, const struct nd_dist_int *v, const char *why)
 {
-    struct nd_finding *f = nd_findings_add(out, "dist.bad-value", ND_CAT_DISTRIBUTED, ND_SEV_ERROR, "%s=%s %s",
-                                           name, v->raw, why);
+    struct nd_finding *f = nd_findings_add(out, "dist.bad-value", ND_CAT_DISTRIBUTED, ND_SEV_ERROR, "%s=%s %s", name,
+                                           v->raw, why);
     nd_finding_add_evidence(f, NULL, 0, "%s=%s", name, v->raw);
     nd_finding_add_fix(f, "let the launcher set it (torchrun, mpirun, the operator), or fix the value in the job spec");
 }
@@ -310,7 +310,8 @@ void nd_distributed_judge(const struct nd_distributed *d, long ndevices, struct 
                                                "RANK=%ld is not below WORLD_SIZE=%ld", d->rank.value,
                                                d->world_size.value);
         nd_finding_add_evidence(f, NULL, 0, "RANK=%ld, WORLD_SIZE=%ld", d->rank.value, d->world_size.value);
-        nd_finding_add_fix(f, "ranks run from 0 to WORLD_SIZE-1: fix the launcher's arguments (--nnodes, --nproc-per-node)");
+        nd_finding_add_fix(
+            f, "ranks run from 0 to WORLD_SIZE-1: fix the launcher's arguments (--nnodes, --nproc-per-node)");
     }
     if (d->local_rank.valid && ndevices >= 0 && d->local_rank.value >= ndevices) {
         struct nd_finding *f = nd_findings_add(out, "dist.local-rank-no-device", ND_CAT_DISTRIBUTED, ND_SEV_ERROR,
@@ -396,17 +397,16 @@ json_t *nd_distributed_facts_json(const struct nd_distributed *d)
     json_object_set_new(o, "master_addr_resolves", d->addr_checked ? json_boolean(d->addr_resolves) : json_null());
     json_t *ifs = json_object();
     for (size_t i = 0; i < d->nifname; i++)
-        json_object_set_new(ifs, d->ifname[i].var, json_pack("{s:o,s:b}", "value", nd_json_str(d->ifname[i].value),
-                                                            "exists", d->ifname[i].ok));
+        json_object_set_new(ifs, d->ifname[i].var,
+                            json_pack("{s:o,s:b}", "value", nd_json_str(d->ifname[i].value), "exists", d->ifname[i].ok));
     json_object_set_new(o, "socket_ifname", ifs);
     json_object_set_new(o, "hccl_connect_timeout_s", nd_int_json(&d->hccl_connect_timeout));
     json_object_set_new(o, "hccl_exec_timeout_s", nd_int_json(&d->hccl_exec_timeout));
     if (d->rank_table.set)
-        json_object_set_new(o, "rank_table", json_pack("{s:o,s:b,s:I,s:I,s:b}", "path", nd_json_str(d->rank_table.path),
-                                                       "valid", d->rank_table.parsed, "servers",
-                                                       (json_int_t)d->rank_table.servers, "devices",
-                                                       (json_int_t)d->rank_table.devices, "lists_host",
-                                                       d->rank_table.lists_host));
+        json_object_set_new(o, "rank_table",
+                            json_pack("{s:o,s:b,s:I,s:I,s:b}", "path", nd_json_str(d->rank_table.path), "valid",
+                                      d->rank_table.parsed, "servers", (json_int_t)d->rank_table.servers, "devices",
+                                      (json_int_t)d->rank_table.devices, "lists_host", d->rank_table.lists_host));
     else
         json_object_set_new(o, "rank_table", json_null());
     return o;

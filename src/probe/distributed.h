@@ -16,16 +16,16 @@
 #include "core/environ.h"
 
 struct nd_dist_int {
-    bool set;           /* the variable is present */
-    bool valid;         /* it parses as a non-negative integer */
+    bool set;   /* the variable is present */
+    bool valid; /* it parses as a non-negative integer */
     long value;
     char raw[32];
 };
 
 struct nd_ifname_check {
-    char var[32];       /* "NCCL_SOCKET_IFNAME" */
+    char var[32]; /* "NCCL_SOCKET_IFNAME" */
     char value[128];
-    bool ok;            /* at least one interface matches */
+    bool ok; /* at least one interface matches */
 };
 
 struct nd_rank_table {
@@ -34,9 +34,9 @@ struct nd_rank_table {
     bool parsed;
     char error[256];
     long servers;
-    long devices;       /* over all servers */
+    long devices; /* over all servers */
     bool lists_host;
-    long host_devices;  /* devices listed for this host */
+    long host_devices; /* devices listed for this host */
 };
 
 #define ND_DIST_MAX_IFNAME 3
@@ -47,7 +47,7 @@ struct nd_distributed {
     char master_addr[256];
     bool addr_checked;
     bool addr_resolves;
-    char addr_result[256];          /* the address it resolved to, or why not */
+    char addr_result[256]; /* the address it resolved to, or why not */
     size_t nifname;
     struct nd_ifname_check ifname[ND_DIST_MAX_IFNAME];
     struct nd_dist_int hccl_connect_timeout, hccl_exec_timeout;

@@ -102,7 +102,7 @@ int nd_visible_parse(const char *value, int *max_index, bool *has_uuid, bool *ma
             break;
         }
         if (idx < 0)
-            break;  /* CUDA stops at the first invalid (negative) entry */
+            break; /* CUDA stops at the first invalid (negative) entry */
         if (idx > *max_index)
             *max_index = (int)(idx > 100000 ? 100000 : idx);
         count++;
@@ -135,8 +135,14 @@ static bool nd_toolkit_version_of(const char *path, char *out, size_t size)
 
 static void nd_check_mixed(const struct nd_environ *env, struct nd_findings *out)
 {
-    static const char *vars[] = {"ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_OPP_PATH", "ASCEND_AICPU_PATH",
-                                 "LD_LIBRARY_PATH", "PYTHONPATH", "PATH", NULL};
+    static const char *vars[] = {"ASCEND_HOME_PATH",
+                                 "ASCEND_TOOLKIT_HOME",
+                                 "ASCEND_OPP_PATH",
+                                 "ASCEND_AICPU_PATH",
+                                 "LD_LIBRARY_PATH",
+                                 "PYTHONPATH",
+                                 "PATH",
+                                 NULL};
     char versions[4][64];
     char where[4][160];
     int nv = 0;
@@ -191,9 +197,10 @@ static void nd_check_devlib(const struct nd_environ *env, struct nd_findings *ou
         struct nd_finding *f = nd_findings_add(out, "env.stub-libs-on-path", ND_CAT_CONFIG, ND_SEV_ERROR,
                                                "LD_LIBRARY_PATH holds a folder of link-time stub libraries");
         nd_finding_add_evidence(f, NULL, 0, "LD_LIBRARY_PATH entry %zu: %.200s", i + 1, e[i]);
-        nd_finding_set_cause(f, devlib ? "devlib/ holds stubs (a stub libascendcl.so) for linking only; loaded at run "
-                                         "time they make every ACL call fail."
-                                       : "stubs/libcuda.so is for linking only; loaded at run time CUDA finds no device.");
+        nd_finding_set_cause(f, devlib
+                                    ? "devlib/ holds stubs (a stub libascendcl.so) for linking only; loaded at run "
+                                      "time they make every ACL call fail."
+                                    : "stubs/libcuda.so is for linking only; loaded at run time CUDA finds no device.");
         nd_finding_add_fix(f, "remove %.200s from LD_LIBRARY_PATH", e[i]);
         break;
     }
@@ -216,8 +223,8 @@ static void nd_check_visible(const struct nd_environ *env, const char *var, int 
         return; /* no devices known: nothing to hide or exceed */
     char *shown = nd_env_shown(var, v);
     if (count == 0 && !malformed) {
-        struct nd_finding *f = nd_findings_add(out, id, ND_CAT_NO_DEVICE, ND_SEV_ERROR,
-                                               "%s=\"%s\" hides every %s", var, shown, vendor);
+        struct nd_finding *f = nd_findings_add(out, id, ND_CAT_NO_DEVICE, ND_SEV_ERROR, "%s=\"%s\" hides every %s", var,
+                                               shown, vendor);
         nd_finding_add_evidence(f, NULL, 0, "%s=\"%s\"; %d %s%s on this host", var, shown, ndev, vendor,
                                 ndev == 1 ? "" : "s");
         f->confidence = ND_CONF_HIGH;
@@ -225,8 +232,10 @@ static void nd_check_visible(const struct nd_environ *env, const char *var, int 
                                 "the CPU.");
         nd_finding_add_fix(f, "unset %s, or list the devices to use: export %s=0", var, var);
     } else if (malformed) {
-        struct nd_finding *f = nd_findings_add(out, id, ND_CAT_NO_DEVICE, ND_SEV_ERROR, "%s=\"%s\" is not a list "
-                                               "of device indices", var, shown);
+        struct nd_finding *f = nd_findings_add(out, id, ND_CAT_NO_DEVICE, ND_SEV_ERROR,
+                                               "%s=\"%s\" is not a list "
+                                               "of device indices",
+                                               var, shown);
         nd_finding_add_evidence(f, NULL, 0, "%s=\"%s\"", var, shown);
         nd_finding_add_fix(f, "export %s=0,1,… (indices separated by commas)", var);
     } else if (max_index >= ndev) {
@@ -247,7 +256,11 @@ static void nd_check_visible(const struct nd_environ *env, const char *var, int 
 
 static void nd_check_debug(const struct nd_environ *env, struct nd_findings *out)
 {
-    static const struct { const char *var; const char *bad[3]; const char *why; } sw[] = {
+    static const struct {
+        const char *var;
+        const char *bad[3];
+        const char *why;
+    } sw[] = {
         {"ASCEND_LAUNCH_BLOCKING", {"1", NULL, NULL}, "runs every NPU operator synchronously"},
         {"ASCEND_GLOBAL_LOG_LEVEL", {"0", "1", NULL}, "writes debug/info logs for every operator"},
         {"ASCEND_SLOG_PRINT_TO_STDOUT", {"1", NULL, NULL}, "prints the device log to stdout"},
@@ -274,9 +287,9 @@ static void nd_check_debug(const struct nd_environ *env, struct nd_findings *out
     }
 }
 
-void nd_envcheck_judge(const struct nd_environ *env, const struct nd_ascend_install *a,
-                       const struct nd_cuda_install *c, int ascend_devices, int cuda_devices, bool tbe_elsewhere,
-                       struct nd_findings *out, struct nd_envcheck_summary *sum)
+void nd_envcheck_judge(const struct nd_environ *env, const struct nd_ascend_install *a, const struct nd_cuda_install *c,
+                       int ascend_devices, int cuda_devices, bool tbe_elsewhere, struct nd_findings *out,
+                       struct nd_envcheck_summary *sum)
 {
     struct nd_envcheck_summary s = {false, false, -1, -1};
     if (a && a->cann_home[0]) {
@@ -297,8 +310,8 @@ void nd_envcheck_judge(const struct nd_environ *env, const struct nd_ascend_inst
                                                    "CANN %s is installed but its environment is not loaded",
                                                    a->cann_version[0] ? a->cann_version : "");
             nd_finding_add_evidence(f, a->cann_version_file[0] ? a->cann_version_file : NULL, a->cann_version_line,
-                                    "CANN %s installed at %s", a->cann_version[0] ? a->cann_version : "(version unknown)",
-                                    a->cann_home);
+                                    "CANN %s installed at %s",
+                                    a->cann_version[0] ? a->cann_version : "(version unknown)", a->cann_home);
             nd_finding_add_evidence(f, NULL, 0, "ASCEND_HOME_PATH and ASCEND_OPP_PATH are not set (%s)", env->source);
             if (a->ascendcl_dir[0])
                 nd_finding_add_evidence(f, NULL, 0, "LD_LIBRARY_PATH lacks %s (libascendcl.so)", a->ascendcl_dir);
@@ -310,9 +323,10 @@ void nd_envcheck_judge(const struct nd_environ *env, const struct nd_ascend_inst
             if (src) {
                 nd_finding_add_fix(f, "source %s", src);
                 /* The job's own command where it is known, so the line can be pasted as is. */
-                nd_finding_add_fix(f, "in a container, source it in the entrypoint before the job: "
-                                      "bash -c 'source %s && exec %s %s'", src,
-                                   env->job_python ? env->job_python : "python",
+                nd_finding_add_fix(f,
+                                   "in a container, source it in the entrypoint before the job: "
+                                   "bash -c 'source %s && exec %s %s'",
+                                   src, env->job_python ? env->job_python : "python",
                                    env->job_script ? env->job_script : "train.py");
             } else {
                 nd_finding_add_fix(f, "export ASCEND_HOME_PATH=%s ASCEND_OPP_PATH=%s/opp", a->cann_home, a->cann_home);
@@ -322,13 +336,11 @@ void nd_envcheck_judge(const struct nd_environ *env, const struct nd_ascend_inst
                 struct nd_finding *f = nd_findings_add(out, "env.cann-partly-loaded", ND_CAT_ENV_NOT_LOADED,
                                                        ND_SEV_ERROR, "the CANN environment is incomplete");
                 if (!home_ok)
-                    nd_finding_add_evidence(f, NULL, 0, "ASCEND_HOME_PATH %s%.200s", home ? "points to a missing folder: "
-                                                                                         : "is not set",
-                                            home ? home : "");
+                    nd_finding_add_evidence(f, NULL, 0, "ASCEND_HOME_PATH %s%.200s",
+                                            home ? "points to a missing folder: " : "is not set", home ? home : "");
                 if (!opp_ok)
-                    nd_finding_add_evidence(f, NULL, 0, "ASCEND_OPP_PATH %s%.200s", opp ? "points to a missing folder: "
-                                                                                       : "is not set",
-                                            opp ? opp : "");
+                    nd_finding_add_evidence(f, NULL, 0, "ASCEND_OPP_PATH %s%.200s",
+                                            opp ? "points to a missing folder: " : "is not set", opp ? opp : "");
                 if (!ld_ok)
                     nd_finding_add_evidence(f, NULL, 0, "LD_LIBRARY_PATH lacks %s (libascendcl.so)", a->ascendcl_dir);
                 nd_finding_set_cause(f, "Part of what set_env.sh exports was lost or overwritten after it ran.");
@@ -380,11 +392,12 @@ void nd_envcheck_judge(const struct nd_environ *env, const struct nd_ascend_inst
 
 json_t *nd_envcheck_facts_json(const struct nd_environ *env)
 {
-    static const char *prefixes[] = {"ASCEND_", "CANN_", "HCCL_", "NCCL_", "CUDA_", "NVIDIA_", "TORCH_", "PYTORCH_",
-                                     "ATB_", "TOOLCHAIN_", "OMP_", NULL};
-    static const char *exact[] = {"LD_LIBRARY_PATH", "PYTHONPATH", "PATH", "RANK", "WORLD_SIZE", "LOCAL_RANK",
-                                  "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "RANK_TABLE_FILE",
-                                  "GLOO_SOCKET_IFNAME", "VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_VERSION", NULL};
+    static const char *prefixes[] = {"ASCEND_", "CANN_",    "HCCL_", "NCCL_",      "CUDA_", "NVIDIA_",
+                                     "TORCH_",  "PYTORCH_", "ATB_",  "TOOLCHAIN_", "OMP_",  NULL};
+    static const char *exact[] = {
+        "LD_LIBRARY_PATH",    "PYTHONPATH",       "PATH",         "RANK",          "WORLD_SIZE",
+        "LOCAL_RANK",         "LOCAL_WORLD_SIZE", "MASTER_ADDR",  "MASTER_PORT",   "RANK_TABLE_FILE",
+        "GLOO_SOCKET_IFNAME", "VIRTUAL_ENV",      "CONDA_PREFIX", "PYENV_VERSION", NULL};
     json_t *o = json_object();
     json_object_set_new(o, "source", nd_json_str(env->source));
     json_t *vars = json_object();

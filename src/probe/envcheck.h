@@ -16,19 +16,19 @@
 #include "core/environ.h"
 
 struct nd_envcheck_summary {
-    bool cann_loaded;          /* ASCEND_HOME_PATH, ASCEND_OPP_PATH and the lib64 are all there */
-    bool tbe_reachable;        /* PYTHONPATH leads to a tbe package */
-    int visible_ascend;        /* devices ASCEND_RT_VISIBLE_DEVICES leaves, -1 unknown */
-    int visible_cuda;          /* devices CUDA_VISIBLE_DEVICES leaves, -1 unknown */
+    bool cann_loaded;   /* ASCEND_HOME_PATH, ASCEND_OPP_PATH and the lib64 are all there */
+    bool tbe_reachable; /* PYTHONPATH leads to a tbe package */
+    int visible_ascend; /* devices ASCEND_RT_VISIBLE_DEVICES leaves, -1 unknown */
+    int visible_cuda;   /* devices CUDA_VISIBLE_DEVICES leaves, -1 unknown */
 };
 
 /* Judges env. ascend_devices/cuda_devices: how many devices exist (from the
  * device layer, else the device files), -1 unknown. tbe_elsewhere: tbe is
  * importable from the interpreter's own site-packages (so PYTHONPATH need not
  * carry it). sum (may be NULL) receives the verdicts for the check lines. */
-void nd_envcheck_judge(const struct nd_environ *env, const struct nd_ascend_install *a,
-                       const struct nd_cuda_install *c, int ascend_devices, int cuda_devices, bool tbe_elsewhere,
-                       struct nd_findings *out, struct nd_envcheck_summary *sum);
+void nd_envcheck_judge(const struct nd_environ *env, const struct nd_ascend_install *a, const struct nd_cuda_install *c,
+                       int ascend_devices, int cuda_devices, bool tbe_elsewhere, struct nd_findings *out,
+                       struct nd_envcheck_summary *sum);
 
 /* Parses a visible-devices list ("0,1,3", "" , "-1", "GPU-uuid"): how many
  * entries it keeps before the first invalid one (CUDA stops there), the

@@ -85,9 +85,11 @@ int nd_host_parse_cpu_max(const char *buf, size_t len, double *cpus)
 
 const char *nd_host_cgroup_container(const char *buf, size_t len)
 {
-    static const struct { const char *needle, *kind; } marks[] = {
-        {"kubepods", "kubernetes"}, {"docker", "docker"}, {"libpod", "podman"},
-        {"containerd", "containerd"}, {"/lxc/", "lxc"}, {"crio", "cri-o"},
+    static const struct {
+        const char *needle, *kind;
+    } marks[] = {
+        {"kubepods", "kubernetes"},   {"docker", "docker"}, {"libpod", "podman"},
+        {"containerd", "containerd"}, {"/lxc/", "lxc"},     {"crio", "cri-o"},
     };
     for (size_t i = 0; i < ND_ARRAY_SIZE(marks); i++)
         if (memmem(buf, len, marks[i].needle, strlen(marks[i].needle)))
@@ -188,12 +190,11 @@ void nd_host_probe(const struct nd_environ *env, struct nd_host *h)
     struct statvfs vfs;
     struct stat st_shm, st_root;
     /* Under --root a plain /dev/shm folder is not a mount: its size says nothing. */
-    if (nd_rootfs_path("/dev/shm", path, sizeof path) == 0 && stat(path, &st_shm) == 0 &&
-        S_ISDIR(st_shm.st_mode) && statvfs(path, &vfs) == 0) {
+    if (nd_rootfs_path("/dev/shm", path, sizeof path) == 0 && stat(path, &st_shm) == 0 && S_ISDIR(st_shm.st_mode) &&
+        statvfs(path, &vfs) == 0) {
         char rootp[4096];
-        bool separate = nd_rootfs_is_default() ||
-                        (nd_rootfs_path("/", rootp, sizeof rootp) == 0 && stat(rootp, &st_root) == 0 &&
-                         st_root.st_dev != st_shm.st_dev);
+        bool separate = nd_rootfs_is_default() || (nd_rootfs_path("/", rootp, sizeof rootp) == 0 &&
+                                                   stat(rootp, &st_root) == 0 && st_root.st_dev != st_shm.st_dev);
         if (separate) {
             h->shm_valid = true;
             h->shm_total = (uint64_t)vfs.f_blocks * vfs.f_frsize;
@@ -217,13 +218,13 @@ void nd_host_judge(const struct nd_host *h, struct nd_findings *out)
         nd_finding_add_evidence(f, NULL, 0, "/dev/shm size %s (under 1 GiB)", a);
         nd_finding_set_cause(f, "DataLoader workers pass batches through /dev/shm; at Docker's 64 MB default they "
                                 "die with \"Bus error\" or \"unable to write to file </torch_…>\".");
-        nd_finding_add_fix(f, "docker run --shm-size=16g … (Kubernetes: mount an emptyDir with medium: Memory at /dev/shm)");
+        nd_finding_add_fix(
+            f, "docker run --shm-size=16g … (Kubernetes: mount an emptyDir with medium: Memory at /dev/shm)");
     }
     if (h->nofile_valid && h->nofile_soft < 1024) {
         struct nd_finding *f = nd_findings_add(out, "host.nofile-low", ND_CAT_CONFIG, ND_SEV_WARNING,
                                                "the open-file limit is %" PRIu64, h->nofile_soft);
-        nd_finding_add_evidence(f, NULL, 0, "ulimit -n = %" PRIu64 " (hard %" PRIu64 ")", h->nofile_soft,
-                                h->nofile_hard);
+        nd_finding_add_evidence(f, NULL, 0, "ulimit -n = %" PRIu64 " (hard %" PRIu64 ")", h->nofile_soft, h->nofile_hard);
         nd_finding_set_cause(f, "DataLoader workers share tensors through file descriptors; a low limit gives "
                                 "\"Too many open files\".");
         nd_finding_add_fix(f, "ulimit -n 65536 (docker run --ulimit nofile=65536:65536)");
@@ -240,8 +241,8 @@ void nd_host_judge(const struct nd_host *h, struct nd_findings *out)
     if (h->disk_valid && h->disk_free < ND_GIB) {
         nd_format_bytes(h->disk_free, a, sizeof a);
         nd_format_bytes(h->disk_total, b, sizeof b);
-        struct nd_finding *f = nd_findings_add(out, "host.disk-low", ND_CAT_CONFIG, ND_SEV_WARNING,
-                                               "only %s free on /", a);
+        struct nd_finding *f = nd_findings_add(out, "host.disk-low", ND_CAT_CONFIG, ND_SEV_WARNING, "only %s free on /",
+                                               a);
         nd_finding_add_evidence(f, NULL, 0, "/: %s free of %s", a, b);
         nd_finding_set_cause(f, "Checkpoints, compiled-kernel caches and logs fail to write when the disk fills.");
         nd_finding_add_fix(f, "free space, or point checkpoints and caches at a larger volume");

@@ -14,16 +14,16 @@
 #include "core/environ.h"
 
 struct nd_host {
-    long ncpu;                       /* online CPUs */
+    long ncpu; /* online CPUs */
     bool cpu_quota_valid;
-    double cpu_quota;                /* cgroup cpu.max in CPUs */
+    double cpu_quota; /* cgroup cpu.max in CPUs */
     bool mem_valid;
     uint64_t mem_total, mem_available;
-    int cgroup_version;              /* 1, 2, or 0 unknown */
-    bool cgroup_limit_valid;         /* a real limit is set (not "max") */
+    int cgroup_version;      /* 1, 2, or 0 unknown */
+    bool cgroup_limit_valid; /* a real limit is set (not "max") */
     uint64_t cgroup_limit;
     bool container;
-    char container_kind[32];         /* "docker", "podman", "kubernetes", "containerd", "lxc" */
+    char container_kind[32]; /* "docker", "podman", "kubernetes", "containerd", "lxc" */
     bool nofile_valid;
     uint64_t nofile_soft, nofile_hard;
     bool shm_valid;

@@ -12,9 +12,9 @@
 #include "probe/python.h"
 
 struct nd_install_ctx {
-    const struct nd_environ *env;         /* the job's environment */
-    const struct nd_python *py;           /* the Python stack (torch's folder) */
-    const struct nd_device_state *dev;    /* this vendor's device query (level 2+), or NULL */
+    const struct nd_environ *env;      /* the job's environment */
+    const struct nd_python *py;        /* the Python stack (torch's folder) */
+    const struct nd_device_state *dev; /* this vendor's device query (level 2+), or NULL */
     int level;
 };
 

@@ -49,7 +49,7 @@ int nd_job_cmdline_script(const char *buf, size_t len, char *script, size_t size
         size_t n = strnlen(a, len - pos);
         pos += n + 1;
         if (argi++ == 0)
-            continue;   /* the interpreter itself */
+            continue; /* the interpreter itself */
         if (want_value) {
             want_value = false;
             continue;
@@ -59,22 +59,22 @@ int nd_job_cmdline_script(const char *buf, size_t len, char *script, size_t size
         if (a[0] != '-')
             return nd_pfmt(script, size, "%.*s", (int)n, a) < 0 ? -EINVAL : 0;
         if (n == 1)
-            return -EINVAL;         /* "-": the script comes on stdin */
+            return -EINVAL; /* "-": the script comes on stdin */
         if (n >= 2 && a[1] == '-') {
-            if (n == 2) {   /* "--": the script follows */
+            if (n == 2) { /* "--": the script follows */
                 if (pos >= len)
                     return -EINVAL;
                 const char *s = buf + pos;
                 size_t sn = strnlen(s, len - pos);
                 return sn && nd_pfmt(script, size, "%.*s", (int)sn, s) >= 0 ? 0 : -EINVAL;
             }
-            continue;       /* --version, --help, --check-hash-based-pycs (rare) */
+            continue; /* --version, --help, --check-hash-based-pycs (rare) */
         }
         /* A cluster of one-letter flags: -uB, -Wignore, -m module, -mmodule. */
         for (size_t k = 1; k < n; k++) {
             char c = a[k];
             if (c == 'c')
-                return -EINVAL;     /* code on the command line: no script to name */
+                return -EINVAL; /* code on the command line: no script to name */
             if (c == 'm') {
                 const char *mod = a + k + 1;
                 size_t mn = n - k - 1;
@@ -130,8 +130,8 @@ int nd_job_cmd_from_pid(pid_t pid, struct nd_job_cmd *out)
     return 0;
 }
 
-int nd_job_python_choose(pid_t pid, const char **python, char *buf, size_t bufsz, struct nd_environ *env,
-                         char *note, size_t notesz)
+int nd_job_python_choose(pid_t pid, const char **python, char *buf, size_t bufsz, struct nd_environ *env, char *note,
+                         size_t notesz)
 {
     note[0] = '\0';
     struct nd_job_cmd *jc = calloc(1, sizeof *jc);

@@ -11,9 +11,9 @@
 #include <sys/types.h>
 
 struct nd_job_cmd {
-    char exe[PATH_MAX];      /* /proc/PID/exe, "" when unreadable */
-    bool is_python;          /* exe is a CPython or PyPy interpreter */
-    char script[PATH_MAX];   /* "train.py", "-m torch.distributed.run"; "" when unknown */
+    char exe[PATH_MAX];    /* /proc/PID/exe, "" when unreadable */
+    bool is_python;        /* exe is a CPython or PyPy interpreter */
+    char script[PATH_MAX]; /* "train.py", "-m torch.distributed.run"; "" when unknown */
 };
 
 /* True when a file name (no folders) names a Python interpreter:
@@ -40,7 +40,7 @@ struct nd_environ;
  * and env->job_script name the job's command for fix lines. When the job's
  * own interpreter cannot be used, note says why (else it is ""). Returns 0,
  * -ENOMEM. */
-int nd_job_python_choose(pid_t pid, const char **python, char *buf, size_t bufsz, struct nd_environ *env,
-                         char *note, size_t notesz);
+int nd_job_python_choose(pid_t pid, const char **python, char *buf, size_t bufsz, struct nd_environ *env, char *note,
+                         size_t notesz);
 
 #endif

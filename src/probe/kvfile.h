@@ -10,8 +10,8 @@
 
 struct nd_kv {
     char *key;
-    char *value;    /* trimmed, quotes removed */
-    long line;      /* 1-based */
+    char *value; /* trimmed, quotes removed */
+    long line;   /* 1-based */
 };
 
 struct nd_kvfile {

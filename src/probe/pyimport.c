@@ -51,7 +51,8 @@ static const char nd_probe_script[] =
     "            if npu is not None:\n"
     "                r['torch_npu']['version'] = str(getattr(npu, '__version__', ''))\n"
     "                try:\n"
-    "                    r['npu'] = {'available': bool(torch.npu.is_available()), 'count': int(torch.npu.device_count())}\n"
+    "                    r['npu'] = {'available': bool(torch.npu.is_available()), 'count': "
+    "int(torch.npu.device_count())}\n"
     "                except BaseException as e:\n"
     "                    r['npu'] = {'available': False, 'count': 0, 'error': '%s: %s' % (type(e).__name__, e)}\n"
     "        dev = 'cpu'\n"
@@ -64,7 +65,8 @@ static const char nd_probe_script[] =
     "            v = float((x @ x).sum().item())\n"
     "            r['op'] = {'device': dev, 'ok': v == 8.0, 'value': v}\n"
     "        except BaseException as e:\n"
-    "            r['op'] = {'device': dev, 'ok': False, 'error': '%s: %s' % (type(e).__name__, e), 'traceback': tail()}\n"
+    "            r['op'] = {'device': dev, 'ok': False, 'error': '%s: %s' % (type(e).__name__, e), 'traceback': "
+    "tail()}\n"
     "    if want_tbe:\n"
     "        imp('tbe', 'tbe')\n"
     "finally:\n"
@@ -247,8 +249,9 @@ void nd_pyimport_judge(const struct nd_pyimport *p, double timeout_s, bool ascen
         return;
     }
     if (p->timed_out || p->crashed || !p->result) {
-        const char *id = p->timed_out ? "python.probe-timeout" : p->crashed ? "python.probe-crashed"
-                                                                             : "python.probe-failed";
+        const char *id = p->timed_out ? "python.probe-timeout"
+                         : p->crashed ? "python.probe-crashed"
+                                      : "python.probe-failed";
         nd_report_line(rep, area, ND_CHECK_FAIL, "the Python probe %s", p->status);
         struct nd_finding *f = nd_findings_add(&rep->findings, id, p->timed_out ? ND_CAT_HANG : ND_CAT_CONFIG,
                                                ND_SEV_ERROR, "the Python import probe %s", p->status);
@@ -261,8 +264,10 @@ void nd_pyimport_judge(const struct nd_pyimport *p, double timeout_s, bool ascen
             free(copy);
         }
         if (p->timed_out) {
-            nd_finding_set_cause(f, "Importing the framework or opening the device did not finish in %.0f s: a device "
-                                    "or driver that does not answer, or a very slow file system.", timeout_s);
+            nd_finding_set_cause(f,
+                                 "Importing the framework or opening the device did not finish in %.0f s: a device "
+                                 "or driver that does not answer, or a very slow file system.",
+                                 timeout_s);
             nd_finding_add_fix(f, "check the devices (npu-smi info / nvidia-smi), then retry with --timeout 120");
         } else {
             nd_finding_set_cause(f, "The interpreter died while importing: often a native library that does not "
@@ -290,16 +295,16 @@ void nd_pyimport_judge(const struct nd_pyimport *p, double timeout_s, bool ascen
     json_t *tnpu = json_object_get(r, "torch_npu");
     if (tnpu) {
         if (!nd_obj_ok(tnpu)) {
-            nd_report_line(rep, area, ND_CHECK_FAIL, "import torch_npu fails: %s",
-                           nd_jstr(tnpu, "error", "?"));
+            nd_report_line(rep, area, ND_CHECK_FAIL, "import torch_npu fails: %s", nd_jstr(tnpu, "error", "?"));
             nd_explain_import(rep, "torch_npu", tnpu, set_env, p->python);
         } else {
             json_t *npu = json_object_get(r, "npu");
             npu_av = json_is_true(json_object_get(npu, "available"));
             npu_n = (long)json_integer_value(json_object_get(npu, "count"));
-            nd_report_line(rep, area, npu_av ? ND_CHECK_OK : ND_CHECK_FAIL, "torch_npu %s: torch.npu.is_available() = %s, "
-                           "%ld device%s", nd_jstr(tnpu, "version", "?"), npu_av ? "True" : "False", npu_n,
-                           npu_n == 1 ? "" : "s");
+            nd_report_line(rep, area, npu_av ? ND_CHECK_OK : ND_CHECK_FAIL,
+                           "torch_npu %s: torch.npu.is_available() = %s, "
+                           "%ld device%s",
+                           nd_jstr(tnpu, "version", "?"), npu_av ? "True" : "False", npu_n, npu_n == 1 ? "" : "s");
         }
     }
     if (nvidia || cuda_av || nd_json_get_str(torch, "cuda"))
@@ -337,8 +342,9 @@ void nd_pyimport_judge(const struct nd_pyimport *p, double timeout_s, bool ascen
     }
     if (!ascend && !nvidia && !cuda_av && !npu_av) {
         nd_report_line(rep, area, ND_CHECK_INFO, "no accelerator: jobs started here run on the CPU");
-        struct nd_finding *f = nd_findings_add(&rep->findings, "python.no-accelerator", ND_CAT_NO_DEVICE, ND_SEV_INFO,
-                                               "torch imports, but this machine has no NPU or GPU: jobs run on the CPU");
+        struct nd_finding *f = nd_findings_add(
+            &rep->findings, "python.no-accelerator", ND_CAT_NO_DEVICE, ND_SEV_INFO,
+            "torch imports, but this machine has no NPU or GPU: jobs run on the CPU");
         nd_finding_add_evidence(f, NULL, 0, "torch %s; torch.cuda.is_available() = False%s",
                                 nd_jstr(torch, "version", "?"), tnpu ? ", no NPU" : "");
     }
@@ -352,7 +358,8 @@ void nd_pyimport_judge(const struct nd_pyimport *p, double timeout_s, bool ascen
             struct nd_finding *f = nd_findings_add(&rep->findings, "python.tensor-op-failed", ND_CAT_DEVICE_FAULT,
                                                    ND_SEV_ERROR, "a 2x2 matrix product on %s fails", dev);
             nd_finding_add_evidence(f, NULL, 0, "%s", nd_jstr(op, "error", "wrong result"));
-            nd_finding_add_fix(f, "run the same operation by hand and read the device log (/var/log/npu/slog or dmesg)");
+            nd_finding_add_fix(f,
+                               "run the same operation by hand and read the device log (/var/log/npu/slog or dmesg)");
             if (nd_json_get_str(op, "traceback"))
                 nd_import_error_explain(nd_json_get_str(op, "traceback"), set_env, &rep->findings);
         }

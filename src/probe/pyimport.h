@@ -16,13 +16,13 @@
 #include "core/environ.h"
 
 struct nd_pyimport {
-    bool ran;                /* the interpreter started */
+    bool ran; /* the interpreter started */
     bool timed_out, crashed;
-    char status[160];        /* nd_spawn_describe() of the child */
+    char status[160]; /* nd_spawn_describe() of the child */
     double elapsed_s;
-    json_t *result;          /* the probe's JSON, NULL when it printed none */
-    char *stderr_tail;       /* the last lines of its stderr */
-    char python[4096];       /* the interpreter it ran, named in fix lines */
+    json_t *result;    /* the probe's JSON, NULL when it printed none */
+    char *stderr_tail; /* the last lines of its stderr */
+    char python[4096]; /* the interpreter it ran, named in fix lines */
 };
 
 /* Runs the probe with the job's env. try_npu: import torch_npu; try_tbe: import tbe. */

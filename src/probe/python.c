@@ -23,8 +23,8 @@
 #include "probe/pathfmt.h"
 
 static const char *const nd_pkg_names[ND_PKG_COUNT] = {
-    "torch", "torch_npu", "transformers", "accelerate", "deepspeed", "numpy",
-    "decorator", "scipy", "attrs", "psutil", "sympy", "cloudpickle", "tornado",
+    "torch", "torch_npu", "transformers", "accelerate", "deepspeed",   "numpy",   "decorator",
+    "scipy", "attrs",     "psutil",       "sympy",      "cloudpickle", "tornado",
 };
 
 const char *nd_pkg_name(enum nd_pkg_id id)
@@ -61,7 +61,7 @@ int nd_pymeta_parse(const char *buf, size_t len, char *name, size_t name_size, c
         if (n && line[n - 1] == '\r')
             n--;
         if (n == 0)
-            break;  /* end of the headers: the rest is the description */
+            break; /* end of the headers: the rest is the description */
         const char *val = NULL;
         char *dst = NULL;
         size_t dsize = 0;
@@ -96,7 +96,7 @@ static bool nd_py_assign(const char *line, size_t n, const char *key, char *out,
     const char *p = line + kl, *end = line + n;
     while (p < end && (*p == ' ' || *p == '\t'))
         p++;
-    if (p < end && *p == ':') {     /* "cuda: Optional[str] = '12.1'" */
+    if (p < end && *p == ':') { /* "cuda: Optional[str] = '12.1'" */
         while (p < end && *p != '=')
             p++;
     }
@@ -213,8 +213,7 @@ static bool nd_is_script(const char *abs)
     return script;
 }
 
-static bool nd_find_on_path(const struct nd_environ *env, const char *name, const char *skip_dir, char *out,
-                            size_t size)
+static bool nd_find_on_path(const struct nd_environ *env, const char *name, const char *skip_dir, char *out, size_t size)
 {
     const char *path = env ? nd_environ_get(env, "PATH") : NULL;
     if (!path)
@@ -657,10 +656,9 @@ void nd_python_judge(const struct nd_python *py, bool ascend, bool nvidia, bool 
 {
     if (!py->found || py->error[0]) {
         bool missing = !py->found;
-        struct nd_finding *f = nd_findings_add(out, missing ? "python.not-found" : "python.unresolved", ND_CAT_CONFIG,
-                                               ND_SEV_WARNING, missing ? "no Python interpreter: %s"
-                                                                       : "cannot read the Python stack: %s",
-                                               py->error);
+        struct nd_finding *f = nd_findings_add(
+            out, missing ? "python.not-found" : "python.unresolved", ND_CAT_CONFIG, ND_SEV_WARNING,
+            missing ? "no Python interpreter: %s" : "cannot read the Python stack: %s", py->error);
         nd_finding_add_evidence(f, NULL, 0, "%s", py->error);
         nd_finding_add_fix(f, "name the job's interpreter: npu-doctor check --python /path/to/python");
         if (missing)
@@ -716,8 +714,8 @@ void nd_python_judge(const struct nd_python *py, bool ascend, bool nvidia, bool 
         nd_finding_add_fix(f, "pip install torch_npu==%s (the release built for torch %s)", base, base);
     }
     if (cann_present && py->found && !py->error[0]) {
-        static const int deps[] = {ND_PKG_DECORATOR, ND_PKG_SCIPY, ND_PKG_ATTRS, ND_PKG_PSUTIL, ND_PKG_NUMPY,
-                                   ND_PKG_SYMPY, ND_PKG_CLOUDPICKLE, ND_PKG_TORNADO};
+        static const int deps[] = {ND_PKG_DECORATOR, ND_PKG_SCIPY, ND_PKG_ATTRS,       ND_PKG_PSUTIL,
+                                   ND_PKG_NUMPY,     ND_PKG_SYMPY, ND_PKG_CLOUDPICKLE, ND_PKG_TORNADO};
         struct nd_strbuf miss = ND_STRBUF_INIT;
         nd_strbuf_init(&miss);
         for (size_t i = 0; i < ND_ARRAY_SIZE(deps); i++)
@@ -735,8 +733,8 @@ void nd_python_judge(const struct nd_python *py, bool ascend, bool nvidia, bool 
         const struct nd_py_pkg *np = &py->pkg[ND_PKG_NUMPY];
         if (np->found && cann_version && *cann_version && nd_version_cmp(np->version, "2") >= 0 &&
             nd_version_cmp(cann_version, "8.3.RC1") < 0) {
-            struct nd_finding *f = nd_findings_add(out, "python.numpy2-old-cann", ND_CAT_VERSION_MISMATCH, ND_SEV_WARNING,
-                                                   "numpy %s with CANN %s", np->version, cann_version);
+            struct nd_finding *f = nd_findings_add(out, "python.numpy2-old-cann", ND_CAT_VERSION_MISMATCH,
+                                                   ND_SEV_WARNING, "numpy %s with CANN %s", np->version, cann_version);
             nd_finding_add_evidence(f, NULL, 0, "numpy %s in %s; CANN %s", np->version, np->location, cann_version);
             f->confidence = ND_CONF_MEDIUM;
             nd_finding_set_cause(f, "The operator compiler of CANN releases before 8.3 is not built for numpy 2: "

@@ -15,9 +15,20 @@
 #include "core/environ.h"
 
 enum nd_pkg_id {
-    ND_PKG_TORCH, ND_PKG_TORCH_NPU, ND_PKG_TRANSFORMERS, ND_PKG_ACCELERATE, ND_PKG_DEEPSPEED, ND_PKG_NUMPY,
+    ND_PKG_TORCH,
+    ND_PKG_TORCH_NPU,
+    ND_PKG_TRANSFORMERS,
+    ND_PKG_ACCELERATE,
+    ND_PKG_DEEPSPEED,
+    ND_PKG_NUMPY,
     /* the tbe compiler's own imports */
-    ND_PKG_DECORATOR, ND_PKG_SCIPY, ND_PKG_ATTRS, ND_PKG_PSUTIL, ND_PKG_SYMPY, ND_PKG_CLOUDPICKLE, ND_PKG_TORNADO,
+    ND_PKG_DECORATOR,
+    ND_PKG_SCIPY,
+    ND_PKG_ATTRS,
+    ND_PKG_PSUTIL,
+    ND_PKG_SYMPY,
+    ND_PKG_CLOUDPICKLE,
+    ND_PKG_TORNADO,
     ND_PKG_COUNT
 };
 
@@ -27,37 +38,37 @@ const char *nd_pkg_name(enum nd_pkg_id id);
 struct nd_py_pkg {
     bool found;
     char version[64];
-    char location[PATH_MAX];      /* the sys.path folder it is in */
+    char location[PATH_MAX]; /* the sys.path folder it is in */
 };
 
 #define ND_PY_MAX_PATH 24
 #define ND_PY_MAX_OTHERS 6
 
 struct nd_py_other {
-    char path[PATH_MAX];          /* as found on PATH */
-    char exe[PATH_MAX];           /* what it resolves to */
-    char how[64];                 /* "venv /opt/venv", "system": a venv shares exe with its base */
+    char path[PATH_MAX]; /* as found on PATH */
+    char exe[PATH_MAX];  /* what it resolves to */
+    char how[64];        /* "venv /opt/venv", "system": a venv shares exe with its base */
     bool torch_found;
     char torch_version[64];
     char torch_location[PATH_MAX];
 };
 
 struct nd_python {
-    char requested[PATH_MAX];     /* --python, or "python3" */
+    char requested[PATH_MAX]; /* --python, or "python3" */
     bool found;
-    char path[PATH_MAX];          /* where it was found (in-root) */
-    char exe[PATH_MAX];           /* the real interpreter after links, venvs and pyenv shims */
-    char version[16];             /* "3.11" */
-    char how[64];                 /* "venv", "pyenv 3.11.7", "system" … */
+    char path[PATH_MAX]; /* where it was found (in-root) */
+    char exe[PATH_MAX];  /* the real interpreter after links, venvs and pyenv shims */
+    char version[16];    /* "3.11" */
+    char how[64];        /* "venv", "pyenv 3.11.7", "system" … */
     char error[256];
     size_t npath;
     char sys_path[ND_PY_MAX_PATH][PATH_MAX];
     struct nd_py_pkg pkg[ND_PKG_COUNT];
-    bool torch_version_py;        /* torch/version.py was read */
-    char torch_cuda[32];          /* torch.version.cuda; "" for None */
-    char torch_local[32];         /* "cpu", "cu121", "" */
-    char tbe_location[PATH_MAX];  /* the sys.path folder holding tbe/, "" when none */
-    size_t nothers;               /* every python3 on PATH, deduplicated */
+    bool torch_version_py;       /* torch/version.py was read */
+    char torch_cuda[32];         /* torch.version.cuda; "" for None */
+    char torch_local[32];        /* "cpu", "cu121", "" */
+    char tbe_location[PATH_MAX]; /* the sys.path folder holding tbe/, "" when none */
+    size_t nothers;              /* every python3 on PATH, deduplicated */
     struct nd_py_other others[ND_PY_MAX_OTHERS];
 };
 

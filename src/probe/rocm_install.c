@@ -23,13 +23,13 @@
 struct nd_rocm_facts {
     size_t ninst;
     struct {
-        char path[PATH_MAX];    /* "/opt/rocm-6.2.0", "/opt/dtk-24.04" */
+        char path[PATH_MAX]; /* "/opt/rocm-6.2.0", "/opt/dtk-24.04" */
         char version[32];
     } inst[ND_ROCM_MAX_INSTALLS];
     bool kfd, kfd_access;
     size_t nrender, nrender_access;
     bool torch_found;
-    int torch_hip;              /* 1 built for ROCm, 0 not, -1 unknown (no version.py) */
+    int torch_hip; /* 1 built for ROCm, 0 not, -1 unknown (no version.py) */
     char hip[64];
 };
 
@@ -44,8 +44,8 @@ int nd_rocm_parse_torch_hip(const char *buf, size_t len, char *out, size_t size)
         while (eol < len && buf[eol] != '\n')
             eol++;
         /* "hip = '6.2.1'" or "hip: Optional[str] = None" at the start of a line. */
-        if (eol - i > 3 && memcmp(buf + i, "hip", 3) == 0 && (buf[i + 3] == ' ' || buf[i + 3] == ':' ||
-                                                              buf[i + 3] == '=')) {
+        if (eol - i > 3 && memcmp(buf + i, "hip", 3) == 0 &&
+            (buf[i + 3] == ' ' || buf[i + 3] == ':' || buf[i + 3] == '=')) {
             const char *eq = memchr(buf + i, '=', eol - i);
             if (!eq)
                 return -EINVAL;
@@ -202,7 +202,8 @@ static void nd_rocm_judge_nodes(const struct nd_rocm_facts *r, const char *area,
                               "log in again");
         f->confidence = ND_CONF_HIGH;
     }
-    nd_report_line(rep, area, r->kfd_access && r->nrender && r->nrender_access == r->nrender ? ND_CHECK_OK : ND_CHECK_FAIL,
+    nd_report_line(rep, area,
+                   r->kfd_access && r->nrender && r->nrender_access == r->nrender ? ND_CHECK_OK : ND_CHECK_FAIL,
                    "/dev/kfd%s, %zu render node%s%s", r->kfd_access ? "" : " (no access)", r->nrender,
                    r->nrender == 1 ? "" : "s", r->nrender_access < r->nrender ? " (not all accessible)" : "");
 }
@@ -263,9 +264,9 @@ static void nd_rocm_judge_torch(const struct nd_rocm_facts *r, const struct nd_p
     char mm[16] = "";
     if (r->ninst)
         nd_major_minor(r->inst[0].version, mm, sizeof mm);
-    struct nd_finding *f =
-        nd_findings_add(&rep->findings, "rocm.torch-not-rocm", ND_CAT_CPU_FALLBACK, ND_SEV_ERROR,
-                        "torch %s is not built for ROCm: it cannot use the GPUs and computes on the CPU", tv);
+    struct nd_finding *f = nd_findings_add(
+        &rep->findings, "rocm.torch-not-rocm", ND_CAT_CPU_FALLBACK, ND_SEV_ERROR,
+        "torch %s is not built for ROCm: it cannot use the GPUs and computes on the CPU", tv);
     nd_finding_add_evidence(f, NULL, 0, "torch.version.hip is None (%s/torch/version.py)",
                             py->pkg[ND_PKG_TORCH].location);
     nd_finding_set_cause(f, "Only a torch wheel built for ROCm carries the HIP backend (libtorch_hip); a CPU or "

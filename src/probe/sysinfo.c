@@ -179,7 +179,7 @@ void nd_sysinfo_probe(struct nd_sysinfo *s)
         nd_sysinfo_parse_cpuinfo(buf, len, s);
         free(buf);
     } else if (!nd_rootfs_is_default() && nd_read_file_prefix("/proc/cpuinfo", 64 * 1024, &buf, &len, &err) == 0) {
-        nd_sysinfo_parse_cpuinfo(buf, len, s);   /* the first CPUs are enough */
+        nd_sysinfo_parse_cpuinfo(buf, len, s); /* the first CPUs are enough */
         free(buf);
     }
 #ifdef __GLIBC__
@@ -220,8 +220,8 @@ int nd_sysinfo_parse_patchlevel(const char *buf, size_t len, char *out, size_t s
         if (j >= len || buf[j] != '"')
             continue;
         size_t k = ++j;
-        while (k < len && k - j < 32 && ((buf[k] >= '0' && buf[k] <= '9') || buf[k] == '.' || buf[k] == '+' ||
-                                         (buf[k] >= 'a' && buf[k] <= 'z')))
+        while (k < len && k - j < 32 &&
+               ((buf[k] >= '0' && buf[k] <= '9') || buf[k] == '.' || buf[k] == '+' || (buf[k] >= 'a' && buf[k] <= 'z')))
             k++;
         if (k == j || k >= len || buf[k] != '"' || buf[j] < '0' || buf[j] > '9')
             continue;

@@ -12,14 +12,14 @@
 #include "probe/python.h"
 
 struct nd_sysinfo {
-    char os_name[128];        /* PRETTY_NAME: "openEuler 22.03 (LTS-SP1)"; "" unknown */
-    char os_id[64];           /* ID: "openEuler", "ubuntu" */
-    char os_version[64];      /* VERSION_ID: "22.03" */
-    char kernel[128];         /* uname -r of the running kernel */
-    char machine[32];         /* uname -m: "aarch64", "x86_64" */
-    char glibc[32];           /* gnu_get_libc_version(); "" when not glibc or --root */
-    char cpu_model[160];      /* "Intel(R) Xeon(R) ...", "HiSilicon Kunpeng-920" */
-    char cpu_id[32];          /* aarch64: "0x48/0xd01" (implementer/part); else "" */
+    char os_name[128];   /* PRETTY_NAME: "openEuler 22.03 (LTS-SP1)"; "" unknown */
+    char os_id[64];      /* ID: "openEuler", "ubuntu" */
+    char os_version[64]; /* VERSION_ID: "22.03" */
+    char kernel[128];    /* uname -r of the running kernel */
+    char machine[32];    /* uname -m: "aarch64", "x86_64" */
+    char glibc[32];      /* gnu_get_libc_version(); "" when not glibc or --root */
+    char cpu_model[160]; /* "Intel(R) Xeon(R) ...", "HiSilicon Kunpeng-920" */
+    char cpu_id[32];     /* aarch64: "0x48/0xd01" (implementer/part); else "" */
 };
 
 /* Reads /etc/os-release (or /usr/lib/os-release) and /proc/cpuinfo through

@@ -65,8 +65,7 @@ int nd_rocm_version_parse(const char *buf, size_t len, char *out, size_t size)
     return nd_copy_dotted(p, end, out, size) ? 0 : -EINVAL;
 }
 
-static bool nd_probe_file(const char *path, int (*parse)(const char *, size_t, char *, size_t), char *out,
-                          size_t size)
+static bool nd_probe_file(const char *path, int (*parse)(const char *, size_t, char *, size_t), char *out, size_t size)
 {
     char *buf;
     size_t len;

@@ -87,7 +87,7 @@ static long nd_define_value(const char *buf, size_t len, const char *name)
         const char *q = hit + nl;
         p = q;
         if (q < end && *q != ' ' && *q != '\t')
-            continue;   /* CUDNN_MAJOR_VERSION or the like */
+            continue; /* CUDNN_MAJOR_VERSION or the like */
         while (q < end && (*q == ' ' || *q == '\t'))
             q++;
         long v = 0;
@@ -163,8 +163,8 @@ static bool nd_read_parse(const char *abs, int (*parse)(const char *, size_t, ch
 
 static void nd_probe_cuda_home(const struct nd_environ *env, struct nd_toolkits *t)
 {
-    const char *homes[4] = {env ? nd_environ_get(env, "CUDA_HOME") : NULL, env ? nd_environ_get(env, "CUDA_PATH") : NULL,
-                            "/usr/local/cuda", NULL};
+    const char *homes[4] = {env ? nd_environ_get(env, "CUDA_HOME") : NULL,
+                            env ? nd_environ_get(env, "CUDA_PATH") : NULL, "/usr/local/cuda", NULL};
     for (size_t i = 0; i < 3; i++) {
         const char *h = homes[i];
         if (!h || h[0] != '/')
@@ -189,8 +189,8 @@ static bool nd_find_nvcc(const struct nd_environ *env, const struct nd_toolkits 
         size_t n = nd_path_split(path, &dirs);
         bool found = false;
         for (size_t i = 0; i < n && !found; i++)
-            found = dirs[i][0] == '/' && nd_pfmt(out, size, "%s/nvcc", dirs[i]) >= 0 && nd_rootfs_access(out, X_OK) == 0 &&
-                    nd_rootfs_is_file(out);
+            found = dirs[i][0] == '/' && nd_pfmt(out, size, "%s/nvcc", dirs[i]) >= 0 &&
+                    nd_rootfs_access(out, X_OK) == 0 && nd_rootfs_is_file(out);
         nd_path_split_free(dirs, n);
         if (found)
             return true;
@@ -227,8 +227,8 @@ static bool nd_probe_cudnn_header(const struct nd_toolkits *t, const char *const
         if (nd_pfmt(p, sizeof p, "%s/nvidia/cudnn/include/cudnn_version.h", sys_path[i]) >= 0 &&
             nd_read_parse(p, nd_tk_parse_cudnn_header, out->cudnn_version, sizeof out->cudnn_version))
             goto found;
-    static const char *const dirs[] = {"/usr/include", "/usr/include/x86_64-linux-gnu", "/usr/include/aarch64-linux-gnu",
-                                       "/usr/local/cuda/include"};
+    static const char *const dirs[] = {"/usr/include", "/usr/include/x86_64-linux-gnu",
+                                       "/usr/include/aarch64-linux-gnu", "/usr/local/cuda/include"};
     static const char *const names[] = {"cudnn_version.h", "cudnn.h"};
     for (size_t k = 0; k < 2; k++) {
         if (t->cuda_home[0] && nd_pfmt(p, sizeof p, "%s/include/%s", t->cuda_home, names[k]) >= 0 &&

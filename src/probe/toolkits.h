@@ -17,18 +17,18 @@
 #define ND_TK_MAX_ROCM 4
 
 struct nd_tk_rocm {
-    char path[PATH_MAX];            /* "/opt/rocm-6.1.2" */
-    char version[32];               /* "6.1.2-119" */
+    char path[PATH_MAX]; /* "/opt/rocm-6.1.2" */
+    char version[32];    /* "6.1.2-119" */
 };
 
 struct nd_toolkits {
-    char cuda_version[32];          /* "12.4.1" from version.json / version.txt; "" unknown */
-    char cuda_home[PATH_MAX];       /* the folder it was read from */
-    char nvcc_path[PATH_MAX];       /* the nvcc run, "" when none */
-    char nvcc_version[32];          /* "12.4.131" from nvcc --version */
-    char nvcc_error[128];           /* "timed out after 5s", ... */
-    char cudnn_version[32];         /* "9.1.0", or "8" from a soname alone */
-    char cudnn_source[PATH_MAX];    /* the header or library it came from */
+    char cuda_version[32];       /* "12.4.1" from version.json / version.txt; "" unknown */
+    char cuda_home[PATH_MAX];    /* the folder it was read from */
+    char nvcc_path[PATH_MAX];    /* the nvcc run, "" when none */
+    char nvcc_version[32];       /* "12.4.131" from nvcc --version */
+    char nvcc_error[128];        /* "timed out after 5s", ... */
+    char cudnn_version[32];      /* "9.1.0", or "8" from a soname alone */
+    char cudnn_source[PATH_MAX]; /* the header or library it came from */
     size_t nrocm;
     struct nd_tk_rocm rocm[ND_TK_MAX_ROCM];
 };

@@ -170,19 +170,19 @@ struct nd_fp_devfd {
 };
 
 struct nd_fp_entry {
-    pid_t pid;                  /* 0: empty slot */
-    uint64_t starttime;         /* identity when no fd folder is kept open */
-    int fd_dir;                 /* kept /proc/PID/fd: fails once the process is gone; -1 none */
-    double maps_at;             /* monotonic time of the last maps read; < 0 never */
-    double fds_full_at;         /* of the last scan that read every link */
+    pid_t pid;          /* 0: empty slot */
+    uint64_t starttime; /* identity when no fd folder is kept open */
+    int fd_dir;         /* kept /proc/PID/fd: fails once the process is gone; -1 none */
+    double maps_at;     /* monotonic time of the last maps read; < 0 never */
+    double fds_full_at; /* of the last scan that read every link */
     double used_at;
     unsigned frameworks;
     bool maps_read;
     bool host_pid_valid;
     pid_t host_pid;
-    int *fds;                   /* descriptor numbers at the last scan, ascending */
+    int *fds; /* descriptor numbers at the last scan, ascending */
     size_t nfds, capfds;
-    struct nd_fp_devfd *devs;   /* the device ones among them */
+    struct nd_fp_devfd *devs; /* the device ones among them */
     size_t ndevs, capdevs;
 };
 
@@ -192,7 +192,7 @@ struct nd_fp_entry {
 
 struct nd_footprint_cache {
     double refresh_s;
-    struct nd_fp_entry *slots;  /* open addressing, power-of-two size */
+    struct nd_fp_entry *slots; /* open addressing, power-of-two size */
     size_t cap, used;
     size_t kept_dirs;
 };

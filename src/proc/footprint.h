@@ -16,15 +16,15 @@
 /* The ND_FW_* bits are in device/framework.h (through device.h). */
 
 enum nd_hold_how {
-    ND_HOLD_VENDOR_LIST = 1,     /* the vendor's process list names it */
-    ND_HOLD_DEVICE_FILE = 2,     /* an open /dev/davinciN, /dev/nvidiaN */
+    ND_HOLD_VENDOR_LIST = 1, /* the vendor's process list names it */
+    ND_HOLD_DEVICE_FILE = 2, /* an open /dev/davinciN, /dev/nvidiaN */
 };
 
 #define ND_FOOTPRINT_MAX_HELD 16
 
 struct nd_held_device {
     char vendor[16];
-    int index;                   /* device index; -1 for control nodes only */
+    int index; /* device index; -1 for control nodes only */
     bool mem_valid;
     uint64_t mem_bytes;
     enum nd_hold_how how;
@@ -32,13 +32,13 @@ struct nd_held_device {
 
 struct nd_footprint {
     pid_t pid;
-    unsigned frameworks;         /* enum nd_framework bits */
-    bool maps_read;              /* false when /proc/PID/maps was unreadable */
+    unsigned frameworks; /* enum nd_framework bits */
+    bool maps_read;      /* false when /proc/PID/maps was unreadable */
     bool fds_read;
     size_t nheld;
     struct nd_held_device held[ND_FOOTPRINT_MAX_HELD];
-    bool holds_device;           /* at least one real device (index >= 0) */
-    bool control_only;           /* only control nodes (davinci_manager, nvidiactl) open */
+    bool holds_device; /* at least one real device (index >= 0) */
+    bool control_only; /* only control nodes (davinci_manager, nvidiactl) open */
 };
 
 /* Parses a maps buffer into framework bits. */
@@ -64,7 +64,7 @@ int nd_footprint_of(pid_t pid, const struct nd_device_state *const *states, size
                     struct nd_footprint_cache *cache, struct nd_footprint *out);
 
 /* Flags for nd_footprint_of_flags. */
-#define ND_FOOTPRINT_SKIP_MAPS 1u    /* no maps read: frameworks 0, maps_read false */
+#define ND_FOOTPRINT_SKIP_MAPS 1u /* no maps read: frameworks 0, maps_read false */
 
 /* nd_footprint_of with flags: `ps` skips the maps of processes too small to
  * hold an ML runtime, the one costly read per process. */

@@ -13,15 +13,15 @@
 
 struct nd_proc_stat {
     pid_t pid, ppid, pgrp, session;
-    char state;                 /* R, S, D, Z, T... */
-    char comm[64];              /* may contain spaces and parentheses */
+    char state;    /* R, S, D, Z, T... */
+    char comm[64]; /* may contain spaces and parentheses */
     uint64_t utime_ticks, stime_ticks;
     long num_threads;
-    uint64_t starttime_ticks;   /* since boot; with pid, identifies a process */
+    uint64_t starttime_ticks; /* since boot; with pid, identifies a process */
     int64_t rss_pages;
-    uint64_t vsize_bytes;       /* virtual memory size (field 23) */
-    bool exit_code_valid;       /* field 52 present */
-    int exit_code;              /* wait(2) status of a zombie (field 52) */
+    uint64_t vsize_bytes; /* virtual memory size (field 23) */
+    bool exit_code_valid; /* field 52 present */
+    int exit_code;        /* wait(2) status of a zombie (field 52) */
 };
 
 /* /proc/PID/io: what a process read, through the page cache (rchar) and
@@ -34,11 +34,11 @@ struct nd_proc_io {
 #define ND_PROC_MAX_NSPID 8
 
 struct nd_proc_status {
-    uid_t uid;                  /* real uid */
+    uid_t uid; /* real uid */
     bool rss_valid;
     uint64_t vm_rss_bytes;
     int threads;
-    int nnspid;                 /* NSpid: outermost (host) first, ours last */
+    int nnspid; /* NSpid: outermost (host) first, ours last */
     pid_t nspid[ND_PROC_MAX_NSPID];
 };
 
@@ -70,7 +70,7 @@ int nd_proc_list(pid_t **pids, size_t *n);
 /* root and all its descendants, found in one pass over /proc (malloc'd). */
 int nd_proc_tree(pid_t root, pid_t **pids, size_t *n);
 
-long nd_proc_clock_ticks(void);     /* sysconf(_SC_CLK_TCK), cached */
+long nd_proc_clock_ticks(void); /* sysconf(_SC_CLK_TCK), cached */
 long nd_proc_page_size(void);
 
 /* The pid of a host pid as seen in our pid namespace: matches NSpid lines.

@@ -17,7 +17,7 @@
 
 struct nd_exit_listener {
     int fd;
-    bool seen;      /* the status below belongs to seen_pid */
+    bool seen; /* the status below belongs to seen_pid */
     pid_t seen_pid;
     int seen_ws;
 };
@@ -212,7 +212,7 @@ bool nd_exit_listener_status(struct nd_exit_listener *l, pid_t pid, int wait_ms,
     while (poll(&pf, 1, wait_ms) > 0) {
         ssize_t n = recv(l->fd, buf, sizeof buf, MSG_DONTWAIT);
         if (n < 0) {
-            if (errno == ENOBUFS)   /* some notices were dropped: keep listening */
+            if (errno == ENOBUFS) /* some notices were dropped: keep listening */
                 continue;
             break;
         }
@@ -224,7 +224,7 @@ bool nd_exit_listener_status(struct nd_exit_listener *l, pid_t pid, int wait_ms,
             *ws = got;
             return true;
         }
-        wait_ms = 0;    /* the first wait only: then drain what is there */
+        wait_ms = 0; /* the first wait only: then drain what is there */
     }
     return false;
 }

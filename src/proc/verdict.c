@@ -80,8 +80,8 @@ static bool nd_have_devices(const struct nd_device_state *const *states, size_t 
 }
 
 /* "torch loaded", "torch_npu loaded", "torch loaded but not torch_npu". */
-static void nd_frameworks_phrase(unsigned fw, const struct nd_device_state *const *states, size_t nstates,
-                                 char *buf, size_t size)
+static void nd_frameworks_phrase(unsigned fw, const struct nd_device_state *const *states, size_t nstates, char *buf,
+                                 size_t size)
 {
     buf[0] = '\0';
     /* A torch backend for a device: "torch_npu loaded", "libtorch_cuda loaded". */
@@ -199,9 +199,8 @@ static bool nd_cpu_bound_ml(const struct nd_proc_facts *p, double busy_cores)
     return nd_verdict_cpu_bound(p, busy_cores);
 }
 
-void nd_verdict_findings(const struct nd_proc_facts *procs, size_t nprocs,
-                         const struct nd_device_state *const *states, size_t nstates, double busy_cores,
-                         struct nd_findings *out)
+void nd_verdict_findings(const struct nd_proc_facts *procs, size_t nprocs, const struct nd_device_state *const *states,
+                         size_t nstates, double busy_cores, struct nd_findings *out)
 {
     size_t nbound = 0;
     const struct nd_proc_facts *first = NULL;
@@ -227,14 +226,12 @@ void nd_verdict_findings(const struct nd_proc_facts *procs, size_t nprocs,
         if (nbound == 1)
             f = nd_findings_add(out, "ps.devices-idle-cpu-job", ND_CAT_CPU_FALLBACK, ND_SEV_WARNING,
                                 "%zu %s%s idle while PID %d computes on the CPU (%.1f cores) without holding one",
-                                st->ndevices, word, st->ndevices == 1 ? "" : "s", (int)first->pid,
-                                first->cpu_cores);
+                                st->ndevices, word, st->ndevices == 1 ? "" : "s", (int)first->pid, first->cpu_cores);
         else
             f = nd_findings_add(out, "ps.devices-idle-cpu-job", ND_CAT_CPU_FALLBACK, ND_SEV_WARNING,
                                 "%zu %s%s idle while %zu ML processes compute on the CPU without holding one",
                                 st->ndevices, word, st->ndevices == 1 ? "" : "s", nbound);
-        bool torch_without_backend = (fw_union & (ND_FW_TORCH | ND_FW_TORCH_CPU)) &&
-                                     !(fw_union & v->torch_backend);
+        bool torch_without_backend = (fw_union & (ND_FW_TORCH | ND_FW_TORCH_CPU)) && !(fw_union & v->torch_backend);
         f->confidence = torch_without_backend ? ND_CONF_HIGH : ND_CONF_MEDIUM;
         for (size_t i = 0; i < nprocs; i++) {
             if (!nd_cpu_bound_ml(&procs[i], busy_cores))
@@ -253,16 +250,17 @@ void nd_verdict_findings(const struct nd_proc_facts *procs, size_t nprocs,
                                 st->ndevices, st->vendor, st->ndevices == 1 ? "" : "s",
                                 st->devices[0].name[0] ? st->devices[0].name : "?", maxu);
         if (torch_without_backend)
-            nd_finding_set_cause(f, "The job computes on the CPU: torch is loaded but %s is not (a CPU-only torch "
-                                    "build), so no tensor can reach the %s.",
+            nd_finding_set_cause(f,
+                                 "The job computes on the CPU: torch is loaded but %s is not (a CPU-only torch "
+                                 "build), so no tensor can reach the %s.",
                                  v->torch_backend_text, v->device_noun);
         else
-            nd_finding_set_cause(f, "The job computes on the CPU: it never opened a%s %s (%s hides them, or the "
-                                    "model and tensors are never moved), so they stay in host memory.",
+            nd_finding_set_cause(f,
+                                 "The job computes on the CPU: it never opened a%s %s (%s hides them, or the "
+                                 "model and tensors are never moved), so they stay in host memory.",
                                  v->device_noun[0] == 'N' ? "n" : "", v->device_noun,
                                  v->visible_env && v->visible_env[0] ? v->visible_env[0] : "a visible-devices list");
-        nd_finding_add_fix(f, "npu-doctor check --env-from %d   # what the job's own environment lacks",
-                           (int)first->pid);
+        nd_finding_add_fix(f, "npu-doctor check --env-from %d   # what the job's own environment lacks", (int)first->pid);
         nd_finding_add_fix(f, "%s   # in the job's environment: must print True", v->torch_check);
         nd_finding_add_fix(f, "move the model and inputs: model.to('%s:0')", v->torch_device);
         return; /* one finding: the first idle vendor tells the story */

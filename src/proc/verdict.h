@@ -38,14 +38,14 @@ enum nd_verdict { ND_VERDICT_ON_DEVICE, ND_VERDICT_CPU_ONLY, ND_VERDICT_IDLE };
 /* What is known of one process. */
 struct nd_proc_facts {
     pid_t pid;
-    const char *command;        /* already redacted; may be NULL */
+    const char *command; /* already redacted; may be NULL */
     bool cpu_valid;
-    double cpu_cores;           /* over the window */
+    double cpu_cores; /* over the window */
     bool life_valid;
-    double life_cores;          /* over its lifetime */
+    double life_cores; /* over its lifetime */
     bool runnable_valid;
-    double runnable_frac;       /* share of looks inside the window that found it runnable */
-    struct nd_footprint fp;     /* fp.pid == 0 when the footprint is unknown */
+    double runnable_frac;   /* share of looks inside the window that found it runnable */
+    struct nd_footprint fp; /* fp.pid == 0 when the footprint is unknown */
 };
 
 /* "on-device", "cpu-only", "idle". */
@@ -72,8 +72,7 @@ bool nd_verdict_interesting(const struct nd_proc_facts *p, double busy_cores);
 /* Adds "ps.devices-idle-cpu-job" (cpu-fallback, warning) when a vendor's
  * devices are all idle and held by no process while an ML process runs
  * CPU-bound without holding any device. */
-void nd_verdict_findings(const struct nd_proc_facts *procs, size_t nprocs,
-                         const struct nd_device_state *const *states, size_t nstates, double busy_cores,
-                         struct nd_findings *out);
+void nd_verdict_findings(const struct nd_proc_facts *procs, size_t nprocs, const struct nd_device_state *const *states,
+                         size_t nstates, double busy_cores, struct nd_findings *out);
 
 #endif

@@ -50,8 +50,8 @@ bool nd_snapshot_rank(const struct nd_environ *env, long *rank);
  * launcher set one), %j Slurm job id ("nojob"), %p pid, %% a percent sign.
  * Expanded values are made file-name safe ('/' becomes '_'). Returns 0, or
  * -EINVAL for an unknown or trailing '%' (err names it). */
-int nd_snapshot_expand_output(const char *pattern, const struct nd_environ *env, const char *hostname,
-                              char **out, struct nd_error *err);
+int nd_snapshot_expand_output(const char *pattern, const struct nd_environ *env, const char *hostname, char **out,
+                              struct nd_error *err);
 
 /* --- document parts (snapshot_doc.c) --- */
 

@@ -85,14 +85,14 @@ void nd_snapshot_print_text(const json_t *doc, FILE *fp, bool color)
     struct nd_strbuf sb = ND_STRBUF_INIT;
     size_t i;
     json_t *l;
-    json_array_foreach(layer, i, l) {
+    json_array_foreach (layer, i, l) {
         const char *vendor = nd_str_or(l, "vendor", "?");
         json_int_t count = json_integer_value(json_object_get(l, "device_count"));
         if (count > 0) {
             const char *name = "?";
             size_t j;
             json_t *d;
-            json_array_foreach(devices, j, d)
+            json_array_foreach (devices, j, d)
                 if (strcmp(nd_str_or(d, "vendor", ""), vendor) == 0) {
                     name = nd_str_or(d, "name", "?");
                     break;
@@ -118,7 +118,7 @@ void nd_snapshot_print_text(const json_t *doc, FILE *fp, bool color)
     json_t *facts = json_object_get(doc, "facts");
     const char *group;
     json_t *g;
-    json_object_foreach(facts, group, g) {
+    json_object_foreach (facts, group, g) {
         if (sb.len)
             nd_strbuf_adds(&sb, ", ");
         nd_strbuf_addf(&sb, "%s (%zu)", group, json_is_object(g) ? json_object_size(g) : json_array_size(g));
@@ -129,8 +129,8 @@ void nd_snapshot_print_text(const json_t *doc, FILE *fp, bool color)
     json_t *py = json_object_get(doc, "python");
     json_t *pk = json_object_get(py, "packages");
     if (nd_json_get_str(py, "executable")) {
-        fprintf(fp, "  %-10s %s %s, %zu packages", "python", nd_str_or(py, "executable", "?"), nd_str_or(py, "version", "?"),
-                json_object_size(pk));
+        fprintf(fp, "  %-10s %s %s, %zu packages", "python", nd_str_or(py, "executable", "?"),
+                nd_str_or(py, "version", "?"), json_object_size(pk));
         static const char *const key_pkgs[] = {"torch", "torch_npu", "torch-npu", "transformers", "deepspeed"};
         for (size_t k = 0; k < sizeof key_pkgs / sizeof *key_pkgs; k++) {
             const char *v = nd_json_get_str(pk, key_pkgs[k]);
@@ -153,7 +153,7 @@ void nd_snapshot_print_text(const json_t *doc, FILE *fp, bool color)
     size_t nred = 0;
     const char *name;
     json_t *v;
-    json_object_foreach(env, name, v) {
+    json_object_foreach (env, name, v) {
         const char *s = json_string_value(v);
         if (s && strstr(s, "<redacted:"))
             nred++;
@@ -163,7 +163,7 @@ void nd_snapshot_print_text(const json_t *doc, FILE *fp, bool color)
     json_t *findings = json_object_get(doc, "findings");
     size_t nerr = 0, nwarn = 0;
     json_t *f;
-    json_array_foreach(findings, i, f) {
+    json_array_foreach (findings, i, f) {
         const char *sev = nd_str_or(f, "severity", "");
         nerr += strcmp(sev, "error") == 0;
         nwarn += strcmp(sev, "warning") == 0;

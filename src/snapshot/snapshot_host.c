@@ -81,4 +81,3 @@ json_t *nd_snapshot_device_files_json(void)
     free(names);
     return arr;
 }
-

@@ -91,10 +91,15 @@ json_t *nd_snapshot_identity(const struct nd_environ *env, const char *hostname,
         json_object_set_new(id, "rank", json_integer(rank));
 
     static const char *const torchrun[] = {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", NULL};
-    static const char *const slurm[] = {"SLURM_PROCID", "SLURM_NODEID", "SLURM_LOCALID", "SLURM_JOB_ID",
+    static const char *const slurm[] = {"SLURM_PROCID",  "SLURM_NODEID", "SLURM_LOCALID",   "SLURM_JOB_ID",
                                         "SLURM_STEP_ID", "SLURM_NTASKS", "SLURMD_NODENAME", NULL};
-    static const char *const mpi[] = {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_SIZE",
-                                      "PMI_RANK", "PMI_SIZE", "PMIX_RANK", NULL};
+    static const char *const mpi[] = {"OMPI_COMM_WORLD_RANK",
+                                      "OMPI_COMM_WORLD_LOCAL_RANK",
+                                      "OMPI_COMM_WORLD_SIZE",
+                                      "PMI_RANK",
+                                      "PMI_SIZE",
+                                      "PMIX_RANK",
+                                      NULL};
     nd_add_group(id, "torchrun", env, torchrun);
     nd_add_group(id, "slurm", env, slurm);
     nd_add_group(id, "mpi", env, mpi);
@@ -123,8 +128,8 @@ static void nd_add_safe(struct nd_strbuf *sb, const char *v)
         nd_strbuf_addc(sb, (*v == '/' || *v == '\n') ? '_' : *v);
 }
 
-int nd_snapshot_expand_output(const char *pattern, const struct nd_environ *env, const char *hostname,
-                              char **out, struct nd_error *err)
+int nd_snapshot_expand_output(const char *pattern, const struct nd_environ *env, const char *hostname, char **out,
+                              struct nd_error *err)
 {
     struct nd_strbuf sb = ND_STRBUF_INIT;
     nd_strbuf_init(&sb);
@@ -140,9 +145,7 @@ int nd_snapshot_expand_output(const char *pattern, const struct nd_environ *env,
             nd_snapshot_node_name(env, hostname, buf, sizeof buf);
             nd_add_safe(&sb, buf);
             break;
-        case 'h':
-            nd_add_safe(&sb, hostname);
-            break;
+        case 'h': nd_add_safe(&sb, hostname); break;
         case 'r': {
             long r = 0;
             (void)nd_snapshot_rank(env, &r);
@@ -153,18 +156,16 @@ int nd_snapshot_expand_output(const char *pattern, const struct nd_environ *env,
             v = nd_environ_get(env, "SLURM_JOB_ID");
             nd_add_safe(&sb, v && *v ? v : "nojob");
             break;
-        case 'p':
-            nd_strbuf_addf(&sb, "%ld", (long)getpid());
-            break;
-        case '%':
-            nd_strbuf_addc(&sb, '%');
-            break;
+        case 'p': nd_strbuf_addf(&sb, "%ld", (long)getpid()); break;
+        case '%': nd_strbuf_addc(&sb, '%'); break;
         default:
             nd_strbuf_release(&sb);
             if (p[1] == '\0')
                 return nd_error_set(err, -EINVAL, "-o '%s': a trailing '%%' (use %%%% for a percent sign)", pattern);
-            return nd_error_set(err, -EINVAL, "-o '%s': unknown '%%%c' (known: %%n node, %%h host, %%r rank, "
-                                "%%j job id, %%p pid, %%%%)", pattern, p[1]);
+            return nd_error_set(err, -EINVAL,
+                                "-o '%s': unknown '%%%c' (known: %%n node, %%h host, %%r rank, "
+                                "%%j job id, %%p pid, %%%%)",
+                                pattern, p[1]);
         }
         p++;
     }

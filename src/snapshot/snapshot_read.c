@@ -43,9 +43,9 @@ struct nd_section {
 };
 
 static const struct nd_section nd_sections[] = {
-    {"identity", JSON_OBJECT, "an object"}, {"facts", JSON_OBJECT, "an object"},
-    {"env", JSON_OBJECT, "an object"},      {"python", JSON_OBJECT, "an object"},
-    {"limits", JSON_OBJECT, "an object"},   {"devices", JSON_ARRAY, "an array"},
+    {"identity", JSON_OBJECT, "an object"},   {"facts", JSON_OBJECT, "an object"},
+    {"env", JSON_OBJECT, "an object"},        {"python", JSON_OBJECT, "an object"},
+    {"limits", JSON_OBJECT, "an object"},     {"devices", JSON_ARRAY, "an array"},
     {"device_layer", JSON_ARRAY, "an array"}, {"device_files", JSON_ARRAY, "an array"},
     {"findings", JSON_ARRAY, "an array"},
 };
@@ -56,17 +56,18 @@ static int nd_snapshot_check(const json_t *doc, const char *name, struct nd_erro
         return nd_error_set(err, -EINVAL, "%s: not a snapshot (the JSON is not an object)", name);
     json_t *schema = json_object_get(doc, "schema");
     if (!json_is_string(schema))
-        return nd_error_set(err, -EINVAL, "%s: not a snapshot (no \"schema\" key; write one with 'npu-doctor snapshot')",
-                            name);
+        return nd_error_set(err, -EINVAL,
+                            "%s: not a snapshot (no \"schema\" key; write one with 'npu-doctor snapshot')", name);
     char shown[40];
     long n = nd_schema_number(json_string_value(schema));
     if (n < 0)
         return nd_error_set(err, -EINVAL, "%s: not an npu-doctor document (schema \"%s\")", name,
                             nd_shown(json_string_value(schema), shown, sizeof shown));
     if (n > ND_JSON_SCHEMA_VERSION)
-        return nd_error_set(err, -EPROTONOSUPPORT,
-                            "%s: schema npu-doctor/%ld is newer than this npu-doctor understands (%s); upgrade npu-doctor",
-                            name, n, ND_JSON_SCHEMA);
+        return nd_error_set(
+            err, -EPROTONOSUPPORT,
+            "%s: schema npu-doctor/%ld is newer than this npu-doctor understands (%s); upgrade npu-doctor", name, n,
+            ND_JSON_SCHEMA);
     if (n < 1)
         return nd_error_set(err, -EINVAL, "%s: unknown schema npu-doctor/%ld (this npu-doctor understands %s)", name, n,
                             ND_JSON_SCHEMA);

@@ -50,7 +50,7 @@ static void nd_upgrade_device(json_t *dev, const char *vendor, bool util_percent
     if (json_is_object(s)) {
         const char *k;
         json_t *v;
-        json_object_foreach(s, k, v) {
+        json_object_foreach (s, k, v) {
             const char *to = strcmp(k, "utilization") == 0 ? "utilization_ratio" : k;
             if (!json_object_get(dev, to))
                 json_object_set(dev, to, v);
@@ -68,8 +68,9 @@ static void nd_upgrade_device(json_t *dev, const char *vendor, bool util_percent
         json_object_del(dev, "utilization");
     }
     nd_upgrade_health(dev);
-    static const char *const keys[] = {"uuid", "card_id", "chip_id", "health", "utilization_ratio",
-                                       "memory_used_bytes", "memory_total_bytes", "temperature_c", "power_w"};
+    static const char *const keys[] = {
+        "uuid",          "card_id", "chip_id", "health", "utilization_ratio", "memory_used_bytes", "memory_total_bytes",
+        "temperature_c", "power_w"};
     nd_default_null(dev, keys, sizeof keys / sizeof *keys);
 }
 
@@ -99,9 +100,9 @@ static void nd_upgrade_layer(json_t *l)
     json_t *devs = json_object_get(l, "devices");
     size_t i;
     json_t *d;
-    json_array_foreach(devs, i, d)
+    json_array_foreach (devs, i, d)
         nd_upgrade_device(d, json_string_value(json_object_get(l, "vendor")), true);
-    static const char *const keys[] = {"library", "error", "failed_call", "driver_version", "cuda_driver_version",
+    static const char *const keys[] = {"library",      "error", "failed_call", "driver_version", "cuda_driver_version",
                                        "process_count"};
     nd_default_null(l, keys, sizeof keys / sizeof *keys);
     if (!json_object_get(l, "device_count") && json_is_array(devs))
@@ -117,7 +118,7 @@ static void nd_fill_ids(json_t *dev, const json_t *devices)
     json_t *index = json_object_get(dev, "index");
     size_t i;
     json_t *x;
-    json_array_foreach(devices, i, x) {
+    json_array_foreach (devices, i, x) {
         const char *v = json_string_value(json_object_get(x, "vendor"));
         if (!vendor || !v || strcmp(v, vendor) != 0 || !json_equal(json_object_get(x, "index"), index))
             continue;
@@ -136,19 +137,19 @@ void nd_snapshot_upgrade(json_t *doc, long schema)
     nd_rename(doc, "tool_version", "version");
     size_t i;
     json_t *x;
-    json_array_foreach(json_object_get(doc, "devices"), i, x)
+    json_array_foreach (json_object_get(doc, "devices"), i, x)
         nd_upgrade_device(x, NULL, false);
-    json_array_foreach(json_object_get(doc, "device_layer"), i, x)
+    json_array_foreach (json_object_get(doc, "device_layer"), i, x)
         nd_upgrade_layer(x);
     json_t *facts = json_object_get(doc, "facts");
-    json_array_foreach(json_object_get(json_object_get(facts, "devices"), "vendors"), i, x) {
+    json_array_foreach (json_object_get(json_object_get(facts, "devices"), "vendors"), i, x) {
         nd_upgrade_layer(x);
         size_t j;
         json_t *d;
-        json_array_foreach(json_object_get(x, "devices"), j, d)
+        json_array_foreach (json_object_get(x, "devices"), j, d)
             nd_fill_ids(d, json_object_get(doc, "devices"));
     }
-    json_array_foreach(json_object_get(json_object_get(facts, "devices"), "smoke_tests"), i, x)
+    json_array_foreach (json_object_get(json_object_get(facts, "devices"), "smoke_tests"), i, x)
         nd_rename(x, "devices", "device_count");
     nd_rename(json_object_get(facts, "host"), "cpu_quota", "cpu_quota_cores");
     json_t *dist = json_object_get(facts, "distributed");

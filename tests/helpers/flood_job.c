@@ -34,7 +34,8 @@ int main(int argc, char **argv)
             puts(roots[i == 0 ? 0 : i == n - 1 ? 2 : 1]);
         else if (i % every == 0) {
             fputs("[W compiler_depend.ts:623] Warning: Device do not support double dtype now, "
-                  "dtype cast repalce with float.\n", stdout);
+                  "dtype cast repalce with float.\n",
+                  stdout);
             warnings++;
         } else
             printf("step %ld loss %.4f lr 1.0e-04 tokens/s %ld\n", i, 2.0 / (double)(i + 1), 1000 + i % 977);

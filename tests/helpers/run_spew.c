@@ -51,9 +51,9 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < n; i++) {
             uint64_t r = next();
             if (kind == 0)
-                buf[i] = (char)(r & 0xff);                     /* binary, NULs included */
+                buf[i] = (char)(r & 0xff); /* binary, NULs included */
             else if (kind == 1 && i % 7000 != 6999)
-                buf[i] = (char)('a' + r % 26);                 /* very long lines */
+                buf[i] = (char)('a' + r % 26); /* very long lines */
             else
                 buf[i] = r % 61 == 0 ? '\n' : (char)(' ' + r % 95);
         }

@@ -30,7 +30,7 @@ static char sim_errmsg[256];
 struct sim_alloc {
     void *p;
     size_t size;
-    int device;      /* -1: host (aclrtMallocHost) */
+    int device; /* -1: host (aclrtMallocHost) */
 };
 static struct sim_alloc sim_allocs[SIM_MAX_ALLOCS];
 
@@ -40,11 +40,11 @@ static aclError sim_fail(aclError code, const char *msg)
     return code;
 }
 
-#define SIM_ENTER(func, dev)                                                                                 \
-    do {                                                                                                     \
-        long long code_;                                                                                     \
-        if (sim_inject(S, (dev), (func), &code_))                                                            \
-            return sim_fail((aclError)code_, "EZ9999: Inner Error! (injected by the simulator)");           \
+#define SIM_ENTER(func, dev)                                                                                           \
+    do {                                                                                                               \
+        long long code_;                                                                                               \
+        if (sim_inject(S, (dev), (func), &code_))                                                                      \
+            return sim_fail((aclError)code_, "EZ9999: Inner Error! (injected by the simulator)");                      \
     } while (0)
 
 static int sim_ndevices(void)
@@ -96,7 +96,8 @@ SIM_VISIBLE aclError aclrtSetDevice(int32_t deviceId)
         char m[160];
         snprintf(m, sizeof m,
                  "EE1001: The argument is invalid.Reason: Set device failed, invalid device, set drv device=%d, "
-                 "valid device range is [0, %d)", deviceId, n);
+                 "valid device range is [0, %d)",
+                 deviceId, n);
         return sim_fail(ACL_ERROR_RT_INVALID_DEVICEID, m);
     }
     sim_cur = deviceId;
@@ -147,8 +148,8 @@ static struct sim_alloc *sim_find(const void *p, size_t len)
 static aclError sim_release(void *p, int want_device)
 {
     for (int i = 0; i < SIM_MAX_ALLOCS; i++)
-        if (sim_allocs[i].p == p && p && ((want_device && sim_allocs[i].device >= 0) ||
-                                          (!want_device && sim_allocs[i].device < 0))) {
+        if (sim_allocs[i].p == p && p &&
+            ((want_device && sim_allocs[i].device >= 0) || (!want_device && sim_allocs[i].device < 0))) {
             munmap(p, sim_allocs[i].size ? sim_allocs[i].size : 1);
             sim_allocs[i].p = NULL;
             return ACL_SUCCESS;

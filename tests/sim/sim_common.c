@@ -25,7 +25,7 @@ static char sim_buf[SIM_MAX_FILE + 1];
 static struct sim_entry sim_entries[SIM_MAX_ENTRIES];
 static size_t sim_nentries;
 static bool sim_loaded;
-static struct stat sim_st;      /* of the file last parsed */
+static struct stat sim_st; /* of the file last parsed */
 static char sim_path[4096];
 
 static char *sim_trim(char *s)

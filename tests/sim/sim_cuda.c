@@ -32,14 +32,14 @@ typedef unsigned long long CUdeviceptr;
 typedef struct CUctx_st *CUcontext;
 
 struct CUctx_st {
-    int ordinal;        /* the visible ordinal this primary context belongs to */
+    int ordinal; /* the visible ordinal this primary context belongs to */
     int refs;
 };
 
 struct sim_alloc {
     void *p;
     size_t size;
-    int ordinal;        /* -1 for pinned host memory */
+    int ordinal; /* -1 for pinned host memory */
 };
 
 static struct CUctx_st sim_ctx[SIM_CUDA_MAX_DEVICES];

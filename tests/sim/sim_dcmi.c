@@ -23,9 +23,9 @@ struct dcmi_chip_info {
 };
 
 struct dcmi_hbm_info {
-    unsigned long long memory_size;   /* MB */
+    unsigned long long memory_size; /* MB */
     unsigned int freq;
-    unsigned long long memory_usage;  /* MB */
+    unsigned long long memory_usage; /* MB */
     int temp;
     unsigned int bandwith_util_rate;
 };
@@ -34,7 +34,7 @@ struct dcmi_get_memory_info_stru {
     unsigned long long memory_size;      /* MB */
     unsigned long long memory_available; /* MB */
     unsigned int freq;
-    unsigned long hugepagesize;          /* KB */
+    unsigned long hugepagesize; /* KB */
     unsigned long hugepages_total;
     unsigned long hugepages_free;
     unsigned int utilize;
@@ -43,18 +43,18 @@ struct dcmi_get_memory_info_stru {
 
 struct dcmi_proc_mem_info {
     int proc_id;
-    unsigned long proc_mem_usage;        /* bytes */
+    unsigned long proc_mem_usage; /* bytes */
 };
 
 static const char S[] = "ascend";
 static int sim_inited;
 
 /* Injection for a call; dev < 0 for calls not about one device. */
-#define SIM_ENTER(func, dev)                                                                                 \
-    do {                                                                                                     \
-        long long code_;                                                                                     \
-        if (sim_inject(S, (dev), (func), &code_))                                                            \
-            return (int)code_;                                                                               \
+#define SIM_ENTER(func, dev)                                                                                           \
+    do {                                                                                                               \
+        long long code_;                                                                                               \
+        if (sim_inject(S, (dev), (func), &code_))                                                                      \
+            return (int)code_;                                                                                         \
     } while (0)
 
 static int sim_ndevices(void)
@@ -174,10 +174,16 @@ SIM_VISIBLE int dcmi_get_device_utilization_rate(int card_id, int device_id, int
     if (!rate)
         return DCMI_ERR_PARA;
     switch (input_type) {
-    case 1: case 2: case 3: case 4: case 5: case 6: case 10: case 12: case 13:
-        break;
-    default:
-        return DCMI_ERR_PARA;
+    case 1:
+    case 2:
+    case 3:
+    case 4:
+    case 5:
+    case 6:
+    case 10:
+    case 12:
+    case 13: break;
+    default: return DCMI_ERR_PARA;
     }
     if (input_type == 2) {
         *rate = (unsigned)sim_get_ll(S, card_id, "aicore_util", 0);
@@ -229,8 +235,7 @@ SIM_VISIBLE int dcmi_get_device_hbm_info(int card_id, int device_id, struct dcmi
     return DCMI_OK;
 }
 
-SIM_VISIBLE int dcmi_get_device_resource_info(int card_id, int device_id, struct dcmi_proc_mem_info *procs,
-                                              int *proc_num)
+SIM_VISIBLE int dcmi_get_device_resource_info(int card_id, int device_id, struct dcmi_proc_mem_info *procs, int *proc_num)
 {
     SIM_ENTER("dcmi_get_device_resource_info", card_id);
     int rc = sim_check(card_id, device_id);

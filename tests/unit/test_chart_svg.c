@@ -24,7 +24,7 @@ static void test_chart_structure(void **state)
     (void)state;
     double t[6] = {0, 1, 2, 3, 4, 5};
     double cpu[6] = {0, 1.5, 1.9, 2.0, 1.8, 1.7};
-    double util[6] = {0, NAN, NAN, 30, 40, 50};   /* a gap in the middle */
+    double util[6] = {0, NAN, NAN, 30, 40, 50}; /* a gap in the middle */
     unsigned char band[6] = {0, 0, 0, 1, 1, 1};
     struct nd_chart_panel p[2];
     memset(p, 0, sizeof p);
@@ -56,7 +56,7 @@ static void test_chart_structure(void **state)
     assert_non_null(strstr(svg, "cpu-fallback @ 2s"));
     assert_non_null(strstr(svg, "hang @ 2s"));
     /* The strip: one green run over the last three points. */
-    assert_int_equal(count(svg, "fill=\"#2ca02c\"/>"), 2);   /* the run and its legend box */
+    assert_int_equal(count(svg, "fill=\"#2ca02c\"/>"), 2); /* the run and its legend box */
     /* CPU axis auto-scaled to a nice 5 (2.0 * 1.05 rounds up to 5), utilisation fixed at 100. */
     assert_non_null(strstr(svg, ">100</text>"));
     free(svg);
@@ -92,7 +92,7 @@ static void test_chart_long_time_axis(void **state)
     enum { N = 2000 };
     double *t = calloc(N, sizeof *t), *y = calloc(N, sizeof *y);
     for (int i = 0; i < N; i++) {
-        t[i] = i * 3.6;   /* two hours */
+        t[i] = i * 3.6; /* two hours */
         y[i] = i % 7;
     }
     struct nd_chart_panel p;

@@ -120,7 +120,7 @@ static void test_judge_cann_driver(void **state)
     assert_int_equal(x->severity, ND_SEV_ERROR);
     assert_string_equal(x->category, ND_CAT_VERSION_MISMATCH);
     assert_true(has_fix(x, "Ascend HDK 25.5.0"));
-    assert_true(has_fix(x, "CANN 8.3.RC1"));  /* its window reaches back to 24.1.0 */
+    assert_true(has_fix(x, "CANN 8.3.RC1")); /* its window reaches back to 24.1.0 */
     nd_findings_release(&f);
     /* 24.1.rc3.b999 is release 24.1.RC3: older than 8.3.RC1's oldest (24.1.0). */
     nd_compat_judge_cann_driver(&dt, "8.3.RC1", "24.1.rc3.b999", &f);
@@ -189,8 +189,7 @@ static void test_judge_cuda(void **state)
     assert_int_equal(nd_compat_judge_torch_cuda(&ct, &wt, "2.5.1+cu121", "12.1", "535.104.05", NULL, &f), 0);
 
     /* Toolkit newer than the driver, another major than torch. */
-    assert_int_equal(nd_compat_judge_cuda_toolkit(&ct, &wt, "13.0.1", "2.4.0+cu121", "12.1", "535.104.05", NULL, &f),
-                     2);
+    assert_int_equal(nd_compat_judge_cuda_toolkit(&ct, &wt, "13.0.1", "2.4.0+cu121", "12.1", "535.104.05", NULL, &f), 2);
     assert_int_equal(find(&f, "compat.cuda-toolkit-driver")->severity, ND_SEV_ERROR);
     assert_true(has_fix(find(&f, "compat.cuda-toolkit-driver"), "580.65.06"));
     assert_int_equal(find(&f, "compat.cuda-toolkit-torch")->severity, ND_SEV_WARNING);
@@ -223,14 +222,14 @@ static void test_judge_rocm_and_set(void **state)
     nd_torch_wheels_release(&wt);
 
     /* A whole node: CANN 8.5.0 on an old driver with a torch_npu for CANN 8.0. */
-    struct nd_version_set v = {.torch = "2.1.0", .torch_npu = "2.1.0.post10", .python = "3.10",
-                               .cann = "8.5.0", .npu_driver = "24.1.rc2"};
+    struct nd_version_set v = {
+        .torch = "2.1.0", .torch_npu = "2.1.0.post10", .python = "3.10", .cann = "8.5.0", .npu_driver = "24.1.rc2"};
     assert_true(nd_compat_judge_set(&v, &f) >= 2);
     assert_non_null(find(&f, "compat.cann-driver"));
     assert_non_null(find(&f, "compat.torch-npu-cann"));
     nd_findings_release(&f);
-    struct nd_version_set ok = {.torch = "2.4.0", .torch_npu = "2.4.0.post2", .python = "3.10",
-                                .cann = "8.0.0", .npu_driver = "24.1.rc2"};
+    struct nd_version_set ok = {
+        .torch = "2.4.0", .torch_npu = "2.4.0.post2", .python = "3.10", .cann = "8.0.0", .npu_driver = "24.1.rc2"};
     assert_int_equal(nd_compat_judge_set(&ok, &f), 0);
     struct nd_version_set empty = {0};
     assert_int_equal(nd_compat_judge_set(&empty, &f), 0);
@@ -295,9 +294,15 @@ static void test_logver_scan(void **state)
     lv = scan("Python version: 3.12.3 (main, Apr 10 2024, 05:33:47) [GCC 13.2.0] (64-bit runtime)");
     assert_string_equal(lv.v[ND_LOGVER_PYTHON], "3.12.3");
     /* Look-alikes name nothing. */
-    const char *none[] = {"torchvision 0.16.0", "cannot open CANN", "Driver Version: N/A",
+    const char *none[] = {"torchvision 0.16.0",
+                          "cannot open CANN",
+                          "Driver Version: N/A",
                           "File \"/usr/lib/python3.10/site-packages/torch/nn/modules/module.py\", line 1501",
-                          "CUDA_VISIBLE_DEVICES=0,1", "import torch_npu", "torch 2", "libtorch_npu.so", NULL};
+                          "CUDA_VISIBLE_DEVICES=0,1",
+                          "import torch_npu",
+                          "torch 2",
+                          "libtorch_npu.so",
+                          NULL};
     for (int i = 0; none[i]; i++) {
         lv = scan(none[i]);
         for (int k = 0; k < ND_LOGVER_COUNT; k++)

@@ -135,8 +135,7 @@ static char *captured(void (*write)(FILE *fp, void *arg), void *arg)
 static void write_table(FILE *fp, void *arg)
 {
     (void)arg;
-    static const struct nd_table_col cols[] = {
-        {"ID", false, 4, 1}, {"N", true, 0, 0}, {"WHAT", false, 0, 0}};
+    static const struct nd_table_col cols[] = {{"ID", false, 4, 1}, {"N", true, 0, 0}, {"WHAT", false, 0, 0}};
     struct nd_table *t = nd_table_new(cols, 3);
     const char *a[] = {"x", "7", "HF_TOKEN=hf_secret_value"};
     const char *b[] = {"longer", "1234", "last column unpadded"};
@@ -157,7 +156,8 @@ static void test_report_table(void **state)
     char *red = nd_redact_text("HF_TOKEN=hf_secret_value");
     char *want = nd_xasprintf("ID        N  WHAT\n"
                               "x         7  %s\n"
-                              "longer 1234  last column unpadded\n", red);
+                              "longer 1234  last column unpadded\n",
+                              red);
     assert_string_equal(out, want);
     free(want);
     free(red);
@@ -190,7 +190,8 @@ static void test_report_ranked(void **state)
     other->count = 8;
     char *out = captured(write_ranked, &fs);
     assert_true(strncmp(out, "Root cause (rank 5, rank_5.log:204):\nerror: Out of memory", 57) == 0);
-    assert_non_null(strstr(out, "\nAlso found (1):\n  warning  distributed       cannot reach MASTER_URL=http://u:<redacted:"));
+    assert_non_null(
+        strstr(out, "\nAlso found (1):\n  warning  distributed       cannot reach MASTER_URL=http://u:<redacted:"));
     assert_non_null(strstr(out, " (x8)\n"));
     assert_null(strstr(out, "pw@"));
     assert_non_null(strstr(out, "\n1 error, 1 warning, 0 notes in 2 inputs (10 lines)\n"));
@@ -223,7 +224,9 @@ static void test_parse_size(void **state)
 static void test_json_str_invalid_utf8(void **state)
 {
     (void)state;
-    json_t *j = nd_json_strn("ok\xff\xfe" "x\0y", 7);
+    json_t *j = nd_json_strn("ok\xff\xfe"
+                             "x\0y",
+                             7);
     assert_non_null(j);
     assert_string_equal(json_string_value(j), "ok\xEF\xBF\xBD\xEF\xBF\xBDxy");
     json_decref(j);

@@ -77,22 +77,21 @@ static int teardown(void **state)
     return 0;
 }
 
-static const char *const k_idle8 =
-    "[ascend]\n"
-    "driver_version = 24.1.rc1\n"
-    "devices = 8              ; eight 910B3\n"
-    "chip_name = 910B3\n"
-    "aicore_util = 0\n"
-    "hbm_total_mb = 65536\n"
-    "hbm_used_mb = 3000\n"
-    "health = 0\n"
-    "temperature = 41\n"
-    "power_w = 92.5\n"
-    "proc = 4242 0 31747\n"
-    "proc = 4343 5 1024\n"
-    "[ascend.device.3]\n"
-    "aicore_util = 85\n"
-    "hbm_used_mb = 60000\n";
+static const char *const k_idle8 = "[ascend]\n"
+                                   "driver_version = 24.1.rc1\n"
+                                   "devices = 8              ; eight 910B3\n"
+                                   "chip_name = 910B3\n"
+                                   "aicore_util = 0\n"
+                                   "hbm_total_mb = 65536\n"
+                                   "hbm_used_mb = 3000\n"
+                                   "health = 0\n"
+                                   "temperature = 41\n"
+                                   "power_w = 92.5\n"
+                                   "proc = 4242 0 31747\n"
+                                   "proc = 4343 5 1024\n"
+                                   "[ascend.device.3]\n"
+                                   "aicore_util = 85\n"
+                                   "hbm_used_mb = 60000\n";
 
 static struct nd_device_state *query(double timeout)
 {
@@ -369,7 +368,6 @@ static void test_query_no_state_no_library(void **state)
     setenv("NPU_DOCTOR_DCMI_LIB", g_dcmi, 1);
 }
 
-
 /* The generic findings judge NVIDIA codes too (pure: a state made by hand). */
 static void test_findings_nvml_codes(void **state)
 {
@@ -484,7 +482,6 @@ static void test_session_open_failures(void **state)
     nd_device_session_close(NULL);
 }
 
-
 static int count_fds(void)
 {
     int n = 0;
@@ -578,8 +575,7 @@ static void test_smoke_failure_per_call(void **state)
         {"[acl]\nfail = aclInit 500001\n", "aclInit", 500001, ND_CAT_ENV_NOT_LOADED, "set_env.sh"},
         {"[acl]\nfail = aclrtGetDeviceCount 207004\n", "aclrtGetDeviceCount", 207004, ND_CAT_NO_DEVICE,
          "/dev/davinci_manager"},
-        {"[acl]\nfail = aclrtSetDevice 107001\n", "aclrtSetDevice", 107001, ND_CAT_NO_DEVICE,
-         "ASCEND_RT_VISIBLE_DEVICES"},
+        {"[acl]\nfail = aclrtSetDevice 107001\n", "aclrtSetDevice", 107001, ND_CAT_NO_DEVICE, "ASCEND_RT_VISIBLE_DEVICES"},
         {"[acl]\nfail = aclrtMalloc 207001\n", "aclrtMalloc", 207001, ND_CAT_DEVICE_OOM, "npu-smi info"},
         {"[acl]\nfail = aclrtMemcpy 507053\n", "aclrtMemcpy", 507053, ND_CAT_DEVICE_FAULT, "health"},
         {"[acl]\nfail = aclrtFree 507899\n", "aclrtFree", 507899, ND_CAT_DEVICE_FAULT, "health"},

@@ -23,9 +23,18 @@ static void test_device_object(void **state)
     d.temp_valid = true;
     d.temp_c = 51;
     json_t *o = nd_device_json("nvidia", &d);
-    static const char *const keys[] = {"vendor", "index", "name", "uuid", "card_id", "chip_id", "health",
-                                       "utilization_ratio", "memory_used_bytes", "memory_total_bytes",
-                                       "temperature_c", "power_w"};
+    static const char *const keys[] = {"vendor",
+                                       "index",
+                                       "name",
+                                       "uuid",
+                                       "card_id",
+                                       "chip_id",
+                                       "health",
+                                       "utilization_ratio",
+                                       "memory_used_bytes",
+                                       "memory_total_bytes",
+                                       "temperature_c",
+                                       "power_w"};
     assert_int_equal(json_object_size(o), sizeof keys / sizeof *keys);
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         assert_non_null(json_object_get(o, keys[i]));

@@ -90,8 +90,8 @@ static void t_state_replace(const char *text)
     assert_int_equal(rename(tmp, cur), 0);
 }
 
-#define T_TWO_GPUS                                                                                       \
-    "[nvidia]\ndriver_version = 580.159.03\ncuda_driver_version = 13000\ndevices = 2\nname = NVIDIA H200\n" \
+#define T_TWO_GPUS                                                                                                     \
+    "[nvidia]\ndriver_version = 580.159.03\ncuda_driver_version = 13000\ndevices = 2\nname = NVIDIA H200\n"            \
     "gpu_util = 37\nmem_total_mb = 143771\nmem_used_mb = 1024\n"
 
 static struct nd_device_state *t_query(double timeout_s)
@@ -474,9 +474,19 @@ static void test_cuda_smoke_each_call_fails(void **state)
 {
     (void)state;
     static const char *const calls[] = {
-        "cuInit",          "cuDriverGetVersion", "cuDeviceGetCount", "cuDeviceGet",     "cuDeviceGetName",
-        "cuDevicePrimaryCtxRetain", "cuCtxSetCurrent", "cuMemGetInfo_v2",  "cuMemAlloc_v2",
-        "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2",    "cuMemFree_v2",     "cuDevicePrimaryCtxRelease_v2",
+        "cuInit",
+        "cuDriverGetVersion",
+        "cuDeviceGetCount",
+        "cuDeviceGet",
+        "cuDeviceGetName",
+        "cuDevicePrimaryCtxRetain",
+        "cuCtxSetCurrent",
+        "cuMemGetInfo_v2",
+        "cuMemAlloc_v2",
+        "cuMemcpyHtoD_v2",
+        "cuMemcpyDtoH_v2",
+        "cuMemFree_v2",
+        "cuDevicePrimaryCtxRelease_v2",
     };
     for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
         t_state(T_CUDA_TWO "[cuda]\nfail = %s 999\n", calls[i]);

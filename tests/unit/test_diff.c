@@ -269,8 +269,10 @@ static void test_outlier_entry_runs(void **state)
 static void test_no_majority(void **state)
 {
     (void)state;
-    const char *t0 = "{\"schema\":\"npu-doctor/1\",\"command\":\"snapshot\",\"python\":{\"packages\":{\"torch\":\"1\"}}}";
-    const char *t1 = "{\"schema\":\"npu-doctor/1\",\"command\":\"snapshot\",\"python\":{\"packages\":{\"torch\":\"2\"}}}";
+    const char *t0 =
+        "{\"schema\":\"npu-doctor/1\",\"command\":\"snapshot\",\"python\":{\"packages\":{\"torch\":\"1\"}}}";
+    const char *t1 =
+        "{\"schema\":\"npu-doctor/1\",\"command\":\"snapshot\",\"python\":{\"packages\":{\"torch\":\"2\"}}}";
     const char *texts[] = {t0, t0, t1, t1};
     struct nd_diff *d = diff_of(texts, 4);
     struct nd_diff_result r;

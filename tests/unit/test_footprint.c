@@ -65,7 +65,7 @@ static void make_file(const char *rel, char *path, size_t size)
 
 struct child {
     pid_t pid;
-    int cmd_fd;     /* write a path here: the child maps it and answers */
+    int cmd_fd; /* write a path here: the child maps it and answers */
     int ack_fd;
 };
 
@@ -175,8 +175,7 @@ static void test_maps_captured_torch(void **state)
     snprintf(path, sizeof path, "%s/proc/maps_torch_npu.txt", dir);
     assert_int_equal(nd_read_file(path, 1 << 24, &buf, &len, &err), 0);
     assert_int_equal(nd_maps_parse_frameworks(buf, len, &fw), 0);
-    assert_int_equal(fw, ND_FW_TORCH | ND_FW_TORCH_CPU | ND_FW_TORCH_NPU | ND_FW_ASCENDCL | ND_FW_HCCL |
-                             ND_FW_PYTHON);
+    assert_int_equal(fw, ND_FW_TORCH | ND_FW_TORCH_CPU | ND_FW_TORCH_NPU | ND_FW_ASCENDCL | ND_FW_HCCL | ND_FW_PYTHON);
     free(buf);
 }
 
@@ -426,7 +425,7 @@ static void test_footprint_vendor_list(void **state)
     asc.nprocs = 3;
     asc.procs[0] = (struct nd_device_proc){host, 5, true, 2ull << 30};
     asc.procs[1] = (struct nd_device_proc){host + 100000, 6, true, 1ull << 30}; /* someone else */
-    asc.procs[2] = (struct nd_device_proc){host, 5, true, 1ull << 30};         /* listed twice */
+    asc.procs[2] = (struct nd_device_proc){host, 5, true, 1ull << 30};          /* listed twice */
     nv.procs_valid = false; /* a failed query's list is never trusted */
     nv.nprocs = 1;
     nv.procs[0] = (struct nd_device_proc){host, 0, true, 1};

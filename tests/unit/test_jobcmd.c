@@ -40,7 +40,10 @@ static void test_cmdline_script(void **state)
 {
     (void)state;
     char s[256];
-    assert_int_equal(script_of(CMDLINE("python3\0train.py\0--lr\0" "1e-4\0"), s, sizeof s), 0);
+    assert_int_equal(script_of(CMDLINE("python3\0train.py\0--lr\0"
+                                       "1e-4\0"),
+                               s, sizeof s),
+                     0);
     assert_string_equal(s, "train.py");
     assert_int_equal(script_of(CMDLINE("/opt/venv/bin/python\0-u\0-W\0ignore\0/work/train.py\0"), s, sizeof s), 0);
     assert_string_equal(s, "/work/train.py");
@@ -48,7 +51,8 @@ static void test_cmdline_script(void **state)
     assert_string_equal(s, "t.py");
     assert_int_equal(script_of(CMDLINE("python\0-X\0faulthandler\0a.py\0"), s, sizeof s), 0);
     assert_string_equal(s, "a.py");
-    assert_int_equal(script_of(CMDLINE("python3\0-m\0torch.distributed.run\0--nproc-per-node=8\0t.py\0"), s, sizeof s), 0);
+    assert_int_equal(script_of(CMDLINE("python3\0-m\0torch.distributed.run\0--nproc-per-node=8\0t.py\0"), s, sizeof s),
+                     0);
     assert_string_equal(s, "-m torch.distributed.run");
     assert_int_equal(script_of(CMDLINE("python3\0-um\0deepspeed.launcher.runner\0"), s, sizeof s), 0);
     assert_string_equal(s, "-m deepspeed.launcher.runner");

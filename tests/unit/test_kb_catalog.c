@@ -170,20 +170,20 @@ static void test_literal_word_without_templates(void **state)
 static void test_lint_problems_with_lines(void **state)
 {
     (void)state;
-    const char *text = "#! id-prefix = t\n"                                   /* 1 */
-                       "#! vendor = amd\n"                                    /* 2 */
-                       "#! colour = blue\n"                                   /* 3 */
-                       "#! template = no placeholder\n"                       /* 4 */
-                       "code\ttitle\tfix\texample\tseverity\tcategory\n"      /* 5 */
-                       "A1\tT\tF\tA1\tfatal\tconfig\n"                        /* 6 */
-                       "A2\tT\tF\n"                                           /* 7 */
-                       "A3\t\tF\tA3\t\tconfig\n"                              /* 8 */
-                       "A4\tT\tF\tA4\t\tnot-a-category\n"                     /* 9 */
-                       "#! role = cause\n"                                    /* 10 */
-                       "A5\tT\tF\tA5\t\tconfig\n"                             /* 11 */
-                       "A5\tT\tF\tA5\t\tconfig\n"                             /* 12 */
-                       "507000\tT\tF\terror code is 507000\t\tconfig\n"       /* 13 */
-                       "A6\tT\tF\tA6\t\t\n";                                  /* 14 */
+    const char *text = "#! id-prefix = t\n"                              /* 1 */
+                       "#! vendor = amd\n"                               /* 2 */
+                       "#! colour = blue\n"                              /* 3 */
+                       "#! template = no placeholder\n"                  /* 4 */
+                       "code\ttitle\tfix\texample\tseverity\tcategory\n" /* 5 */
+                       "A1\tT\tF\tA1\tfatal\tconfig\n"                   /* 6 */
+                       "A2\tT\tF\n"                                      /* 7 */
+                       "A3\t\tF\tA3\t\tconfig\n"                         /* 8 */
+                       "A4\tT\tF\tA4\t\tnot-a-category\n"                /* 9 */
+                       "#! role = cause\n"                               /* 10 */
+                       "A5\tT\tF\tA5\t\tconfig\n"                        /* 11 */
+                       "A5\tT\tF\tA5\t\tconfig\n"                        /* 12 */
+                       "507000\tT\tF\terror code is 507000\t\tconfig\n"  /* 13 */
+                       "A6\tT\tF\tA6\t\t\n";                             /* 14 */
     struct nd_kb_ruleset set = {0};
     struct nd_strv problems = {0};
     nd_kb_parse_catalog(&set, "bad.tsv", text, strlen(text), false, &problems);
@@ -317,7 +317,8 @@ static void test_odd_bytes(void **state)
     (void)state;
     /* CRLF, a BOM, a NUL byte and a final line without newline. */
     const char text[] = "\xEF\xBB\xBF#! id-prefix = t\r\n#! category = config\r\ncode\ttitle\tfix\texample\r\n"
-                        "A\0" "B\tT\tF\tA\r\nCC\tT\tF\tCC";
+                        "A\0"
+                        "B\tT\tF\tA\r\nCC\tT\tF\tCC";
     struct nd_kb_ruleset set = {0};
     struct nd_strv problems = {0};
     nd_kb_parse_catalog(&set, "o.tsv", text, sizeof text - 1, false, &problems);

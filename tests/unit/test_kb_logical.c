@@ -16,11 +16,15 @@
 #include "kb/kb_logical.h"
 
 static const char *rules_text =
-    "[t.generic]\ncategory = device-oom\ngeneric = true\npattern = out of memory\ntitle = g\nfix = f\nexample = out of memory\n"
-    "[t.anyvendor]\ncategory = device-oom\npattern = NPU out of memory\ntitle = a\nfix = f\nexample = NPU out of memory\n"
-    "[t.vendor]\ncategory = device-oom\nvendor = ascend\npattern = out of memory\ntitle = v\nfix = f\nexample = out of memory\n"
+    "[t.generic]\ncategory = device-oom\ngeneric = true\npattern = out of memory\ntitle = g\nfix = f\nexample = out of "
+    "memory\n"
+    "[t.anyvendor]\ncategory = device-oom\npattern = NPU out of memory\ntitle = a\nfix = f\nexample = NPU out of "
+    "memory\n"
+    "[t.vendor]\ncategory = device-oom\nvendor = ascend\npattern = out of memory\ntitle = v\nfix = f\nexample = out of "
+    "memory\n"
     "[t.other]\ncategory = config\npattern = NPU out\ntitle = o\nfix = f\nexample = NPU out\n"
-    "[t.needs]\ncategory = no-device\npattern = CUDAONLY\nrequires = re:npu_marker\ntitle = n\nfix = f\nexample = CUDAONLY\n"
+    "[t.needs]\ncategory = no-device\npattern = CUDAONLY\nrequires = re:npu_marker\ntitle = n\nfix = f\nexample = "
+    "CUDAONLY\n"
     "[t.near]\ncategory = input-bound\npattern = TIMEOUTX\nrequires = t.iter\nwithin = 2\ntitle = near\nfix = f\n"
     "example = TIMEOUTX\n"
     "[t.iter]\ncategory = config\nseverity = info\npattern = ITERATOR\ntitle = it\nfix = f\nexample = ITERATOR\n"
@@ -256,7 +260,8 @@ static void test_unsafe_captures(void **state)
     const char *bad[] = {"(a+)*b", "(x|y+)+z", "([a-z]*){2,}q", "(a)\\1", "((ab)+)+"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *text = nd_xasprintf("[t.evil]\ncategory = config\npattern = EVIL\ncapture = v: %s\ntitle = {v}\n"
-                                  "fix = f\nexample = EVIL\n", bad[i]);
+                                  "fix = f\nexample = EVIL\n",
+                                  bad[i]);
         struct nd_kb_ruleset set = {0};
         struct nd_strv problems = {0};
         nd_kb_parse_rules(&set, "e.rules", text, strlen(text), false, &problems);
@@ -314,10 +319,14 @@ static void test_live_builtin(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_prefixes),          cmocka_unit_test(test_logical_lines),
-        cmocka_unit_test(test_wrapped_message_matches), cmocka_unit_test(test_one_finding_per_line),
-        cmocka_unit_test(test_context),           cmocka_unit_test(test_fallback),
-        cmocka_unit_test(test_unsafe_captures),   cmocka_unit_test(test_live_builtin),
+        cmocka_unit_test(test_prefixes),
+        cmocka_unit_test(test_logical_lines),
+        cmocka_unit_test(test_wrapped_message_matches),
+        cmocka_unit_test(test_one_finding_per_line),
+        cmocka_unit_test(test_context),
+        cmocka_unit_test(test_fallback),
+        cmocka_unit_test(test_unsafe_captures),
+        cmocka_unit_test(test_live_builtin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,7 +15,8 @@
 
 static const char *rules_text =
     "[t.oom]\ncategory = device-oom\npattern = OOMHERE\ntitle = oom\nfix = f\nexample = OOMHERE\n"
-    "[t.timeout]\ncategory = distributed\nrole = symptom\npattern = TIMEOUTHERE\ntitle = to\nfix = f\nexample = TIMEOUTHERE\n"
+    "[t.timeout]\ncategory = distributed\nrole = symptom\npattern = TIMEOUTHERE\ntitle = to\nfix = f\nexample = "
+    "TIMEOUTHERE\n"
     "[t.env]\ncategory = env-not-loaded\npattern = ENVHERE\ntitle = env\nfix = f\nexample = ENVHERE\n"
     "[t.wrap]\ncategory = device-fault\nrole = wrapper\npattern = WRAPHERE\ntitle = w\nfix = f\nexample = WRAPHERE\n"
     "[t.fault]\ncategory = device-fault\npattern = FAULTHERE\ntitle = fault\nfix = f\nexample = FAULTHERE\n"
@@ -187,7 +188,7 @@ static void test_rank_hits_direct(void **state)
     struct nd_findings out = ND_FINDINGS_INIT;
     nd_kb_rank_hits(kb, hits, &out, false);
     assert_int_equal(out.n, 2);
-    assert_string_equal(out.v[0]->id, "t.oom");      /* higher tier */
+    assert_string_equal(out.v[0]->id, "t.oom"); /* higher tier */
     assert_int_equal(out.v[0]->rank, 2);
     assert_string_equal(out.v[0]->evidence[0].text, "early");
     nd_findings_release(&out);
@@ -271,10 +272,15 @@ static void test_line_mapping(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cause_before_symptom), cmocka_unit_test(test_earliest_across_files),
-        cmocka_unit_test(test_outranks_and_severity), cmocka_unit_test(test_wrapper_defers),
-        cmocka_unit_test(test_rank_hits_direct),     cmocka_unit_test(test_wrapper_after_any_cause),     cmocka_unit_test(test_match_line),
-        cmocka_unit_test(test_line_mapping),        cmocka_unit_test(test_rank_set_text),
+        cmocka_unit_test(test_cause_before_symptom),
+        cmocka_unit_test(test_earliest_across_files),
+        cmocka_unit_test(test_outranks_and_severity),
+        cmocka_unit_test(test_wrapper_defers),
+        cmocka_unit_test(test_rank_hits_direct),
+        cmocka_unit_test(test_wrapper_after_any_cause),
+        cmocka_unit_test(test_match_line),
+        cmocka_unit_test(test_line_mapping),
+        cmocka_unit_test(test_rank_set_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

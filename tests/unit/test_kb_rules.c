@@ -88,25 +88,25 @@ static void test_parse_long_line(void **state)
 static void test_lint_problems(void **state)
 {
     (void)state;
-    const char *text = "[x.one]\n"                      /* 1 */
-                       "category = nonsense\n"          /* 2 */
-                       "pattern = a(b\n"                /* 3 */
-                       "title = t {nocap}\n"            /* 4 */
-                       "flavour = sweet\n"              /* 5 */
-                       "example = ab\n"                 /* 6 */
-                       "\n"                             /* 7 */
-                       "[x.one]\n"                      /* 8 */
-                       "category = config\n"            /* 9 */
-                       "severity = loud\n"              /* 10 */
-                       "just a line\n"                  /* 11 */
-                       "[Bad Id]\n"                     /* 12 */
-                       "category = config\n"            /* 13 */
-                       "pattern = ok\n"                 /* 14 */
-                       "fix = f\n"                      /* 15 */
-                       "title = t\n"                    /* 16 */
-                       "example = ok\n"                 /* 17 */
-                       "capture = broken\n"             /* 18 */
-                       "outranks = no.such.rule\n";     /* 19 */
+    const char *text = "[x.one]\n"                  /* 1 */
+                       "category = nonsense\n"      /* 2 */
+                       "pattern = a(b\n"            /* 3 */
+                       "title = t {nocap}\n"        /* 4 */
+                       "flavour = sweet\n"          /* 5 */
+                       "example = ab\n"             /* 6 */
+                       "\n"                         /* 7 */
+                       "[x.one]\n"                  /* 8 */
+                       "category = config\n"        /* 9 */
+                       "severity = loud\n"          /* 10 */
+                       "just a line\n"              /* 11 */
+                       "[Bad Id]\n"                 /* 12 */
+                       "category = config\n"        /* 13 */
+                       "pattern = ok\n"             /* 14 */
+                       "fix = f\n"                  /* 15 */
+                       "title = t\n"                /* 16 */
+                       "example = ok\n"             /* 17 */
+                       "capture = broken\n"         /* 18 */
+                       "outranks = no.such.rule\n"; /* 19 */
     struct nd_kb_ruleset set = {0};
     struct nd_strv problems = {0};
     nd_kb_parse_rules(&set, "p.rules", text, strlen(text), false, &problems);
@@ -174,7 +174,7 @@ static void test_require(void **state)
     assert_true(nd_kb_rule_accepts(r, "allocate 2.00 GiB; 50.00 GiB allocated; 58.00 GiB reserved"));
     assert_false(nd_kb_rule_accepts(r, "allocate 2.00 GiB; 57.00 GiB allocated; 58.00 GiB reserved"));
     assert_false(nd_kb_rule_accepts(r, "allocate 2.00 GiB; 58.00 GiB reserved"));
-    assert_true(nd_kb_rule_accepts(&set.v[1], "anything"));  /* broken require: not enforced */
+    assert_true(nd_kb_rule_accepts(&set.v[1], "anything")); /* broken require: not enforced */
     nd_kb_ruleset_release(&set);
     nd_strv_release(&problems);
 }
@@ -232,8 +232,10 @@ static void test_duplicate_among_many(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_repeated_keys), cmocka_unit_test(test_parse_long_line),
-        cmocka_unit_test(test_lint_problems),       cmocka_unit_test(test_expand_captures),
+        cmocka_unit_test(test_parse_repeated_keys),
+        cmocka_unit_test(test_parse_long_line),
+        cmocka_unit_test(test_lint_problems),
+        cmocka_unit_test(test_expand_captures),
         cmocka_unit_test(test_require),
         cmocka_unit_test(test_builtin_rules_clean),
         cmocka_unit_test(test_duplicate_among_many),

@@ -74,7 +74,7 @@ static void test_not_timestamps(void **state)
     assert_true(ts("2024-05-01 25:00:00") < 0);
     assert_true(ts("") < 0);
     double t;
-    assert_false(nd_kb_parse_timestamp("2024-05-01 10:00:00", 10, &t));  /* cut before the time */
+    assert_false(nd_kb_parse_timestamp("2024-05-01 10:00:00", 10, &t)); /* cut before the time */
 }
 
 static void test_ranks(void **state)
@@ -105,7 +105,8 @@ static void test_ranks(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_formats), cmocka_unit_test(test_formats_without_year),
+        cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_formats_without_year),
         cmocka_unit_test(test_not_timestamps),
         cmocka_unit_test(test_ranks),
     };

@@ -272,7 +272,7 @@ static void test_backlog_held_in_pipes(void **state)
     assert_true(nd_backlog_peek(b, &blk));
     assert_int_equal(blk.len, 12);
     assert_memory_equal(blk.data, "line1\nline2\n", 12);
-    assert_true(nd_backlog_peek(b, &blk));   /* again: the same block, not the next bytes */
+    assert_true(nd_backlog_peek(b, &blk)); /* again: the same block, not the next bytes */
     assert_memory_equal(blk.data, "line1\nline2\n", 12);
     nd_backlog_pop(b);
     assert_true(nd_backlog_peek(b, &blk));

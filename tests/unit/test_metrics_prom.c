@@ -80,8 +80,13 @@ static void test_prom_job_end(void **state)
     (void)state;
     const char *names[] = {"command", "pid", "rank", "slurm_job_id"};
     const char *values[] = {"python3 \"train.py\"", "4242", "1", "77"};
-    struct nd_prom_snapshot m = {.cpu_cores = 1.0, .on_device = true, .job_known = true, .running = true,
-                                 .last_sample_unix_s = 1764567890, .label_names = names, .label_values = values,
+    struct nd_prom_snapshot m = {.cpu_cores = 1.0,
+                                 .on_device = true,
+                                 .job_known = true,
+                                 .running = true,
+                                 .last_sample_unix_s = 1764567890,
+                                 .label_names = names,
+                                 .label_values = values,
                                  .nlabels = 4};
     size_t len;
     char *t = nd_prom_render(&m, &len);

@@ -64,11 +64,11 @@ static void synth_free(struct synth *x)
 struct tick {
     float cores;
     float runnable;
-    bool held;          /* the job holds npu0 */
-    int util;           /* utilisation of every device */
+    bool held; /* the job holds npu0 */
+    int util;  /* utilisation of every device */
     unsigned fw;
     uint64_t out_add;
-    uint32_t mem_mib;   /* used on every device */
+    uint32_t mem_mib; /* used on every device */
     int64_t oom;
     uint64_t rss, cg_max;
 };
@@ -365,7 +365,7 @@ static void test_hang(void **state)
     bool hccl = false, pyspy = false, gdb = false, fh = false;
     for (size_t i = 0; i < f->nfix; i++) {
         hccl = hccl || strstr(f->fix[i], "HCCL_EXEC_TIMEOUT");
-        pyspy = pyspy || strncmp(f->fix[i], "py-spy dump", 11) == 0;   /* not "pip install py-spy && ..." */
+        pyspy = pyspy || strncmp(f->fix[i], "py-spy dump", 11) == 0; /* not "pip install py-spy && ..." */
         gdb = gdb || strstr(f->fix[i], "gdb -p 100 -batch -ex 'thread apply all py-bt'");
         fh = fh || strstr(f->fix[i], "kill -USR1 100");
     }
@@ -495,8 +495,11 @@ static void test_exit(void **state)
     assert_string_equal(f->id, "exit.bus-error-shm");
     assert_null(exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 0}));
     /* A failed job is never healthy: the last error line it printed is named. */
-    f = exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 1, .last_error = "ValueError: bad shape",
-                                               .last_error_line = 42, .last_line = "ValueError: bad shape"});
+    f = exit_finding(&x, (struct nd_exit_info){.exited = true,
+                                               .code = 1,
+                                               .last_error = "ValueError: bad shape",
+                                               .last_error_line = 42,
+                                               .last_line = "ValueError: bad shape"});
     assert_non_null(f);
     assert_string_equal(f->id, "exit.failed");
     assert_int_equal(f->severity, ND_SEV_ERROR);
@@ -516,8 +519,8 @@ static void test_exit(void **state)
     assert_string_equal(f->id, "exit.child-signal");
     assert_non_null(strstr(f->title, "SIGKILL"));
     /* Secrets in the job's last line are redacted. */
-    f = exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 3,
-                                               .last_error = "error: https://bob:hunter2@example.com/x failed"});
+    f = exit_finding(&x, (struct nd_exit_info){
+                             .exited = true, .code = 3, .last_error = "error: https://bob:hunter2@example.com/x failed"});
     assert_null(strstr(f->title, "hunter2"));
     f = exit_finding(&x, (struct nd_exit_info){.signaled = true, .signal = SIGINT});
     assert_string_equal(f->id, "exit.interrupted");

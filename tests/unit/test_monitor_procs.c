@@ -76,7 +76,7 @@ static struct nd_detect_proc *proc(struct synth *x, pid_t pid, pid_t ppid, doubl
     return p;
 }
 
-static float g_stopped;   /* the stopped share of the next pushed samples */
+static float g_stopped; /* the stopped share of the next pushed samples */
 
 /* n samples one second apart; the job holds npu:0 at util %, iowait 0/1, reading rate bytes/s. */
 static void push(struct synth *x, int n, float cores, bool held, int util, float iowait, uint64_t rate)
@@ -199,8 +199,7 @@ static void test_partial_fallback(void **state)
     json_t *r1 = json_array_get(j, 2);
     assert_string_equal(json_string_value(json_object_get(r1, "verdict")), "on-device");
     assert_string_equal(json_string_value(json_object_get(r1, "rank")), "1");
-    assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(r1, "devices"), 0), "index")),
-                     1);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(r1, "devices"), 0), "index")), 1);
     assert_string_equal(json_string_value(json_object_get(json_array_get(j, 0), "verdict")), "idle");
     json_decref(j);
     nd_proc_registry_release(&reg);
@@ -292,8 +291,7 @@ static void test_exit_tail(void **state)
     assert_int_equal(t.last_error_line, 5);
     assert_string_equal(t.last_line, "ValueError: bad shape ?[31m");
     assert_true(nd_exit_line_is_error("torch.OutOfMemoryError: NPU out of memory", 41));
-    assert_true(nd_exit_line_is_error("python3: can't open file '/x/train.py': [Errno 2] No such file or directory",
-                                      75));
+    assert_true(nd_exit_line_is_error("python3: can't open file '/x/train.py': [Errno 2] No such file or directory", 75));
     assert_true(nd_exit_line_is_error("KeyboardInterrupt", 17));
     assert_false(nd_exit_line_is_error("step 100 loss 2.3", 17));
     assert_false(nd_exit_line_is_error("Traceback", 0));
@@ -342,7 +340,7 @@ static void test_host_memory_exit(void **state)
     assert_string_equal(f->category, ND_CAT_HOST_OOM);
     assert_non_null(strstr(f->title, "ulimit -v (RLIMIT_AS) is 8.0 GiB"));
     assert_true(evidence_has(f, "RSS peaked at 900 MiB"));
-    assert_null(find(&out, "exit.failed"));   /* one verdict per exit */
+    assert_null(find(&out, "exit.failed")); /* one verdict per exit */
     nd_findings_release(&out);
     /* No RLIMIT_AS: the cgroup, named the v1 way on a v1 host. */
     x.ctx.rlimit_as = 0;
@@ -380,7 +378,7 @@ static void test_stopped(void **state)
     assert_true(evidence_has(f, "pid 100 python3 train.py: state T (stopped)"));
     assert_non_null(strstr(f->cause, "SIGTTIN"));
     assert_non_null(strstr(f->fix[0], "kill -CONT 100"));
-    assert_null(find(&out, "hang.no-progress"));   /* stopped is not stuck */
+    assert_null(find(&out, "hang.no-progress")); /* stopped is not stuck */
     nd_findings_release(&out);
     nd_series_release(&x.s);
     /* Running again: nothing. */
@@ -412,14 +410,10 @@ static void test_kmsg(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_verdicts),
-        cmocka_unit_test(test_partial_fallback),
-        cmocka_unit_test(test_storage_bound),
-        cmocka_unit_test(test_wchan_and_free_cores),
-        cmocka_unit_test(test_exit_tail),
-        cmocka_unit_test(test_host_memory_exit),
-        cmocka_unit_test(test_stopped),
-        cmocka_unit_test(test_kmsg),
+        cmocka_unit_test(test_verdicts),      cmocka_unit_test(test_partial_fallback),
+        cmocka_unit_test(test_storage_bound), cmocka_unit_test(test_wchan_and_free_cores),
+        cmocka_unit_test(test_exit_tail),     cmocka_unit_test(test_host_memory_exit),
+        cmocka_unit_test(test_stopped),       cmocka_unit_test(test_kmsg),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

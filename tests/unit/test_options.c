@@ -27,12 +27,12 @@ static void test_parse_pid(void **state)
     assert_int_equal((long)p, nd_pid_max());
     snprintf(max, sizeof max, "%ld", nd_pid_max() + 1);
     assert_int_not_equal(nd_parse_pid(max, &p), 0);
-    static const char *const bad[] = {"0", "-1", "+5", "1e0", "0x10", " 5", "5 ", "99999999999",
-                                      "", "5.0", "abc", "18446744073709551617", "1\n"};
+    static const char *const bad[] = {
+        "0", "-1", "+5", "1e0", "0x10", " 5", "5 ", "99999999999", "", "5.0", "abc", "18446744073709551617", "1\n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         p = 42;
         assert_int_not_equal(nd_parse_pid(bad[i], &p), 0);
-        assert_int_equal(p, 42);   /* untouched on error */
+        assert_int_equal(p, 42); /* untouched on error */
     }
     assert_true(nd_pid_max() >= 300 && nd_pid_max() <= 4194304);
     assert_int_not_equal(nd_parse_pid(NULL, &p), 0);
@@ -52,8 +52,8 @@ static void test_parse_seconds(void **state)
     assert_true(d == 0.25);
     assert_int_equal(nd_parse_seconds("3.", &d), 0);
     assert_true(d == 3);
-    static const char *const bad[] = {"-1", "1e0", "1e9", "0x10", " 5", "5 ", "", ".", "1.2.3", "inf", "nan",
-                                      "5s", "+1", "1,5"};
+    static const char *const bad[] = {"-1", "1e0",   "1e9", "0x10", " 5", "5 ", "",
+                                      ".",  "1.2.3", "inf", "nan",  "5s", "+1", "1,5"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         d = 42;
         assert_int_not_equal(nd_parse_seconds(bad[i], &d), 0);
@@ -117,8 +117,7 @@ static int t_parse(struct t_opts *o, unsigned flags, int argc, char **argv, int 
         {.name = "env-from", .kind = ND_ARG_PID, .out = &o->pid, .arg_name = "PID", .help = "pid"},
         {.name = "env-file", .kind = ND_ARG_STRING, .help = "file"},
         {.name = "interval", .kind = ND_ARG_SECONDS, .out = &o->interval, .min = 0.1, .max = 60, .help = "i"},
-        {.name = "busy", .kind = ND_ARG_NUMBER, .flags = ND_OPTF_ABOVE_MIN, .out = &o->busy, .min = 0, .max = 10,
-         .help = "b"},
+        {.name = "busy", .kind = ND_ARG_NUMBER, .flags = ND_OPTF_ABOVE_MIN, .out = &o->busy, .min = 0, .max = 10, .help = "b"},
         {.name = "count", .kind = ND_ARG_COUNT, .out = &o->count, .min = 1, .max = 5, .help = "c"},
         {.name = "level", .short_name = 'l', .kind = ND_ARG_ENUM, .out = &o->level, .choices = t_levels, .help = "l"},
         {.name = "summary", .kind = ND_ARG_STRING, .flags = ND_OPTF_OPTIONAL, .out = &o->summary, .help = "s"},
@@ -130,7 +129,11 @@ static int t_parse(struct t_opts *o, unsigned flags, int argc, char **argv, int 
     return nd_opts_parse(&spec, argc, argv, o, first);
 }
 
-#define ARGV(...) (char *[]){"t", __VA_ARGS__, NULL}
+#define ARGV(...)                                                                                                      \
+    (char *[])                                                                                                         \
+    {                                                                                                                  \
+        "t", __VA_ARGS__, NULL                                                                                         \
+    }
 #define ARGC(v) ((int)(sizeof(v) / sizeof *(v)) - 1)
 
 static void test_opts_forms(void **state)
@@ -141,7 +144,7 @@ static void test_opts_forms(void **state)
     char **v = ARGV("--root=/a", "-qv", "-l2", "--env-from", "12", "--inter", "0.5", "--level=two", "--summary",
                     "--rules", "x", "--rules=y", "-r", "/b");
     assert_int_equal(t_parse(&o, 0, 15, v, &first), 0);
-    assert_string_equal(o.root, "/b");   /* the last one wins */
+    assert_string_equal(o.root, "/b"); /* the last one wins */
     assert_true(o.quiet && o.verbose && !o.json);
     assert_int_equal(o.level, 2);
     assert_int_equal(o.pid, 12);
@@ -193,11 +196,11 @@ static void test_opts_errors(void **state)
     struct t_opts o;
     int first;
     static const char *const bad[][2] = {
-        {"--bogus", NULL},      {"--env", "1"},          {"--json=yes", NULL},  {"--root", NULL},
-        {"-r", NULL},           {"-z", NULL},            {"--env-from", "1e0"}, {"--env-from", "0"},
-        {"--interval", "0"},    {"--interval", "61"},    {"--busy", "0"},       {"--count", "6"},
-        {"--level", "3"},       {"--level", "2.0"},      {"--count", "-1"},     {"--env-from", "99999999999"},
-        {"--interval", "1e0"},  {"--env-from", " 5"},
+        {"--bogus", NULL},     {"--env", "1"},       {"--json=yes", NULL},  {"--root", NULL},
+        {"-r", NULL},          {"-z", NULL},         {"--env-from", "1e0"}, {"--env-from", "0"},
+        {"--interval", "0"},   {"--interval", "61"}, {"--busy", "0"},       {"--count", "6"},
+        {"--level", "3"},      {"--level", "2.0"},   {"--count", "-1"},     {"--env-from", "99999999999"},
+        {"--interval", "1e0"}, {"--env-from", " 5"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char *v[] = {"t", (char *)bad[i][0], (char *)bad[i][1], NULL};
@@ -218,16 +221,23 @@ static void test_opts_help(void **state)
     bool flag = false;
     const char *s = NULL;
     const struct nd_option opts[] = {
-        {.name = "alpha", .short_name = 'a', .kind = ND_ARG_NONE, .out = &flag,
+        {.name = "alpha",
+         .short_name = 'a',
+         .kind = ND_ARG_NONE,
+         .out = &flag,
          .help = "a help text long enough that it has to be wrapped onto a second line and a third line too, "
                  "because it goes on"},
-        {.name = "a-very-long-option-name", .kind = ND_ARG_STRING, .out = &s, .arg_name = "VALUE",
-         .flags = ND_OPTF_REPEAT, .help = "its help starts on the next line"},
+        {.name = "a-very-long-option-name",
+         .kind = ND_ARG_STRING,
+         .out = &s,
+         .arg_name = "VALUE",
+         .flags = ND_OPTF_REPEAT,
+         .help = "its help starts on the next line"},
         {.name = "hidden", .kind = ND_ARG_NONE, .flags = ND_OPTF_HIDDEN, .help = "not shown"},
         {0},
     };
-    const struct nd_cmd_spec spec = {"t", "npu-doctor t [options]\nnpu-doctor t --other", "About.\n", opts,
-                                     "Footer.\n", 0};
+    const struct nd_cmd_spec spec = {"t", "npu-doctor t [options]\nnpu-doctor t --other", "About.\n", opts, "Footer.\n",
+                                     0};
     char *buf = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
@@ -252,9 +262,8 @@ static void test_opts_help(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_pid),     cmocka_unit_test(test_parse_seconds),
-        cmocka_unit_test(test_parse_count),   cmocka_unit_test(test_opts_forms),
-        cmocka_unit_test(test_opts_operands), cmocka_unit_test(test_opts_errors),
+        cmocka_unit_test(test_parse_pid),  cmocka_unit_test(test_parse_seconds), cmocka_unit_test(test_parse_count),
+        cmocka_unit_test(test_opts_forms), cmocka_unit_test(test_opts_operands), cmocka_unit_test(test_opts_errors),
         cmocka_unit_test(test_opts_help),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

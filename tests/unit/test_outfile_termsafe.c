@@ -80,7 +80,7 @@ static void test_replaces_regular_atomically(void **state)
     fd = open(p, O_RDONLY);
     assert_int_equal(read(fd, buf, sizeof buf - 1), 3);
     close(fd);
-    assert_string_equal(buf, "old");   /* nothing visible before commit */
+    assert_string_equal(buf, "old"); /* nothing visible before commit */
     assert_int_equal(nd_outfile_commit(o, &err), 0);
     memset(buf, 0, sizeof buf);
     fd = open(p, O_RDONLY);
@@ -224,10 +224,10 @@ static void test_term_printable(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_refuses_non_regular), cmocka_unit_test(test_replaces_regular_atomically),
-        cmocka_unit_test(test_dash_is_stdout),      cmocka_unit_test(test_input_refuses_devices),
-        cmocka_unit_test(test_term_printable),
-        cmocka_unit_test(test_nameless_until_commit), cmocka_unit_test(test_swapped_in_while_written),
+        cmocka_unit_test(test_refuses_non_regular),      cmocka_unit_test(test_replaces_regular_atomically),
+        cmocka_unit_test(test_dash_is_stdout),           cmocka_unit_test(test_input_refuses_devices),
+        cmocka_unit_test(test_term_printable),           cmocka_unit_test(test_nameless_until_commit),
+        cmocka_unit_test(test_swapped_in_while_written),
     };
     return cmocka_run_group_tests(tests, nd_setup, nd_teardown);
 }

@@ -189,11 +189,11 @@ static void test_python_judge(void **state)
     assert_string_equal(find(&f, "python.torch-cpu-only")->category, "cpu-fallback");
     nd_findings_release(&f);
     nd_python_judge(py, true, false, true, "8.0.0", &f);
-    assert_non_null(find(&f, "python.torch-cpu-only"));     /* no torch_npu on an NPU host */
+    assert_non_null(find(&f, "python.torch-cpu-only")); /* no torch_npu on an NPU host */
     assert_non_null(find(&f, "python.tbe-deps-missing"));
     nd_findings_release(&f);
     nd_python_judge(py, false, false, false, NULL, &f);
-    assert_int_equal(f.n, 0);                               /* no accelerator: CPU torch is fine */
+    assert_int_equal(f.n, 0); /* no accelerator: CPU torch is fine */
     py->nothers = 2;
     strcpy(py->others[0].path, "/root/.pyenv/shims/python3");
     strcpy(py->others[1].path, "/usr/bin/python3");
@@ -215,8 +215,9 @@ static void test_import_error_table(void **state)
 {
     (void)state;
     struct nd_findings f = ND_FINDINGS_INIT;
-    assert_int_equal(nd_import_error_explain("Traceback\nModuleNotFoundError: No module named 'tbe'\n",
-                                             "/opt/cann/set_env.sh", &f), 1);
+    assert_int_equal(
+        nd_import_error_explain("Traceback\nModuleNotFoundError: No module named 'tbe'\n", "/opt/cann/set_env.sh", &f),
+        1);
     /* The knowledge base's rule for this condition, its fix naming the
      * set_env.sh given. */
     assert_string_equal(f.v[0]->id, "env.cann-not-loaded.tbe");
@@ -262,10 +263,11 @@ static void test_pyimport_judge(void **state)
     assert_int_equal(nd_findings_exit_code(&rep.findings), 0);
     nd_report_release(&rep);
     nd_report_init(&rep, "check");
-    judge_json("{\"torch\": {\"ok\": true, \"version\": \"2.4.0\", \"s\": 1.0}, \"cuda\": {\"available\": false},"
-               " \"torch_npu\": {\"ok\": true, \"version\": \"2.4.0.post2\"}, \"npu\": {\"available\": false, \"count\": 0},"
-               " \"tbe\": {\"ok\": false, \"error\": \"ModuleNotFoundError: No module named 'tbe'\"}}",
-               true, false, &rep);
+    judge_json(
+        "{\"torch\": {\"ok\": true, \"version\": \"2.4.0\", \"s\": 1.0}, \"cuda\": {\"available\": false},"
+        " \"torch_npu\": {\"ok\": true, \"version\": \"2.4.0.post2\"}, \"npu\": {\"available\": false, \"count\": 0},"
+        " \"tbe\": {\"ok\": false, \"error\": \"ModuleNotFoundError: No module named 'tbe'\"}}",
+        true, false, &rep);
     assert_non_null(find(&rep.findings, "python.npu-unavailable"));
     /* The knowledge base or the built-in table explains the tbe import error. */
     bool env_finding = false;
@@ -342,14 +344,10 @@ static void test_envcheck_on_fixture(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_compat_npu),
-        cmocka_unit_test(test_compat_cuda),
-        cmocka_unit_test(test_host_judge),
-        cmocka_unit_test(test_ascend_judge),
-        cmocka_unit_test(test_distributed_judge),
-        cmocka_unit_test(test_python_judge),
-        cmocka_unit_test(test_import_error_table),
-        cmocka_unit_test(test_pyimport_judge),
+        cmocka_unit_test(test_compat_npu),          cmocka_unit_test(test_compat_cuda),
+        cmocka_unit_test(test_host_judge),          cmocka_unit_test(test_ascend_judge),
+        cmocka_unit_test(test_distributed_judge),   cmocka_unit_test(test_python_judge),
+        cmocka_unit_test(test_import_error_table),  cmocka_unit_test(test_pyimport_judge),
         cmocka_unit_test(test_envcheck_on_fixture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -119,11 +119,11 @@ static void test_system_python(void **state)
     assert_true(py->found);
     assert_string_equal(py->exe, "/usr/bin/python3.10");
     assert_string_equal(py->version, "3.10");
-    assert_string_equal(py->sys_path[0], "/work/src");     /* PYTHONPATH first, missing entries dropped */
+    assert_string_equal(py->sys_path[0], "/work/src"); /* PYTHONPATH first, missing entries dropped */
     assert_string_equal(py->tbe_location, "/work/src");
     assert_true(py->pkg[ND_PKG_NUMPY].found);
     assert_string_equal(py->pkg[ND_PKG_NUMPY].version, "1.21.5");
-    assert_true(py->pkg[ND_PKG_TRANSFORMERS].found);        /* user site */
+    assert_true(py->pkg[ND_PKG_TRANSFORMERS].found); /* user site */
     assert_false(py->pkg[ND_PKG_TORCH].found);
     assert_int_equal(py->nothers, 1);
     free(py);
@@ -144,8 +144,8 @@ static void test_venv(void **state)
     assert_string_equal(py->pkg[ND_PKG_TORCH].version, "2.4.0+cu121");
     assert_string_equal(py->torch_cuda, "12.1");
     assert_false(nd_python_torch_cpu_only(py));
-    assert_false(py->pkg[ND_PKG_NUMPY].found);               /* system site-packages excluded */
-    assert_false(py->pkg[ND_PKG_TRANSFORMERS].found);        /* and the user site with them */
+    assert_false(py->pkg[ND_PKG_NUMPY].found);        /* system site-packages excluded */
+    assert_false(py->pkg[ND_PKG_TRANSFORMERS].found); /* and the user site with them */
     /* Two python3 on PATH: the venv's (torch) and the system's (none). */
     assert_int_equal(py->nothers, 2);
     struct nd_findings f = ND_FINDINGS_INIT;

@@ -108,9 +108,9 @@ static void test_parse_stat_malformed(void **state)
     const char *bad[] = {
         "",
         "42",
-        "42 (comm",                                 /* no closing parenthesis */
-        "42 (comm) R 1 2 3",                        /* truncated before starttime */
-        "(comm) R 1 42 42 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 9 1 1",   /* no pid */
+        "42 (comm",                                                  /* no closing parenthesis */
+        "42 (comm) R 1 2 3",                                         /* truncated before starttime */
+        "(comm) R 1 42 42 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 9 1 1",    /* no pid */
         "-5 (comm) R 1 42 42 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 9 1 1", /* negative pid */
         "42 (comm) 7 1 42 42 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 9 1 1", /* no state letter */
         "42 (comm) R x 42 42 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 9 1 1", /* ppid not a number */
@@ -338,8 +338,7 @@ static void test_list_and_tree(void **state)
     assert_int_equal(nd_proc_tree(getpid(), &t, &nt), 0);
     assert_int_equal(t[0], getpid());
     assert_int_equal(nt, 5);
-    assert_true(contains(t, nt, a) && contains(t, nt, kids[0]) && contains(t, nt, kids[1]) &&
-                contains(t, nt, d));
+    assert_true(contains(t, nt, a) && contains(t, nt, kids[0]) && contains(t, nt, kids[1]) && contains(t, nt, d));
     free(t);
 
     assert_int_equal(nd_proc_tree(a, &t, &nt), 0);
@@ -374,18 +373,12 @@ static void test_user_name(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_stat_plain),
-        cmocka_unit_test(test_parse_stat_comm_with_parens),
-        cmocka_unit_test(test_parse_stat_kthread),
-        cmocka_unit_test(test_parse_stat_utime_and_not_terminated),
-        cmocka_unit_test(test_parse_stat_malformed),
-        cmocka_unit_test(test_parse_status),
-        cmocka_unit_test(test_parse_status_edge),
-        cmocka_unit_test(test_read_self),
-        cmocka_unit_test(test_read_gone_and_zombie),
-        cmocka_unit_test(test_parse_io),
-        cmocka_unit_test(test_list_and_tree),
-        cmocka_unit_test(test_user_name),
+        cmocka_unit_test(test_parse_stat_plain),     cmocka_unit_test(test_parse_stat_comm_with_parens),
+        cmocka_unit_test(test_parse_stat_kthread),   cmocka_unit_test(test_parse_stat_utime_and_not_terminated),
+        cmocka_unit_test(test_parse_stat_malformed), cmocka_unit_test(test_parse_status),
+        cmocka_unit_test(test_parse_status_edge),    cmocka_unit_test(test_read_self),
+        cmocka_unit_test(test_read_gone_and_zombie), cmocka_unit_test(test_parse_io),
+        cmocka_unit_test(test_list_and_tree),        cmocka_unit_test(test_user_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -156,8 +156,8 @@ static void test_finding_idle_devices_cpu_job(void **state)
     const struct nd_device_state *st[] = {&ascend8};
     struct nd_proc_facts procs[3] = {
         proc_with(100, 3.8, ND_FW_TORCH | ND_FW_TORCH_CPU | ND_FW_PYTHON),
-        proc_with(101, 0.0, ND_FW_TORCH),    /* idle ML: not CPU-bound */
-        proc_with(102, 4.0, 0),              /* busy, not ML */
+        proc_with(101, 0.0, ND_FW_TORCH), /* idle ML: not CPU-bound */
+        proc_with(102, 4.0, 0),           /* busy, not ML */
     };
     struct nd_findings f = ND_FINDINGS_INIT;
     nd_verdict_findings(procs, 3, st, 1, 0, &f);

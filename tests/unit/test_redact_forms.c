@@ -21,7 +21,7 @@
 
 struct nd_secret_case {
     const char *text;
-    const char *secret;     /* must not appear in the redacted text */
+    const char *secret; /* must not appear in the redacted text */
 };
 
 static const struct nd_secret_case nd_secret_cases[] = {
@@ -84,7 +84,7 @@ static void test_secret_forms_redacted(void **state)
         if (strstr(r, nd_secret_cases[i].secret) || !strstr(r, "<redacted:"))
             fail_msg("case %zu: '%s' -> '%s'", i, nd_secret_cases[i].text, r);
         char *again = nd_redact_text(r);
-        assert_string_equal(again, r);   /* idempotent */
+        assert_string_equal(again, r); /* idempotent */
         free(again);
         free(r);
     }
@@ -104,12 +104,36 @@ static void test_lookalikes_kept(void **state)
 static void test_name_classifier(void **state)
 {
     (void)state;
-    static const char *const secret[] = {"HF_TOKEN", "GITHUB_TOKEN", "API_KEY", "apiKey", "DB_PASS", "MYSQL_PWD",
-                                         "AWS_SECRET_ACCESS_KEY", "WANDB_API_KEY", "client_secret", "PASSWORD",
-                                         "SECRET_KEY_BASE", "HFTOKEN", "COOKIE", "AUTHORIZATION", "PRIVATE_KEY"};
-    static const char *const plain[] = {"TOKENIZERS_PARALLELISM", "MAX_TOKENS", "KEYBOARD", "AUTH_MODE",
-                                        "TOKEN_COUNT", "TOKENIZER", "PWD", "OLDPWD", "KEY_FILE", "SSH_AUTH_SOCK",
-                                        "BOS_TOKEN", "PAD_TOKEN_ID", "KeyError", "PATH", "HOSTNAME"};
+    static const char *const secret[] = {"HF_TOKEN",
+                                         "GITHUB_TOKEN",
+                                         "API_KEY",
+                                         "apiKey",
+                                         "DB_PASS",
+                                         "MYSQL_PWD",
+                                         "AWS_SECRET_ACCESS_KEY",
+                                         "WANDB_API_KEY",
+                                         "client_secret",
+                                         "PASSWORD",
+                                         "SECRET_KEY_BASE",
+                                         "HFTOKEN",
+                                         "COOKIE",
+                                         "AUTHORIZATION",
+                                         "PRIVATE_KEY"};
+    static const char *const plain[] = {"TOKENIZERS_PARALLELISM",
+                                        "MAX_TOKENS",
+                                        "KEYBOARD",
+                                        "AUTH_MODE",
+                                        "TOKEN_COUNT",
+                                        "TOKENIZER",
+                                        "PWD",
+                                        "OLDPWD",
+                                        "KEY_FILE",
+                                        "SSH_AUTH_SOCK",
+                                        "BOS_TOKEN",
+                                        "PAD_TOKEN_ID",
+                                        "KeyError",
+                                        "PATH",
+                                        "HOSTNAME"};
     for (size_t i = 0; i < sizeof secret / sizeof *secret; i++)
         if (!nd_redact_name_is_secret(secret[i]))
             fail_msg("%s should be a secret name", secret[i]);
@@ -121,8 +145,7 @@ static void test_name_classifier(void **state)
 static void test_json_argv_words(void **state)
 {
     (void)state;
-    json_t *doc = json_pack("{s:[s,s,s,s,s,s]}", "argv", "python", "train.py", "--password", "ArgvPw77", "--lr",
-                            "0.1");
+    json_t *doc = json_pack("{s:[s,s,s,s,s,s]}", "argv", "python", "train.py", "--password", "ArgvPw77", "--lr", "0.1");
     nd_redact_json(doc);
     char *text = json_dumps(doc, 0);
     assert_null(strstr(text, "ArgvPw77"));
@@ -179,7 +202,7 @@ static void test_host_key_file(void **state)
     struct stat st;
     assert_int_equal(stat(keyfile, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0600);
-    nd_redact_key_reset();   /* a later run on the same host */
+    nd_redact_key_reset(); /* a later run on the same host */
     char *m2 = nd_redact_marker("hunter2");
     assert_string_equal(m1, m2);
     /* A key file others can read is not trusted: this run's own key instead. */

@@ -241,7 +241,9 @@ static void test_parse_checks(void **state)
     json_t *doc = NULL;
     struct nd_error err;
     assert_int_equal(parse("{\"schema\":\"npu-doctor/1\",\"command\":\"snapshot\",\"snapshot_version\":1,"
-                           "\"env\":{},\"devices\":[]}", &doc, &err), 0);
+                           "\"env\":{},\"devices\":[]}",
+                           &doc, &err),
+                     0);
     assert_non_null(doc);
     json_decref(doc);
     /* A handmade snapshot without a version is read as version 1. */
@@ -274,13 +276,12 @@ static void test_parse_checks(void **state)
     assert_non_null(strstr(err.msg, "not a snapshot"));
     assert_int_equal(parse("{\"schema\":\"npu-doctor/1\",\"command\":\"snapshot\",\"env\":[]}", &doc, &err), -EINVAL);
     assert_non_null(strstr(err.msg, "\"env\" is not an object"));
-    assert_int_equal(parse("{\"schema\":\"npu-doctor/1\",\"command\":\"snapshot\",\"devices\":{}}", &doc, &err),
-                     -EINVAL);
-    assert_int_equal(parse("{\"schema\":\"npu-doctor/1\",\"command\":\"snapshot\",\"snapshot_version\":\"1\"}", &doc,
-                           &err), -EINVAL);
+    assert_int_equal(parse("{\"schema\":\"npu-doctor/1\",\"command\":\"snapshot\",\"devices\":{}}", &doc, &err), -EINVAL);
+    assert_int_equal(
+        parse("{\"schema\":\"npu-doctor/1\",\"command\":\"snapshot\",\"snapshot_version\":\"1\"}", &doc, &err), -EINVAL);
     /* Duplicate keys are ambiguous: refused. */
-    assert_int_equal(parse("{\"schema\":\"npu-doctor/1\",\"schema\":\"npu-doctor/1\",\"command\":\"snapshot\"}", &doc,
-                           &err), -EINVAL);
+    assert_int_equal(
+        parse("{\"schema\":\"npu-doctor/1\",\"schema\":\"npu-doctor/1\",\"command\":\"snapshot\"}", &doc, &err), -EINVAL);
 }
 
 /* A schema 1 snapshot (written before the units were in the names) is read

@@ -62,8 +62,9 @@ static void test_token_shapes(void **state)
 static void test_ordinary_text_kept(void **state)
 {
     (void)state;
-    const char *keep[] = {"KeyError: 'model.layers.0'", "12:30:45", "EI0006: Getting socket times out",
-                          "http://host:8080/x", "ERROR: no module named 'tbe'", NULL};
+    const char *keep[] = {"KeyError: 'model.layers.0'",       "12:30:45",
+                          "EI0006: Getting socket times out", "http://host:8080/x",
+                          "ERROR: no module named 'tbe'",     NULL};
     check("KeyError: 'model.layers.0' at 12:30:45 EI0006: Getting socket times out http://host:8080/x "
           "ERROR: no module named 'tbe'",
           NULL, keep);

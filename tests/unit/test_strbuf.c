@@ -34,7 +34,7 @@ static void test_init_is_empty_string(void **state)
     struct nd_strbuf other;
     memset(&other, 0x5a, sizeof other);
     nd_strbuf_init(&other);
-    assert_ptr_equal(other.buf, sb.buf);   /* both the shared empty string */
+    assert_ptr_equal(other.buf, sb.buf); /* both the shared empty string */
 
     /* Releasing a buffer that never allocated frees nothing (ASan would
      * catch a free of the static) and leaves it usable. */
@@ -58,7 +58,7 @@ static void test_first_add_allocates(void **state)
     assert_int_equal(sb.len, 5);
     nd_strbuf_reset(&sb);
     assert_string_equal(sb.buf, "");
-    assert_ptr_not_equal(sb.buf, nd_strbuf_empty);   /* the allocation is kept */
+    assert_ptr_not_equal(sb.buf, nd_strbuf_empty); /* the allocation is kept */
     nd_strbuf_release(&sb);
     assert_ptr_equal(sb.buf, nd_strbuf_empty);
     assert_int_equal(nd_strbuf_empty[0], '\0');
@@ -80,7 +80,7 @@ static void test_detach(void **state)
     struct nd_strbuf sb = ND_STRBUF_INIT;
     size_t len = 99;
     char *p = nd_strbuf_detach(&sb, &len);
-    assert_ptr_not_equal(p, nd_strbuf_empty);   /* always the caller's to free */
+    assert_ptr_not_equal(p, nd_strbuf_empty); /* always the caller's to free */
     assert_string_equal(p, "");
     assert_int_equal(len, 0);
     free(p);
@@ -128,7 +128,7 @@ static void test_array_size(void **state)
     assert_int_equal(ND_ARRAY_SIZE(h.fixed), 7);
     assert_int_equal(ND_ARRAY_SIZE(names), 3);
     assert_int_equal(ND_ARRAY_SIZE(sized), 3);
-    sized[2] = 7;   /* the bound really is 3 */
+    sized[2] = 7; /* the bound really is 3 */
     assert_int_equal(sized[2], 7);
     assert_string_equal(names[2], "kb");
     char two[2][5];

@@ -16,8 +16,8 @@ static void test_distance(void **state)
 {
     (void)state;
     assert_int_equal(nd_edit_distance("check", "check"), 0);
-    assert_int_equal(nd_edit_distance("chek", "check"), 1);      /* insert */
-    assert_int_equal(nd_edit_distance("chekc", "check"), 1);     /* swap: 2 for plain Levenshtein */
+    assert_int_equal(nd_edit_distance("chek", "check"), 1);  /* insert */
+    assert_int_equal(nd_edit_distance("chekc", "check"), 1); /* swap: 2 for plain Levenshtein */
     assert_int_equal(nd_edit_distance("cheque", "check"), 3);
     assert_int_equal(nd_edit_distance("", "ps"), 2);
     assert_int_equal(nd_edit_distance("ps", ""), 2);
@@ -36,10 +36,10 @@ static void test_suggest(void **state)
     assert_string_equal(nd_suggest("explian", cmds, NCMDS), "explain");
     assert_string_equal(nd_suggest("snapshto", cmds, NCMDS), "snapshot");
     assert_string_equal(nd_suggest("rn", cmds, NCMDS), "run");
-    assert_string_equal(nd_suggest("chec", cmds, NCMDS), "check");       /* a prefix */
-    assert_null(nd_suggest("x", cmds, NCMDS));                           /* too short to guess */
+    assert_string_equal(nd_suggest("chec", cmds, NCMDS), "check"); /* a prefix */
+    assert_null(nd_suggest("x", cmds, NCMDS));                     /* too short to guess */
     assert_null(nd_suggest("frobnicate", cmds, NCMDS));
-    assert_null(nd_suggest("check", cmds, NCMDS));                       /* known: nothing to suggest */
+    assert_null(nd_suggest("check", cmds, NCMDS)); /* known: nothing to suggest */
     assert_null(nd_suggest("", cmds, NCMDS));
     const char *const opts[] = {"level", "json", "quiet", NULL, "fail-on"};
     assert_string_equal(nd_suggest("levle", opts, 5), "level");

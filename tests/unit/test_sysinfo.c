@@ -39,9 +39,11 @@ static void test_os_release(void **state)
 {
     (void)state;
     struct nd_sysinfo s;
-    assert_int_equal(nd_sysinfo_parse_os_release(BUF("NAME=\"openEuler\"\nVERSION=\"22.03 (LTS-SP1)\"\nID=\"openEuler\"\n"
-                                                     "VERSION_ID=\"22.03\"\nPRETTY_NAME=\"openEuler 22.03 (LTS-SP1)\"\n"),
-                                                 &s), 0);
+    assert_int_equal(
+        nd_sysinfo_parse_os_release(BUF("NAME=\"openEuler\"\nVERSION=\"22.03 (LTS-SP1)\"\nID=\"openEuler\"\n"
+                                        "VERSION_ID=\"22.03\"\nPRETTY_NAME=\"openEuler 22.03 (LTS-SP1)\"\n"),
+                                    &s),
+        0);
     assert_string_equal(s.os_name, "openEuler 22.03 (LTS-SP1)");
     assert_string_equal(s.os_id, "openEuler");
     assert_string_equal(s.os_version, "22.03");
@@ -62,13 +64,15 @@ static void test_cpuinfo(void **state)
     assert_int_equal(nd_sysinfo_parse_cpuinfo(BUF("processor\t: 0\nvendor_id\t: GenuineIntel\n"
                                                   "model name\t: Intel(R) Xeon(R) Platinum 8480+  \n\nprocessor\t: 1\n"
                                                   "model name\t: other\n"),
-                                              &s), 0);
+                                              &s),
+                     0);
     assert_string_equal(s.cpu_model, "Intel(R) Xeon(R) Platinum 8480+");
     assert_string_equal(s.cpu_id, "");
     /* Kunpeng 920 as its kernel prints it: no model name, implementer 0x48, part 0xd01. */
     assert_int_equal(nd_sysinfo_parse_cpuinfo(BUF("processor\t: 0\nBogoMIPS\t: 200.00\nCPU implementer\t: 0x48\n"
                                                   "CPU architecture: 8\nCPU variant\t: 0x1\nCPU part\t: 0xd01\n"),
-                                              &s), 0);
+                                              &s),
+                     0);
     assert_string_equal(s.cpu_model, "HiSilicon Kunpeng-920");
     assert_string_equal(s.cpu_id, "0x48/0xd01");
     /* A part not in the table keeps the vendor; an unknown vendor keeps the numbers. */
@@ -98,7 +102,7 @@ static void test_probe_kunpeng(void **state)
     assert_string_equal(s.cpu_model, "HiSilicon Kunpeng-920");
     assert_string_equal(s.cpu_id, "0x48/0xd01");
     assert_true(s.kernel[0] != '\0');
-    assert_string_equal(s.glibc, "");    /* another root: our glibc is not the container's */
+    assert_string_equal(s.glibc, ""); /* another root: our glibc is not the container's */
     json_t *j = nd_sysinfo_facts_json(&s);
     assert_string_equal(json_string_value(json_object_get(j, "os_id")), "openEuler");
     assert_true(json_is_null(json_object_get(j, "glibc")));
@@ -114,8 +118,9 @@ static void test_python_version(void **state)
 {
     (void)state;
     char v[32];
-    assert_int_equal(nd_sysinfo_parse_patchlevel(BUF("#define PY_MINOR_VERSION 10\n#define PY_VERSION      \t\"3.10.14\"\n"),
-                                                 v, sizeof v), 0);
+    assert_int_equal(nd_sysinfo_parse_patchlevel(
+                         BUF("#define PY_MINOR_VERSION 10\n#define PY_VERSION      \t\"3.10.14\"\n"), v, sizeof v),
+                     0);
     assert_string_equal(v, "3.10.14");
     assert_int_equal(nd_sysinfo_parse_patchlevel(BUF("#define PY_VERSION \"3.13.0rc2+\"\n"), v, sizeof v), 0);
     assert_string_equal(v, "3.13.0rc2+");
@@ -130,14 +135,14 @@ static void test_python_version(void **state)
     strcpy(py->exe, "/usr/bin/python3.10");
     strcpy(py->how, "venv /opt/venv");
     assert_int_equal(nd_sysinfo_python_version(py, v, sizeof v), 0);
-    assert_string_equal(v, "3.10.12");          /* pyvenv.cfg first */
+    assert_string_equal(v, "3.10.12"); /* pyvenv.cfg first */
     strcpy(py->path, "/usr/bin/python3");
     assert_int_equal(nd_sysinfo_python_version(py, v, sizeof v), 0);
-    assert_string_equal(v, "3.10.14");          /* then the prefix's patchlevel.h */
+    assert_string_equal(v, "3.10.14"); /* then the prefix's patchlevel.h */
     strcpy(py->how, "pyenv 3.10.4");
     assert_int_equal(nd_sysinfo_python_version(py, v, sizeof v), 0);
     assert_string_equal(v, "3.10.4");
-    strcpy(py->how, "pyenv 3.9.1");             /* a pyenv name for another minor: not believed */
+    strcpy(py->how, "pyenv 3.9.1"); /* a pyenv name for another minor: not believed */
     strcpy(py->version, "3.11");
     assert_int_equal(nd_sysinfo_python_version(py, v, sizeof v), -ENOENT);
     assert_string_equal(v, "");
@@ -151,15 +156,16 @@ static void test_toolkit_parsers(void **state)
     char v[32];
     assert_int_equal(nd_tk_parse_nvcc(BUF("nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2024 NVIDIA\n"
                                           "Cuda compilation tools, release 12.4, V12.4.131\nBuild cuda_12.4.r12.4\n"),
-                                      v, sizeof v), 0);
+                                      v, sizeof v),
+                     0);
     assert_string_equal(v, "12.4.131");
     assert_int_equal(nd_tk_parse_nvcc(BUF("Cuda compilation tools, release 10.2\n"), v, sizeof v), 0);
     assert_string_equal(v, "10.2");
     assert_int_equal(nd_tk_parse_nvcc(BUF("command not found\n"), v, sizeof v), -EINVAL);
     assert_int_equal(nd_tk_parse_nvcc(BUF("release "), v, sizeof v), -EINVAL);
 
-    assert_int_equal(nd_tk_parse_cuda_version(BUF("{\"cuda\": {\"name\": \"CUDA SDK\", \"version\": \"12.4.1\"}}"), v,
-                                              sizeof v), 0);
+    assert_int_equal(
+        nd_tk_parse_cuda_version(BUF("{\"cuda\": {\"name\": \"CUDA SDK\", \"version\": \"12.4.1\"}}"), v, sizeof v), 0);
     assert_string_equal(v, "12.4.1");
     assert_int_equal(nd_tk_parse_cuda_version(BUF("CUDA Version 11.0.207\n"), v, sizeof v), 0);
     assert_string_equal(v, "11.0.207");
@@ -168,7 +174,8 @@ static void test_toolkit_parsers(void **state)
 
     assert_int_equal(nd_tk_parse_cudnn_header(BUF("#define CUDNN_MAJOR_VERSION_X 1\n#define CUDNN_MAJOR 8\n"
                                                   "#define CUDNN_MINOR 9\n#define CUDNN_PATCHLEVEL 7\n"),
-                                              v, sizeof v), 0);
+                                              v, sizeof v),
+                     0);
     assert_string_equal(v, "8.9.7");
     assert_int_equal(nd_tk_parse_cudnn_header(BUF("#define CUDNN_MAJOR 7\n"), v, sizeof v), 0);
     assert_string_equal(v, "7");
@@ -195,7 +202,7 @@ static void test_toolkits_on_fixture(void **state)
     nd_toolkits_probe(NULL, NULL, 0, 5, t);
     assert_string_equal(t->cuda_version, "12.4.1");
     assert_string_equal(t->cuda_home, "/usr/local/cuda");
-    assert_string_equal(t->nvcc_path, "");      /* never run from another root */
+    assert_string_equal(t->nvcc_path, ""); /* never run from another root */
     assert_string_equal(t->cudnn_version, "9.1.0");
     assert_string_equal(t->cudnn_source, "/usr/include/cudnn_version.h");
     assert_int_equal(t->nrocm, 1);
@@ -223,8 +230,8 @@ static void test_toolkits_on_fixture(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_os_release),    cmocka_unit_test(test_cpuinfo),
-        cmocka_unit_test(test_probe_kunpeng), cmocka_unit_test(test_python_version),
+        cmocka_unit_test(test_os_release),      cmocka_unit_test(test_cpuinfo),
+        cmocka_unit_test(test_probe_kunpeng),   cmocka_unit_test(test_python_version),
         cmocka_unit_test(test_toolkit_parsers), cmocka_unit_test(test_toolkits_on_fixture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -58,7 +58,7 @@ static void test_exit_status_of_the_pid(void **state)
     assert_true(nd_taskstats_parse(buf, n, 4242, &ws));
     assert_true(WIFEXITED(ws));
     assert_int_equal(WEXITSTATUS(ws), 5);
-    assert_false(nd_taskstats_parse(buf, n, 4243, &ws));   /* another process's exit */
+    assert_false(nd_taskstats_parse(buf, n, 4243, &ws)); /* another process's exit */
     n = notice(buf, 7, 11, sizeof(struct taskstats));
     assert_true(nd_taskstats_parse(buf, n, 7, &ws));
     assert_true(WIFSIGNALED(ws));

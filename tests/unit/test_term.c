@@ -14,10 +14,10 @@
 static void test_utf8_locale(void **state)
 {
     (void)state;
-    assert_true(nd_term_utf8_from(NULL, NULL, NULL));               /* nothing set: assume UTF-8 */
+    assert_true(nd_term_utf8_from(NULL, NULL, NULL)); /* nothing set: assume UTF-8 */
     assert_false(nd_term_utf8_from(NULL, NULL, "C"));
-    assert_false(nd_term_utf8_from("POSIX", NULL, "en_US.UTF-8"));  /* LC_ALL decides first */
-    assert_true(nd_term_utf8_from("", "zh_CN.utf8", "C"));          /* empty counts as unset */
+    assert_false(nd_term_utf8_from("POSIX", NULL, "en_US.UTF-8")); /* LC_ALL decides first */
+    assert_true(nd_term_utf8_from("", "zh_CN.utf8", "C"));         /* empty counts as unset */
     assert_false(nd_term_utf8_from(NULL, "en_US.ISO-8859-1", "en_US.UTF-8"));
     assert_true(nd_term_utf8_from(NULL, NULL, "de_DE.UTF-8@euro"));
     assert_true(nd_term_utf8_from(NULL, NULL, "C.UTF-8"));
@@ -78,7 +78,7 @@ static void test_width(void **state)
     (void)state;
     FILE *fp = tmpfile();
     assert_non_null(fp);
-    assert_int_equal(nd_term_width(fp), 80);     /* not a terminal */
+    assert_int_equal(nd_term_width(fp), 80); /* not a terminal */
     nd_term_set_wide(true);
     assert_int_equal(nd_term_width(fp), 0);
     nd_term_set_wide(false);

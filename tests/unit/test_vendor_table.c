@@ -17,10 +17,10 @@ static void test_every_descriptor_complete(void **state)
     size_t n = 0;
     for (; nd_vendors[n]; n++) {
         const struct nd_vendor *v = nd_vendors[n];
-        const char *strings[] = {v->name,          v->label,          v->device_word,   v->device_noun,
-                                 v->device_phrase, v->dev_node_prefix, v->dev_node_glob, v->smi_tool,
+        const char *strings[] = {v->name,          v->label,           v->device_word,     v->device_noun,
+                                 v->device_phrase, v->dev_node_prefix, v->dev_node_glob,   v->smi_tool,
                                  v->install_fix,   v->bandwidth_fix,   v->frameworks_text, v->torch_backend_text,
-                                 v->torch_device,  v->torch_check,     v->set_device_fix, v->collective_fix,
+                                 v->torch_device,  v->torch_check,     v->set_device_fix,  v->collective_fix,
                                  v->lib_soname,    v->lib_override_env};
         for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
             if (!strings[i] || !strings[i][0])
