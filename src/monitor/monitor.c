@@ -24,6 +24,7 @@
 #include "core/report.h"
 #include "core/rootfs.h"
 #include "core/spawn.h"
+#include "core/array.h"
 #include "core/strbuf.h"
 #include "device/device.h"
 #include "kb/kb.h"
@@ -69,6 +70,8 @@ struct nd_monitor {
     struct nd_series series;
     struct nd_detect_context ctx;
     struct nd_findings findings;
+    char *detector_ids[64];         /* ids among findings that a detector measured */
+    size_t ndetector_ids;
     double start_mono;
     double next_deadline;
     double last_tick_mono;
@@ -211,10 +214,65 @@ static void nd_count_repeat(struct nd_finding *f)
     f->count = f->count > 0 ? f->count + 1 : 2;
 }
 
+static bool nd_from_detector(const struct nd_monitor *m, const char *id)
+{
+    for (size_t i = 0; i < m->ndetector_ids; i++)
+        if (strcmp(m->detector_ids[i], id) == 0)
+            return true;
+    return false;
+}
+
+/* The output's word for what a detector measured ("training on cpu" next to
+ * the measured CPU fallback) is one finding, not two: a log-line finding of
+ * the detector finding's category and of lower severity becomes evidence of
+ * it. A log line of equal or higher severity (an HCCL timeout beside a
+ * measured hang) names more than the measurement and stays its own. */
+static void nd_fold_into(struct nd_finding *into, const struct nd_finding *from)
+{
+    for (size_t e = 0; e < from->nevidence; e++)
+        nd_finding_add_evidence(into, from->evidence[e].file, from->evidence[e].line, "the output says so: %s",
+                                from->evidence[e].text);
+}
+
+/* Folds f (from the output) into a detector finding when one covers it;
+ * true when it did. */
+static bool nd_fold_line_finding(struct nd_monitor *m, const struct nd_finding *f)
+{
+    for (size_t i = 0; i < m->findings.n; i++) {
+        struct nd_finding *d = m->findings.v[i];
+        if (strcmp(d->category, f->category) == 0 && f->severity < d->severity && nd_from_detector(m, d->id)) {
+            bool seen = false;
+            for (size_t e = 0; e < d->nevidence && !seen; e++)
+                seen = strncmp(d->evidence[e].text, "the output says so: ", 20) == 0;
+            if (!seen)
+                nd_fold_into(d, f);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A detector finding just added takes in the output's findings it covers. */
+static void nd_absorb_line_findings(struct nd_monitor *m, struct nd_finding *nf)
+{
+    for (size_t i = 0; i < m->findings.n;) {
+        struct nd_finding *o = m->findings.v[i];
+        if (o != nf && strcmp(o->category, nf->category) == 0 && o->severity < nf->severity &&
+            !nd_from_detector(m, o->id)) {
+            nd_fold_into(nf, o);
+            nd_findings_remove(&m->findings, i);
+            continue;
+        }
+        i++;
+    }
+}
+
 /* Keeps f (a copy) unless a finding with its id is there at the same or a
  * higher severity; true when f was new or raised the severity. */
 static bool nd_consider(struct nd_monitor *m, const struct nd_finding *f, bool from_detector)
 {
+    if (!from_detector && nd_fold_line_finding(m, f))
+        return false;
     struct nd_finding *old = NULL;
     size_t at = 0;
     for (; at < m->findings.n; at++)
@@ -234,6 +292,11 @@ static bool nd_consider(struct nd_monitor *m, const struct nd_finding *f, bool f
     struct nd_finding *nf = nd_findings_add_copy(&m->findings, f);
     if (first_sev && first_at >= 0)
         nd_finding_add_evidence(nf, NULL, 0, "first reported as a %s at %.1f s", first_sev, first_at);
+    if (from_detector) {
+        if (!nd_from_detector(m, nf->id) && m->ndetector_ids < ND_ARRAY_SIZE(m->detector_ids))
+            m->detector_ids[m->ndetector_ids++] = nd_xstrdup(nf->id);
+        nd_absorb_line_findings(m, nf);
+    }
     if (strcmp(nf->category, ND_CAT_CPU_FALLBACK) == 0 && from_detector)
         nd_enrich_fallback(m, nf);
     /* Where the stuck job waits: each thread's state and wait channel. */
@@ -319,6 +382,8 @@ void nd_monitor_free(struct nd_monitor *m)
     nd_sampler_free(m->sampler);
     nd_series_release(&m->series);
     nd_findings_release(&m->findings);
+    for (size_t i = 0; i < m->ndetector_ids; i++)
+        free(m->detector_ids[i]);
     nd_findings_release(&m->env_reasons);
     nd_proc_registry_release(&m->procs);
     for (size_t i = 0; i < m->nlabels; i++) {

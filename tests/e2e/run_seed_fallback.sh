@@ -28,6 +28,8 @@ assert_json "$T/sum.json" "[f['severity'] for f in d['findings'] if f['category'
 assert_json "$T/sum.json" "[f for f in d['findings'] if f['category'] == 'cpu-fallback'][0]['at_s'] <= $WINDOW + 2 * $INTERVAL" "at_s <= window + 2 intervals"
 assert_json "$T/sum.json" "[f for f in d['findings'] if f['category'] == 'cpu-fallback'][0]['at_s'] >= $WINDOW" "not before the window"
 F="[f for f in d['findings'] if f['category'] == 'cpu-fallback'][0]"
+# The job's own "training on cpu" (a knowledge-base line) is evidence of the measured finding, not a second one.
+assert_json "$T/sum.json" "any(e['text'] == 'the output says so: training on cpu' and e['file'] == 'stdout' for e in ${F}['evidence'])" "the output's word is evidence"
 assert_json "$T/sum.json" "any('ASCEND_OPP_PATH' in e['text'] for e in ${F}['evidence'])" "evidence names the missing CANN variables"
 assert_json "$T/sum.json" "any('torch_npu' in e['text'] and 'not loaded' in e['text'] for e in ${F}['evidence'])" "evidence: torch_npu not mapped"
 assert_json "$T/sum.json" "any('8 x ascend 910B3' in e['text'] and '0% utilisation' in e['text'] for e in ${F}['evidence'])" "evidence: devices idle"
