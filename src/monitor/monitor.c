@@ -70,7 +70,7 @@ struct nd_monitor {
     struct nd_series series;
     struct nd_detect_context ctx;
     struct nd_findings findings;
-    char *detector_ids[64];         /* ids among findings that a detector measured */
+    char *detector_ids[64]; /* ids among findings that a detector measured */
     size_t ndetector_ids;
     double start_mono;
     double next_deadline;
