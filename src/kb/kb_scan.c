@@ -62,6 +62,12 @@ struct nd_kb_pending {
     size_t hides[4];      /* rules on its line it would hide */
     size_t nhides;
     long logical; /* its logical line: accepted, it explains an exception there */
+    size_t seq;   /* its place in the order rules were first seen, kept for when it is accepted */
+    /* Wrapper lines near it that defer to it if it is accepted. */
+    size_t wrap_rule[4];
+    long wrap_count[4];
+    size_t nwrap;
+    struct nd_kb_occ wrap_occ; /* the first of them, text owned */
 };
 
 /* An exception line of the current scan, and whether a rule explained it. */
@@ -212,8 +218,10 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
     free(s->last_src);
     free(s->mbuf);
     free(s->pat_last);
-    for (size_t i = 0; i < s->npending; i++)
+    for (size_t i = 0; i < s->npending; i++) {
         free(s->pending[i].occ.text);
+        free(s->pending[i].wrap_occ.text);
+    }
     free(s->pending);
     if (s->repeat)
         for (size_t i = 0; i < s->kb->rules.n; i++)
@@ -339,6 +347,40 @@ static void nd_kb_count(struct nd_kb_scan *s, size_t ri, struct nd_kb_occ *o, co
     }
 }
 
+/* Adds one wrapper line to a wrapper list (rule, count) of at most max. */
+static void nd_kb_wrap_add(size_t *rule, long *count, size_t *n, size_t max, size_t ri, long times)
+{
+    size_t k = 0;
+    while (k < *n && rule[k] != ri)
+        k++;
+    if (k == *n && k < max) {
+        rule[k] = ri;
+        count[k] = 0;
+        (*n)++;
+    }
+    if (k < *n)
+        count[k] += times;
+}
+
+/* A wrapper line no specific line has explained yet: if a specific line
+ * just before it waits for its context, the wrapper defers to that line
+ * once it is accepted, as it would to a line decided at once. */
+static void nd_kb_wrap_to_pending(struct nd_kb_scan *s, size_t ri, long line, const struct nd_kb_occ *o,
+                                  const char *ls, size_t llen)
+{
+    for (size_t i = s->npending; i-- > 0;) {
+        struct nd_kb_pending *p = &s->pending[i];
+        if (line - p->occ.line > ND_KB_WRAP_WINDOW)
+            break;
+        if (s->kb->rules.v[p->ri].role == ND_ROLE_WRAPPER)
+            continue;
+        nd_kb_wrap_add(p->wrap_rule, p->wrap_count, &p->nwrap, ND_ARRAY_SIZE(p->wrap_rule), ri, 1);
+        if (o && !p->wrap_occ.text)
+            nd_kb_occ_set(&p->wrap_occ, o, ls, llen, NULL);
+        return;
+    }
+}
+
 /* Wrappers ("EZ9999: Inner Error!") defer to a specific line near them,
  * and become evidence of it: the finding shows the block it came from. o
  * and ls are the line's occurrence and text, or NULL for a repeated line. */
@@ -354,6 +396,7 @@ static void nd_kb_wrapper_window(struct nd_kb_scan *s, size_t ri, long line, con
             if (sh && o && !sh->wrapped.text)
                 nd_kb_occ_set(&sh->wrapped, o, ls, llen, NULL);
         } else {
+            nd_kb_wrap_to_pending(s, ri, line, o, ls, llen);
             if (s->nwrap && line - s->wrap_line > ND_KB_WRAP_WINDOW)
                 s->nwrap = 0;
             if (s->nwrap == 0) {
@@ -379,6 +422,9 @@ static void nd_kb_wrapper_window(struct nd_kb_scan *s, size_t ri, long line, con
         if (s->nwrap && line - s->wrap_line <= ND_KB_WRAP_WINDOW) {
             for (size_t k = 0; k < s->nwrap; k++)
                 s->hits[s->wrap_rule[k]].deferred += s->wrap_count[k];
+            /* Those wrappers are explained: a waiting line must not count them again. */
+            for (size_t i = 0; i < s->npending; i++)
+                s->pending[i].nwrap = 0;
             if (s->wrap_occ.text && !h->wrapped.text) {
                 h->wrapped = s->wrap_occ;
                 s->wrap_occ.text = NULL;
@@ -442,13 +488,37 @@ static void nd_kb_fb_explained(struct nd_kb_scan *s, unsigned src, long logical)
     s->fb_ncand = w;
 }
 
+/* A line whose context was decided later ranks and defers wrappers as if
+ * it had been decided on its line: its place in the order of first
+ * appearance is the line's, and the wrappers near it defer to it. */
 static void nd_kb_accept_pending(struct nd_kb_scan *s, struct nd_kb_pending *p)
 {
     nd_kb_fb_explained(s, s->src, p->logical);
     bool ts_done = true;
+    struct nd_kb_hit *h = &s->hits[p->ri];
     nd_kb_count(s, p->ri, &p->occ, NULL, 0, p->occ.text, &ts_done);
+    if (h->count == 1)
+        h->seq = p->seq;
     for (size_t i = 0; i < p->nhides; i++)
         s->hits[p->hides[i]].shadowed++;
+    if (s->kb->rules.v[p->ri].role == ND_ROLE_WRAPPER) {
+        long d = p->occ.line - s->last_specific;
+        if (d <= ND_KB_WRAP_WINDOW && d >= -ND_KB_WRAP_WINDOW)
+            h->deferred++;
+        return;
+    }
+    for (size_t k = 0; k < p->nwrap; k++)
+        s->hits[p->wrap_rule[k]].deferred += p->wrap_count[k];
+    p->nwrap = 0;
+    if (p->wrap_occ.text && !h->wrapped.text) {
+        h->wrapped = p->wrap_occ;
+        p->wrap_occ.text = NULL;
+    }
+    /* Wrappers still to come within the window defer to it too. */
+    if (p->occ.line > s->last_specific) {
+        s->last_specific = p->occ.line;
+        s->last_specific_rule = p->ri;
+    }
 }
 
 /* Decides the waiting lines that can be decided now. */
@@ -462,8 +532,10 @@ static void nd_kb_pending_run(struct nd_kb_scan *s, bool final)
             nd_kb_accept_pending(s, p);
         if (v == ND_COND_WAIT)
             s->pending[w++] = *p;
-        else
+        else {
             free(p->occ.text);
+            free(p->wrap_occ.text);
+        }
     }
     s->npending = w;
     s->cond_dirty = false;
@@ -567,6 +639,17 @@ static void nd_kb_flush_line(struct nd_kb_scan *s)
         p->ri = g->ri;
         p->occ = o;
         p->logical = s->grp_logical;
+        p->seq = s->seq++;
+        p->nwrap = 0;
+        p->wrap_occ = (struct nd_kb_occ){0};
+        /* Wrappers just before it, not yet explained, wait with it. */
+        if (kb->rules.v[g->ri].role != ND_ROLE_WRAPPER && s->nwrap && g->line - s->wrap_line <= ND_KB_WRAP_WINDOW) {
+            for (size_t k = 0; k < s->nwrap; k++)
+                nd_kb_wrap_add(p->wrap_rule, p->wrap_count, &p->nwrap, ND_ARRAY_SIZE(p->wrap_rule), s->wrap_rule[k],
+                               s->wrap_count[k]);
+            if (s->wrap_occ.text)
+                nd_kb_occ_set(&p->wrap_occ, &s->wrap_occ, NULL, 0, s->wrap_occ.text);
+        }
         if (!ts_done) {
             p->occ.ts = nd_kb_line_ts(s, g->ls, g->llen);
             o.ts = p->occ.ts;
