@@ -152,7 +152,7 @@ struct nd_kb_scan {
     struct nd_kb_fb_cand fb_cand[ND_KB_FB_CANDS];
     size_t fb_ncand;
     bool fb_cand_full; /* an unexplained one was not kept: the first is known */
-    bool no_fallback; /* callers with a fallback of their own (check) */
+    bool no_fallback;  /* callers with a fallback of their own (check) */
 };
 
 static void nd_kb_note(struct nd_kb_scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -365,8 +365,8 @@ static void nd_kb_wrap_add(size_t *rule, long *count, size_t *n, size_t max, siz
 /* A wrapper line no specific line has explained yet: if a specific line
  * just before it waits for its context, the wrapper defers to that line
  * once it is accepted, as it would to a line decided at once. */
-static void nd_kb_wrap_to_pending(struct nd_kb_scan *s, size_t ri, long line, const struct nd_kb_occ *o,
-                                  const char *ls, size_t llen)
+static void nd_kb_wrap_to_pending(struct nd_kb_scan *s, size_t ri, long line, const struct nd_kb_occ *o, const char *ls,
+                                  size_t llen)
 {
     for (size_t i = s->npending; i-- > 0;) {
         struct nd_kb_pending *p = &s->pending[i];
@@ -753,8 +753,7 @@ static void nd_kb_locate(struct nd_kb_scan *s, size_t b, size_t *ls, size_t *le,
         *evs = lg->lines[k - 1].o_line;
 }
 
-static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls, size_t llen, long line,
-                                long logical);
+static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls, size_t llen, long line, long logical);
 
 static void nd_kb_process(struct nd_kb_scan *s, unsigned id, unsigned long long to)
 {
@@ -1331,8 +1330,7 @@ static bool nd_kb_launcher_report(const char *text)
 /* The fallback's lines: the last exception line (a log that ends in a
  * Python exception), the first real exception lines (kept until a rule
  * explains them), and the first few ERROR lines. */
-static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls, size_t llen, long line,
-                                long logical)
+static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls, size_t llen, long line, long logical)
 {
     size_t pre = nd_kb_line_prefix(ls, llen);
     struct nd_kb_occ o = {.file = s->name, .line = line, .ts = -1, .rank = -1};

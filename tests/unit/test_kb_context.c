@@ -132,7 +132,7 @@ static void test_ranks_by_its_line(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_wrapper_before_defers), cmocka_unit_test(test_wrapper_after_defers),
+        cmocka_unit_test(test_wrapper_before_defers),  cmocka_unit_test(test_wrapper_after_defers),
         cmocka_unit_test(test_rejected_keeps_wrapper), cmocka_unit_test(test_far_wrapper_stays),
         cmocka_unit_test(test_ranks_by_its_line),
     };
