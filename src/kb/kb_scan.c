@@ -44,6 +44,7 @@ struct nd_kb_match {
 #define ND_KB_GROUP 32        /* rules matched on one logical line */
 #define ND_KB_PENDING_MAX 256 /* lines waiting for their context */
 #define ND_KB_FB_ERRS 3       /* ERROR lines kept for the fallback */
+#define ND_KB_FB_CANDS 8      /* exception lines waiting to learn whether a rule explains them */
 
 /* One rule's match on the logical line being collected. */
 struct nd_kb_grp {
@@ -60,6 +61,20 @@ struct nd_kb_pending {
     struct nd_kb_occ occ; /* text owned */
     size_t hides[4];      /* rules on its line it would hide */
     size_t nhides;
+    long logical; /* its logical line: accepted, it explains an exception there */
+    size_t seq;   /* its place in the order rules were first seen, kept for when it is accepted */
+    /* Wrapper lines near it that defer to it if it is accepted. */
+    size_t wrap_rule[4];
+    long wrap_count[4];
+    size_t nwrap;
+    struct nd_kb_occ wrap_occ; /* the first of them, text owned */
+};
+
+/* An exception line of the current scan, and whether a rule explained it. */
+struct nd_kb_fb_cand {
+    struct nd_kb_occ occ; /* text owned */
+    unsigned src;
+    long logical;
 };
 
 struct nd_kb_dirid {
@@ -133,7 +148,11 @@ struct nd_kb_scan {
     struct nd_kb_occ fb_err[ND_KB_FB_ERRS];
     size_t fb_nerr;
     long fb_errcount;
-    bool no_fallback; /* callers with a fallback of their own (check) */
+    /* The first real exception lines no rule has explained (yet). */
+    struct nd_kb_fb_cand fb_cand[ND_KB_FB_CANDS];
+    size_t fb_ncand;
+    bool fb_cand_full; /* an unexplained one was not kept: the first is known */
+    bool no_fallback;  /* callers with a fallback of their own (check) */
 };
 
 static void nd_kb_note(struct nd_kb_scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -199,8 +218,10 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
     free(s->last_src);
     free(s->mbuf);
     free(s->pat_last);
-    for (size_t i = 0; i < s->npending; i++)
+    for (size_t i = 0; i < s->npending; i++) {
         free(s->pending[i].occ.text);
+        free(s->pending[i].wrap_occ.text);
+    }
     free(s->pending);
     if (s->repeat)
         for (size_t i = 0; i < s->kb->rules.n; i++)
@@ -212,6 +233,8 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
     free(s->key_prev);
     nd_kb_logical_release(&s->lg);
     nd_kb_occ_release(&s->fb_exc);
+    for (size_t i = 0; i < s->fb_ncand; i++)
+        nd_kb_occ_release(&s->fb_cand[i].occ);
     nd_kb_occ_release(&s->wrap_occ);
     for (size_t i = 0; i < s->fb_nerr; i++)
         nd_kb_occ_release(&s->fb_err[i]);
@@ -324,6 +347,40 @@ static void nd_kb_count(struct nd_kb_scan *s, size_t ri, struct nd_kb_occ *o, co
     }
 }
 
+/* Adds one wrapper line to a wrapper list (rule, count) of at most max. */
+static void nd_kb_wrap_add(size_t *rule, long *count, size_t *n, size_t max, size_t ri, long times)
+{
+    size_t k = 0;
+    while (k < *n && rule[k] != ri)
+        k++;
+    if (k == *n && k < max) {
+        rule[k] = ri;
+        count[k] = 0;
+        (*n)++;
+    }
+    if (k < *n)
+        count[k] += times;
+}
+
+/* A wrapper line no specific line has explained yet: if a specific line
+ * just before it waits for its context, the wrapper defers to that line
+ * once it is accepted, as it would to a line decided at once. */
+static void nd_kb_wrap_to_pending(struct nd_kb_scan *s, size_t ri, long line, const struct nd_kb_occ *o, const char *ls,
+                                  size_t llen)
+{
+    for (size_t i = s->npending; i-- > 0;) {
+        struct nd_kb_pending *p = &s->pending[i];
+        if (line - p->occ.line > ND_KB_WRAP_WINDOW)
+            break;
+        if (s->kb->rules.v[p->ri].role == ND_ROLE_WRAPPER)
+            continue;
+        nd_kb_wrap_add(p->wrap_rule, p->wrap_count, &p->nwrap, ND_ARRAY_SIZE(p->wrap_rule), ri, 1);
+        if (o && !p->wrap_occ.text)
+            nd_kb_occ_set(&p->wrap_occ, o, ls, llen, NULL);
+        return;
+    }
+}
+
 /* Wrappers ("EZ9999: Inner Error!") defer to a specific line near them,
  * and become evidence of it: the finding shows the block it came from. o
  * and ls are the line's occurrence and text, or NULL for a repeated line. */
@@ -339,6 +396,7 @@ static void nd_kb_wrapper_window(struct nd_kb_scan *s, size_t ri, long line, con
             if (sh && o && !sh->wrapped.text)
                 nd_kb_occ_set(&sh->wrapped, o, ls, llen, NULL);
         } else {
+            nd_kb_wrap_to_pending(s, ri, line, o, ls, llen);
             if (s->nwrap && line - s->wrap_line > ND_KB_WRAP_WINDOW)
                 s->nwrap = 0;
             if (s->nwrap == 0) {
@@ -364,6 +422,9 @@ static void nd_kb_wrapper_window(struct nd_kb_scan *s, size_t ri, long line, con
         if (s->nwrap && line - s->wrap_line <= ND_KB_WRAP_WINDOW) {
             for (size_t k = 0; k < s->nwrap; k++)
                 s->hits[s->wrap_rule[k]].deferred += s->wrap_count[k];
+            /* Those wrappers are explained: a waiting line must not count them again. */
+            for (size_t i = 0; i < s->npending; i++)
+                s->pending[i].nwrap = 0;
             if (s->wrap_occ.text && !h->wrapped.text) {
                 h->wrapped = s->wrap_occ;
                 s->wrap_occ.text = NULL;
@@ -413,12 +474,51 @@ static int nd_kb_cond_eval(const struct nd_kb_scan *s, const struct nd_kb_rule *
     return wait ? ND_COND_WAIT : ND_COND_YES;
 }
 
+/* A rule accepted logical line `logical` of source src: an exception
+ * there is explained, and stops being a candidate for the fallback. */
+static void nd_kb_fb_explained(struct nd_kb_scan *s, unsigned src, long logical)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < s->fb_ncand; i++) {
+        if (s->fb_cand[i].src == src && s->fb_cand[i].logical == logical)
+            nd_kb_occ_release(&s->fb_cand[i].occ);
+        else
+            s->fb_cand[w++] = s->fb_cand[i];
+    }
+    s->fb_ncand = w;
+}
+
+/* A line whose context was decided later ranks and defers wrappers as if
+ * it had been decided on its line: its place in the order of first
+ * appearance is the line's, and the wrappers near it defer to it. */
 static void nd_kb_accept_pending(struct nd_kb_scan *s, struct nd_kb_pending *p)
 {
+    nd_kb_fb_explained(s, s->src, p->logical);
     bool ts_done = true;
+    struct nd_kb_hit *h = &s->hits[p->ri];
     nd_kb_count(s, p->ri, &p->occ, NULL, 0, p->occ.text, &ts_done);
+    if (h->count == 1)
+        h->seq = p->seq;
     for (size_t i = 0; i < p->nhides; i++)
         s->hits[p->hides[i]].shadowed++;
+    if (s->kb->rules.v[p->ri].role == ND_ROLE_WRAPPER) {
+        long d = p->occ.line - s->last_specific;
+        if (d <= ND_KB_WRAP_WINDOW && d >= -ND_KB_WRAP_WINDOW)
+            h->deferred++;
+        return;
+    }
+    for (size_t k = 0; k < p->nwrap; k++)
+        s->hits[p->wrap_rule[k]].deferred += p->wrap_count[k];
+    p->nwrap = 0;
+    if (p->wrap_occ.text && !h->wrapped.text) {
+        h->wrapped = p->wrap_occ;
+        p->wrap_occ.text = NULL;
+    }
+    /* Wrappers still to come within the window defer to it too. */
+    if (p->occ.line > s->last_specific) {
+        s->last_specific = p->occ.line;
+        s->last_specific_rule = p->ri;
+    }
 }
 
 /* Decides the waiting lines that can be decided now. */
@@ -432,8 +532,10 @@ static void nd_kb_pending_run(struct nd_kb_scan *s, bool final)
             nd_kb_accept_pending(s, p);
         if (v == ND_COND_WAIT)
             s->pending[w++] = *p;
-        else
+        else {
             free(p->occ.text);
+            free(p->wrap_occ.text);
+        }
     }
     s->npending = w;
     s->cond_dirty = false;
@@ -486,8 +588,10 @@ static void nd_kb_flush_line(struct nd_kb_scan *s)
     if (n == 0)
         return;
     const struct nd_kb *kb = s->kb;
-    if (n == 1 && nd_kb_repeat(s, &s->grp[0]))
+    if (n == 1 && nd_kb_repeat(s, &s->grp[0])) {
+        nd_kb_fb_explained(s, s->src, s->grp_logical);
         return;
+    }
     size_t live[ND_KB_GROUP], nlive = 0, wait[ND_KB_GROUP], nwait = 0;
     for (size_t i = 0; i < n; i++) {
         struct nd_kb_grp *g = &s->grp[i];
@@ -512,6 +616,8 @@ static void nd_kb_flush_line(struct nd_kb_scan *s)
     /* The line's occurrence (rank, time) is worked out once for all its rules. */
     if (nlive == 0 && nwait == 0)
         return;
+    if (kept)
+        nd_kb_fb_explained(s, s->src, s->grp_logical);
     struct nd_kb_grp *g0 = &s->grp[nlive ? live[0] : wait[0]];
     struct nd_kb_occ o = {.file = s->name, .line = g0->line, .ts = -1, .rank = -1};
     o.rank = nd_kb_line_rank(s->chunk + g0->phys, g0->physlen);
@@ -532,6 +638,18 @@ static void nd_kb_flush_line(struct nd_kb_scan *s)
         struct nd_kb_pending *p = &s->pending[s->npending++];
         p->ri = g->ri;
         p->occ = o;
+        p->logical = s->grp_logical;
+        p->seq = s->seq++;
+        p->nwrap = 0;
+        p->wrap_occ = (struct nd_kb_occ){0};
+        /* Wrappers just before it, not yet explained, wait with it. */
+        if (kb->rules.v[g->ri].role != ND_ROLE_WRAPPER && s->nwrap && g->line - s->wrap_line <= ND_KB_WRAP_WINDOW) {
+            for (size_t k = 0; k < s->nwrap; k++)
+                nd_kb_wrap_add(p->wrap_rule, p->wrap_count, &p->nwrap, ND_ARRAY_SIZE(p->wrap_rule), s->wrap_rule[k],
+                               s->wrap_count[k]);
+            if (s->wrap_occ.text)
+                nd_kb_occ_set(&p->wrap_occ, &s->wrap_occ, NULL, 0, s->wrap_occ.text);
+        }
         if (!ts_done) {
             p->occ.ts = nd_kb_line_ts(s, g->ls, g->llen);
             o.ts = p->occ.ts;
@@ -635,7 +753,7 @@ static void nd_kb_locate(struct nd_kb_scan *s, size_t b, size_t *ls, size_t *le,
         *evs = lg->lines[k - 1].o_line;
 }
 
-static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls, size_t llen, long line);
+static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls, size_t llen, long line, long logical);
 
 static void nd_kb_process(struct nd_kb_scan *s, unsigned id, unsigned long long to)
 {
@@ -664,7 +782,7 @@ static void nd_kb_process(struct nd_kb_scan *s, unsigned id, unsigned long long 
     }
     if (key >= s->kb->rules.n) {
         if (key == s->kb->key_exc || key == s->kb->key_err)
-            nd_kb_fallback_line(s, key, s->chunk + lso, leo - lso, s->cur_line);
+            nd_kb_fallback_line(s, key, s->chunk + lso, leo - lso, s->cur_line, logical);
         return;
     }
     size_t ri = key;
@@ -1194,9 +1312,25 @@ const char *nd_kb_scan_note(const struct nd_kb_scan *s, size_t i)
     return s->notes_dropped ? "further notes were left out" : NULL;
 }
 
+/* An exception that reports another process's end rather than a failure
+ * of its own: the launcher's ChildFailedError, a wrapper script's
+ * CalledProcessError (both say only which child exited with which code). */
+static bool nd_kb_launcher_report(const char *text)
+{
+    static const char *const names[] = {"ChildFailedError", "CalledProcessError"};
+    size_t n = strcspn(text, ": ");
+    for (size_t i = 0; i < ND_ARRAY_SIZE(names); i++) {
+        size_t k = strlen(names[i]);
+        if (n >= k && strncmp(text + n - k, names[i], k) == 0)
+            return true;
+    }
+    return strncmp(text, "Traceback ", 10) == 0;
+}
+
 /* The fallback's lines: the last exception line (a log that ends in a
- * Python exception), and the first few ERROR lines. */
-static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls, size_t llen, long line)
+ * Python exception), the first real exception lines (kept until a rule
+ * explains them), and the first few ERROR lines. */
+static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls, size_t llen, long line, long logical)
 {
     size_t pre = nd_kb_line_prefix(ls, llen);
     struct nd_kb_occ o = {.file = s->name, .line = line, .ts = -1, .rank = -1};
@@ -1204,6 +1338,17 @@ static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls
         if (s->fb_exc.text && s->fb_exc.file == o.file && s->fb_exc.line == line)
             return;
         nd_kb_occ_set(&s->fb_exc, &o, ls + pre, llen - pre, NULL);
+        if (s->fb_cand_full || nd_kb_launcher_report(s->fb_exc.text))
+            return;
+        if (s->fb_ncand == ND_KB_FB_CANDS) {
+            s->fb_cand_full = true;
+            return;
+        }
+        struct nd_kb_fb_cand *c = &s->fb_cand[s->fb_ncand++];
+        c->occ = o;
+        c->occ.text = nd_xstrdup(s->fb_exc.text);
+        c->src = s->src;
+        c->logical = logical;
         return;
     }
     if (s->fb_nerr && s->fb_err[s->fb_nerr - 1].file == o.file && s->fb_err[s->fb_nerr - 1].line == line)
@@ -1220,15 +1365,41 @@ void nd_kb_scan_no_fallback(struct nd_kb_scan *s)
     s->no_fallback = true;
 }
 
+/* True when the finding explain would put first says no more than that
+ * something failed: a symptom, a wrapper, or a line less severe than an
+ * unexplained exception. */
+static bool nd_kb_top_is_weak(struct nd_kb_scan *s, const struct nd_finding *f)
+{
+    if (f->severity < ND_SEV_ERROR)
+        return true;
+    size_t ri = 0;
+    const struct nd_kb_rule *r = nd_kb_ruleset_find(&s->kb->rules, f->id, &ri);
+    return r && r->role != ND_ROLE_CAUSE;
+}
+
 void nd_kb_scan_finish(struct nd_kb_scan *s, struct nd_findings *out, bool all)
 {
     size_t before = out->n;
     nd_kb_rank_hits(s->kb, s->hits, out, all);
+    if (s->no_fallback)
+        return;
     bool any = false;
     for (size_t i = 0; i < s->kb->rules.n && !any; i++)
         any = s->hits[i].count > 0;
-    /* Never silent on a failure: nothing known matched, but the log ends
-     * in an exception or says ERROR. */
-    if (!any && !s->no_fallback && out->n == before && (s->fb_exc.text || s->fb_nerr))
+    /* Never silent on a failure. An exception no rule explained is the
+     * failure unless a rule names a cause: it goes before the symptoms,
+     * wrappers and consequences (another rank's abort, the launcher's exit
+     * report) that follow from it. The first such exception is the root;
+     * later ones are usually its consequences. */
+    const struct nd_kb_occ *first = s->fb_ncand ? &s->fb_cand[0].occ : NULL;
+    if (first && (out->n == before || nd_kb_top_is_weak(s, out->v[before]))) {
+        nd_kb_fallback_finding(s->kb, first, s->fb_err, s->fb_nerr, s->fb_errcount, out);
+        struct nd_finding *f = out->v[out->n - 1];
+        memmove(&out->v[before + 1], &out->v[before], (out->n - 1 - before) * sizeof *out->v);
+        out->v[before] = f;
+        return;
+    }
+    /* Nothing known matched, but the log ends in an exception or says ERROR. */
+    if (!any && out->n == before && (s->fb_exc.text || s->fb_nerr))
         nd_kb_fallback_finding(s->kb, s->fb_exc.text ? &s->fb_exc : NULL, s->fb_err, s->fb_nerr, s->fb_errcount, out);
 }

@@ -1,0 +1,203 @@
+/* Unit tests for the never-silent fallback (kb_fallback.c, kb_scan.c): the
+ * first exception no rule explained goes before symptoms, wrappers and
+ * consequences, never before a named cause, and a log without an error
+ * gets no finding. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kb/kb_internal.h"
+
+static const char *rules_text =
+    "[t.cause]\ncategory = device-oom\npattern = HBMGONE\ntitle = oom\nfix = f\nexample = HBMGONE\n"
+    "[t.abort]\ncategory = distributed\nrole = symptom\npattern = PEERABORT\ntitle = abort\nfix = f\n"
+    "example = PEERABORT\n"
+    "[t.wrap]\ncategory = device-fault\nrole = wrapper\npattern = INNERWRAP\ntitle = w\nfix = f\nexample = INNERWRAP\n"
+    "[t.warn]\ncategory = version-mismatch\nseverity = warning\npattern = OLDPKG\ntitle = old\nfix = f\n"
+    "example = OLDPKG\n"
+    "[t.info]\ncategory = config\nseverity = info\npattern = STEPINFO\ntitle = i\nfix = f\nexample = STEPINFO\n"
+    "[vocab.host-oom]\nword = 3 killed\n"
+    "[vocab.input-bound]\nword = 3 dataset sampler\n";
+
+static struct nd_kb *make_kb(void)
+{
+    setenv("NPU_DOCTOR_CACHE_DIR", "", 1);
+    struct nd_kb *kb = calloc(1, sizeof *kb);
+    struct nd_strv problems = {0};
+    nd_kb_parse_rules(&kb->rules, "t.rules", rules_text, strlen(rules_text), false, &problems);
+    nd_kb_check_rules(&kb->rules, NULL, &problems);
+    for (size_t i = 0; i < problems.n; i++)
+        print_message("%s\n", problems.v[i]);
+    assert_int_equal(problems.n, 0);
+    nd_strv_release(&problems);
+    struct nd_error err = {0};
+    assert_int_equal(nd_kb_compile(kb, &err), 0);
+    return kb;
+}
+
+static void explain(struct nd_kb *kb, const char *text, struct nd_findings *out)
+{
+    struct nd_kb_scan *s = nd_kb_scan_new(kb);
+    assert_int_equal(nd_kb_scan_buffer(s, "rank0.log", text, strlen(text)), 0);
+    nd_kb_scan_finish(s, out, false);
+    nd_kb_scan_free(s);
+}
+
+static bool has(const struct nd_findings *out, const char *id)
+{
+    for (size_t i = 0; i < out->n; i++)
+        if (strcmp(out->v[i]->id, id) == 0)
+            return true;
+    return false;
+}
+
+/* A job whose data loader failed; rank 1 aborts afterwards and the launcher
+ * reports the exit: the symptom rule knows only the abort. */
+static const char *loader_then_abort = "step 10 loss 2.31\n"
+                                       "Traceback (most recent call last):\n"
+                                       "  File \"train.py\", line 40, in <module>\n"
+                                       "    batch = next(it)\n"
+                                       "IndexError: dataset sampler index 4096 out of range\n"
+                                       "[rank1] PEERABORT: communicator aborted, peer rank 0 exited\n"
+                                       "ERROR:torch.distributed.elastic:failed (exitcode: 1)\n"
+                                       "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+                                       "RuntimeError: rank 1 stopped after the abort\n";
+
+static void test_first_unexplained_before_symptom(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    struct nd_findings out = ND_FINDINGS_INIT;
+    explain(kb, loader_then_abort, &out);
+    assert_true(out.n >= 2);
+    assert_string_equal(out.v[0]->id, "generic.unexplained-error");
+    /* The first real exception, not the launcher's report nor the later one. */
+    assert_non_null(strstr(out.v[0]->title, "IndexError: dataset sampler"));
+    assert_int_equal(out.v[0]->first_line, 5);
+    assert_int_equal(out.v[0]->confidence, ND_CONF_LOW);
+    /* Its words are classified as when no rule matched. */
+    assert_string_equal(out.v[0]->category, "input-bound");
+    assert_string_equal(out.v[1]->id, "t.abort");
+    nd_findings_release(&out);
+    nd_kb_free(kb);
+}
+
+static void test_not_before_a_cause(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    struct nd_findings out = ND_FINDINGS_INIT;
+    /* A specific cause rule matched: the unexplained exception stays out. */
+    explain(kb,
+            "HBMGONE on device 0\n"
+            "ValueError: dataset sampler got a bad batch\n"
+            "PEERABORT\n",
+            &out);
+    assert_true(out.n >= 1);
+    assert_string_equal(out.v[0]->id, "t.cause");
+    assert_false(has(&out, "generic.unexplained-error"));
+    nd_findings_release(&out);
+    nd_kb_free(kb);
+}
+
+static void test_explained_line_is_no_candidate(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    struct nd_findings out = ND_FINDINGS_INIT;
+    /* The only exception is the symptom's own line: nothing is unexplained. */
+    explain(kb, "step 3\nRuntimeError: PEERABORT after rank 2 left\n", &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->id, "t.abort");
+    nd_findings_release(&out);
+    /* Only the launcher's report besides the symptom: not a real exception. */
+    explain(kb,
+            "PEERABORT\n"
+            "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+            "subprocess.CalledProcessError: Command 'python' returned non-zero exit status 1.\n",
+            &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->id, "t.abort");
+    nd_findings_release(&out);
+    nd_kb_free(kb);
+}
+
+static void test_before_wrapper_and_warning(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    struct nd_findings out = ND_FINDINGS_INIT;
+    explain(kb, "INNERWRAP\nline\nKeyError: 'killed_at'\n", &out);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0]->id, "generic.unexplained-error");
+    assert_string_equal(out.v[1]->id, "t.wrap");
+    nd_findings_release(&out);
+    /* A warning is less severe than a failure no rule knows. */
+    explain(kb, "OLDPKG 1.2\nTypeError: forward() missing 1 required argument\n", &out);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0]->id, "generic.unexplained-error");
+    assert_string_equal(out.v[1]->id, "t.warn");
+    nd_findings_release(&out);
+    /* Only an info rule matched: the exception is still reported. */
+    explain(kb, "STEPINFO\nOSError: [Errno 5] Input/output error\n", &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->id, "generic.unexplained-error");
+    nd_findings_release(&out);
+    nd_kb_free(kb);
+}
+
+static void test_no_error_no_finding(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    struct nd_findings out = ND_FINDINGS_INIT;
+    explain(kb, "STEPINFO\nstep 1 loss 2.0\nstep 2 loss 1.9\ndone\n", &out);
+    assert_int_equal(out.n, 0);
+    nd_findings_release(&out);
+    explain(kb, "step 1\nPEERABORT\n", &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->id, "t.abort");
+    nd_findings_release(&out);
+    nd_kb_free(kb);
+}
+
+static void test_no_rule_first_real_exception(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    struct nd_findings out = ND_FINDINGS_INIT;
+    /* No rule at all: the root exception, not the launcher's last word. */
+    explain(kb,
+            "Traceback (most recent call last):\n"
+            "ZeroDivisionError: division by zero\n"
+            "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n",
+            &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->id, "generic.unexplained-error");
+    assert_non_null(strstr(out.v[0]->title, "ZeroDivisionError"));
+    nd_findings_release(&out);
+    /* Only the launcher's report: still never silent. */
+    explain(kb, "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n", &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->id, "generic.unexplained-error");
+    nd_findings_release(&out);
+    nd_kb_free(kb);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_first_unexplained_before_symptom),
+        cmocka_unit_test(test_not_before_a_cause),
+        cmocka_unit_test(test_explained_line_is_no_candidate),
+        cmocka_unit_test(test_before_wrapper_and_warning),
+        cmocka_unit_test(test_no_error_no_finding),
+        cmocka_unit_test(test_no_rule_first_real_exception),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
