@@ -2,17 +2,17 @@
 # Acceptance: explain --json on every real log in tests/corpus (every
 # labels*.tsv there, see tests/corpus/README.md) should put a finding with an
 # accepted category first. Prints agreement on the dev half, the check half and
-# the whole, the Ascend share, per-category counts, the misses and the cases
+# the whole, the Ascend share, per-category counts, the dev-half misses (the
+# check half's are only counted) and the cases
 # with no finding at all.
 . "$(dirname "$0")/lib/assert.sh"
 
 # Floors, in integer percent, for top-1 agreement. They record what the rules
 # achieve today so that a regression fails; raise them as the rules improve.
-# Measured on 288 cases: the 219 the rules were tuned beside (88% whole, 76%
-# of their check half) and 69 fresh ones (labels-fresh.tsv) that no rule
-# writer had seen (71%).
-MIN_WHOLE_PCT=83
-MIN_CHECK_PCT=74
+# Measured on 288 cases: the 219 earlier ones (89% whole, 76% of their
+# check half) and 69 fresh ones (labels-fresh.tsv; 88%, their check half 77%).
+MIN_WHOLE_PCT=88
+MIN_CHECK_PCT=76
 
 CORPUS=${ND_SRC:?ND_SRC must name the source tree}/tests/corpus
 shopt -s nullglob
@@ -70,6 +70,7 @@ cat_tot = defaultdict(int); cat_hit = defaultdict(int)
 # to logs gathered apart from the rule writers.
 file_tot = defaultdict(int); file_hit = defaultdict(int)
 ascend = 0; none = []; none_err = []; misses = []
+check_ids = {r[0] for r in rows if r[1] == "check"}
 for id_, split, cat, acc, asc, err, got, lfile in rows:
     first = got.split(" ")[0]
     ok = first in acc.split(",")
@@ -82,7 +83,9 @@ for id_, split, cat, acc, asc, err, got, lfile in rows:
         none.append(id_)
         if err == "1":
             none_err.append(id_)
-    if not ok:
+    # The check half is only measured: its misses are counted, not shown, so
+    # that nobody tunes a rule to what a check case expects or got.
+    if not ok and split != "check":
         misses.append(f"miss {id_} ({split}): expected one of [{acc}], got {got}")
 def pct(k):
     return (100 * hit[k] // tot[k]) if tot[k] else 100
@@ -98,7 +101,10 @@ for c in sorted(cat_tot):
     print(f"  {c:<17} {cat_hit[c]}/{cat_tot[c]}")
 for m in misses:
     print(m)
-print(f"no finding at all: {len(none)}" + (f" ({' '.join(none)})" if none else ""))
+print(f"check-half misses: {tot['check'] - hit['check']} (only counted)")
+none_dev = [i for i in none if i not in check_ids]
+print(f"no finding at all: {len(none)}, of them in the dev half: {len(none_dev)}"
+      + (f" ({' '.join(none_dev)})" if none_dev else ""))
 print(f"no finding although the log has an error line: {len(none_err)}"
       + (f" ({' '.join(none_err)})" if none_err else ""))
 print("FIGURES", n, pct("whole"), pct("check"), tot["check"], len(none_err), " ".join(none_err))
