@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "kb/kb_internal.h"
+#include "kb_test_kb.h"
 
 static const char *rules_text =
     "[t.cause]\ncategory = device-oom\npattern = HBMGONE\ntitle = oom\nfix = f\nexample = HBMGONE\n"
@@ -26,18 +27,7 @@ static const char *rules_text =
 
 static struct nd_kb *make_kb(void)
 {
-    setenv("NPU_DOCTOR_CACHE_DIR", "", 1);
-    struct nd_kb *kb = calloc(1, sizeof *kb);
-    struct nd_strv problems = {0};
-    nd_kb_parse_rules(&kb->rules, "t.rules", rules_text, strlen(rules_text), false, &problems);
-    nd_kb_check_rules(&kb->rules, NULL, &problems);
-    for (size_t i = 0; i < problems.n; i++)
-        print_message("%s\n", problems.v[i]);
-    assert_int_equal(problems.n, 0);
-    nd_strv_release(&problems);
-    struct nd_error err = {0};
-    assert_int_equal(nd_kb_compile(kb, &err), 0);
-    return kb;
+    return nd_test_kb(rules_text);
 }
 
 static void explain(struct nd_kb *kb, const char *text, struct nd_findings *out)

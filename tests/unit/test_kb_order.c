@@ -12,6 +12,7 @@
 
 #include "core/strbuf.h"
 #include "kb/kb_internal.h"
+#include "kb_test_kb.h"
 
 static const char *rules_text =
     "[t.oom]\ncategory = device-oom\npattern = OOMHERE\ntitle = oom\nfix = f\nexample = OOMHERE\n"
@@ -26,16 +27,7 @@ static const char *rules_text =
 
 static struct nd_kb *make_kb(void)
 {
-    setenv("NPU_DOCTOR_CACHE_DIR", "", 1);
-    struct nd_kb *kb = calloc(1, sizeof *kb);
-    struct nd_strv problems = {0};
-    nd_kb_parse_rules(&kb->rules, "t.rules", rules_text, strlen(rules_text), false, &problems);
-    nd_kb_check_rules(&kb->rules, NULL, &problems);
-    assert_int_equal(problems.n, 0);
-    nd_strv_release(&problems);
-    struct nd_error err = {0};
-    assert_int_equal(nd_kb_compile(kb, &err), 0);
-    return kb;
+    return nd_test_kb(rules_text);
 }
 
 static size_t idx(const struct nd_kb *kb, const char *id)
