@@ -171,7 +171,7 @@ static int nd_rsmi_locate(struct nd_device_state *st)
     return st->status;
 }
 
-static void nd_rsmi_release(struct nd_rsmi_ctx *c)
+static void nd_rsmi_ctx_free(struct nd_rsmi_ctx *c)
 {
     if (!c)
         return;
@@ -240,7 +240,7 @@ static int nd_rsmi_open(struct nd_vendor_ctx **ctx, struct nd_device_state *st, 
             c->initialised = true;
     }
     if (rc != 0) {
-        nd_rsmi_release(c);
+        nd_rsmi_ctx_free(c);
         return rc;
     }
     *ctx = (struct nd_vendor_ctx *)c;
@@ -416,7 +416,7 @@ static int nd_rsmi_processes(struct nd_vendor_ctx *vctx, struct nd_device_state 
 
 static void nd_rsmi_close(struct nd_vendor_ctx *vctx)
 {
-    nd_rsmi_release((struct nd_rsmi_ctx *)vctx);
+    nd_rsmi_ctx_free((struct nd_rsmi_ctx *)vctx);
 }
 
 /* ROCm picks devices with HIP_VISIBLE_DEVICES (HIP), ROCR_VISIBLE_DEVICES
