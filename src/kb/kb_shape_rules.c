@@ -300,8 +300,10 @@ size_t nd_kb_shape_test(const struct nd_kb_shape_set *set, FILE *fp, size_t *nch
                         e->example[j]);
                 fails++;
             }
+        /* A step's counter may start the step if it also shows it done. */
         for (size_t j = 0; j < e->ncounter; j++, checked++)
-            if (nd_shape_res_match(res, e->counter[j])) {
+            if (nd_shape_res_match(res, e->counter[j]) &&
+                !(e->kind == ND_SHAPE_STEP && nd_shape_res_match(&e->done, e->counter[j]))) {
                 fprintf(fp, "%s:%ld: [shape.%s] counter example matches: %s\n", e->file, e->counter_line[j],
                         e->name, e->counter[j]);
                 fails++;
