@@ -230,6 +230,26 @@ static bool nd_shape_exception_line(const char *s, bool *interrupt)
     return false;
 }
 
+/* "path/x.py:50: SomeError" (pytest --tb=short/line): fl gets the path's
+ * length. */
+static bool nd_shape_pytest_frame(const char *s, size_t *fl, bool *interrupt)
+{
+    const char *py = strstr(s, ".py:");
+    const char *sp = strchr(s, ' ');
+    if (!py || (sp && sp < py))
+        return false;
+    const char *p = py + 4;
+    if (!isdigit((unsigned char)*p))
+        return false;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (p[0] != ':' || p[1] != ' ')
+        return false;
+    *fl = (size_t)(py + 3 - s);
+    *interrupt = false;
+    return nd_shape_exception_line(p + 2, interrupt);
+}
+
 static void nd_shape_stacks(struct nd_shape_ctx *c)
 {
     struct nd_shape_stack *cur = NULL;
@@ -267,6 +287,18 @@ static void nd_shape_stacks(struct nd_shape_ctx *c)
                 nd_shape_frame_add(cur, i, func, strlen(func), file, fl);
                 cur->want_code = comma;
             }
+            continue;
+        }
+        if (nd_shape_pytest_frame(s, &fl, &intr)) {
+            /* pytest's short report: "path.py:50: KeyboardInterrupt", the
+             * innermost place, one frame of its own. */
+            cur = nd_shape_stack_new(c, ND_STK_TRACEBACK, true, -1);
+            if (cur) {
+                nd_shape_frame_add(cur, i, "", 0, s, fl);
+                cur->ended = true;
+                cur->interrupted = intr;
+            }
+            cur = NULL;
             continue;
         }
         if (s[0] == '#' && isdigit((unsigned char)s[1])) {
@@ -333,23 +365,28 @@ static const struct nd_shape_frame *nd_shape_inner(const struct nd_shape_stack *
     return st->kind == ND_STK_TRACEBACK ? &st->f[st->n - 1 - k] : &st->f[k];
 }
 
-/* The class whose frames appear innermost, and where. */
+/* The class that names the waiter: the strongest one matched in the
+ * innermost frames, the innermost match among equals (file order breaks
+ * ties on one frame). */
 static const struct nd_shape_entry *nd_shape_classify(const struct nd_shape_ctx *c, const struct nd_shape_stack *st,
                                                       const struct nd_shape_frame **at)
 {
+    const struct nd_shape_entry *best = NULL;
     for (size_t k = 0; k < ND_SHAPE_DEPTH; k++) {
         const struct nd_shape_frame *fr = nd_shape_inner(st, k);
         if (!fr)
             break;
         for (size_t i = 0; i < c->set->n; i++) {
             const struct nd_shape_entry *e = &c->set->v[i];
-            if (e->kind == ND_SHAPE_FRAMES && nd_shape_res_match(&e->pat, fr->text)) {
+            if (e->kind != ND_SHAPE_FRAMES || (best && e->priority <= best->priority))
+                continue;
+            if (nd_shape_res_match(&e->pat, fr->text)) {
+                best = e;
                 *at = fr;
-                return e;
             }
         }
     }
-    return NULL;
+    return best;
 }
 
 static const struct nd_shape_frame *nd_shape_waits(const struct nd_shape_ctx *c, const struct nd_shape_stack *st)

@@ -169,6 +169,7 @@ static struct nd_shape_entry *nd_shape_entry_for(struct nd_kb_shape_set *set, en
     e->line = line;
     e->parse_id = parse_id;
     e->tail = 6;
+    e->priority = 5;
     return e;
 }
 
@@ -237,6 +238,13 @@ void nd_kb_shape_key(struct nd_kb_shape_set *set, const char *file, long line, u
             nd_shape_problem(problems, file, line, "tail must be a number of lines (1-200)");
         else
             e->tail = n;
+    } else if (strcmp(key, "priority") == 0 && kind == ND_SHAPE_FRAMES) {
+        char *end = NULL;
+        long n = strtol(val, &end, 10);
+        if (end == val || *end || n < 1 || n > 9)
+            nd_shape_problem(problems, file, line, "priority must be 1-9");
+        else
+            e->priority = (int)n;
     } else if (strcmp(key, "min") == 0 && kind == ND_SHAPE_SIGNAL) {
         char *end = NULL;
         double v = strtod(val, &end);
