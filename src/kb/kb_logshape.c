@@ -487,7 +487,8 @@ static void nd_shape_step_finding(struct nd_shape_ctx *c, struct nd_findings *ou
             if (nd_shape_end_line(c, s) || nd_shape_res_match(&e->done, s))
                 break;
             if (nd_shape_res_match(&e->pat, s)) {
-                if (!best || k > best_li) {
+                /* A named step before a generic one; then the later line. */
+                if (!best || e->priority > best->priority || (e->priority == best->priority && k > best_li)) {
                     best = e;
                     best_li = k;
                 }

@@ -56,7 +56,7 @@ struct nd_shape_entry {
     size_t nexample, ncounter;
     long tail;   /* step: how many non-blank lines from the end (default 6) */
     double min;  /* signal: a threshold the code reads (ratio, minutes) */
-    int priority; /* frames: the stronger class wins over a weaker one matched further in */
+    int priority; /* frames, steps: the stronger entry wins over a weaker one */
     bool has_min;
 };
 

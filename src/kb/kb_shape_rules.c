@@ -238,7 +238,7 @@ void nd_kb_shape_key(struct nd_kb_shape_set *set, const char *file, long line, u
             nd_shape_problem(problems, file, line, "tail must be a number of lines (1-200)");
         else
             e->tail = n;
-    } else if (strcmp(key, "priority") == 0 && kind == ND_SHAPE_FRAMES) {
+    } else if (strcmp(key, "priority") == 0 && (kind == ND_SHAPE_FRAMES || kind == ND_SHAPE_STEP)) {
         char *end = NULL;
         long n = strtol(val, &end, 10);
         if (end == val || *end || n < 1 || n > 9)

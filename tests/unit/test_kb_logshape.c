@@ -324,6 +324,11 @@ static void test_builtin_vocabulary(void **state)
                                 "Loading extension module fused_adam...\n"
                                 "Time to load fused_adam op: 0.1 seconds\n"),
                         "");
+    /* The generic step only on the very last line, and a named step wins. */
+    assert_string_equal(top(kb, "epoch 0\nConnecting to the parameter server...\n"), "shape.stalled.in-progress");
+    assert_string_equal(top(kb, "Connecting to the parameter server...\nepoch 0 step 1 loss 2.0\n"), "");
+    assert_string_equal(top(kb, "Using /root/.cache/torch_extensions/py310_cu118 as PyTorch extensions root...\n"),
+                        "shape.stalled.extension-build");
     assert_string_equal(top(kb, "The first epoch will be compiled for the graph, which may take a long time; You can "
                                 "come back later :)\n"),
                         "shape.stalled.graph-compile");
