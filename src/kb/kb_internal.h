@@ -12,6 +12,7 @@
 #include <hs/hs.h>
 
 #include "kb/kb.h"
+#include "kb/kb_shape.h"
 
 /* A list of strings, each with the rule-file line it came from. */
 struct nd_strv {
@@ -92,6 +93,8 @@ struct nd_kb_ruleset {
     /* The fallback classifier's vocabulary ([vocab.CATEGORY] sections). */
     struct nd_strv vocab_cat, vocab_word;
     int *vocab_weight;
+    /* The log-shape vocabulary ([shape.*] sections, kb_shape_rules.c). */
+    struct nd_kb_shape_set shape;
 };
 
 /* The rule with this id, or NULL (idx gets its slot). O(1): a hash index

@@ -202,5 +202,5 @@ size_t nd_kb_test_examples(struct nd_kb *kb, FILE *fp, size_t *nchecked)
     }
     if (nchecked)
         *nchecked = checked;
-    return fails;
+    return fails + nd_kb_shape_test(&kb->rules.shape, fp, nchecked);
 }

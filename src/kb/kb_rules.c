@@ -308,6 +308,13 @@ static int nd_kb_handler(void *user, const char *section, const char *name, cons
         nd_kb_vocab_key(rd, section + 6, name, val);
         return 1;
     }
+    if (strncmp(section, "shape.", 6) == 0) {
+        nd_kb_shape_key(&rd->set->shape, rd->file, rd->lineno, rd->parse_id, rd->new_section, rd->cont, section + 6,
+                        name, val, rd->problems);
+        rd->new_section = false;
+        rd->cur = NULL;
+        return 1;
+    }
     if (rd->new_section || !rd->cur || strcmp(rd->cur->id, section) != 0)
         nd_kb_start_rule(rd, section);
     struct nd_kb_rule *r = rd->cur;
@@ -659,6 +666,7 @@ static bool nd_kb_is_literal(const char *p)
 
 void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *ref, struct nd_strv *problems)
 {
+    nd_kb_shape_check(&set->shape, problems);
     for (size_t i = 0; i < set->n; i++) {
         struct nd_kb_rule *r = &set->v[i];
         if (!nd_kb_id_ok(r->id))
@@ -805,5 +813,6 @@ void nd_kb_ruleset_release(struct nd_kb_ruleset *set)
     nd_strv_release(&set->vocab_cat);
     nd_strv_release(&set->vocab_word);
     free(set->vocab_weight);
+    nd_kb_shape_release(&set->shape);
     memset(set, 0, sizeof *set);
 }

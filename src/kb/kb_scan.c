@@ -153,6 +153,8 @@ struct nd_kb_scan {
     size_t fb_ncand;
     bool fb_cand_full; /* an unexplained one was not kept: the first is known */
     bool no_fallback;  /* callers with a fallback of their own (check) */
+    /* Log-shape analysis of each source's tail (kb_logshape.c). */
+    struct nd_kb_shape_scan *shape;
 };
 
 static void nd_kb_note(struct nd_kb_scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -181,6 +183,7 @@ struct nd_kb_scan *nd_kb_scan_new(struct nd_kb *kb)
     s->last_src = nd_xcalloc(n, sizeof *s->last_src);
     s->mbuf = nd_xmalloc(ND_KB_MAX_MATCHES * sizeof *s->mbuf);
     s->pat_last = nd_xcalloc(kb->npatterns ? kb->npatterns : 1, sizeof *s->pat_last);
+    s->shape = nd_kb_shape_scan_new(&kb->rules.shape);
     if (kb->has_conds) {
         s->key_ref = nd_xcalloc(kb->nkeys, sizeof *s->key_ref);
         for (size_t i = 0; i < kb->rules.n; i++)
@@ -242,6 +245,7 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
     nd_strv_release(&s->notes);
     free(s->buf);
     free(s->seen);
+    nd_kb_shape_scan_free(s->shape);
     free(s);
 }
 
@@ -853,6 +857,7 @@ static size_t nd_kb_count_nl(const char *p, size_t n)
 
 static void nd_kb_scan_chunk(struct nd_kb_scan *s, const char *data, size_t len)
 {
+    nd_kb_shape_feed(s->shape, data, len);
     s->chunk = data;
     s->chunk_len = len;
     s->cur_pos = 0;
@@ -996,6 +1001,7 @@ static int nd_kb_scan_stream(struct nd_kb_scan *s, const char *name, struct nd_k
     s->last_specific = -ND_KB_WRAP_WINDOW * 2;
     s->last_specific_rule = (size_t)-1;
     s->nwrap = 0;
+    nd_kb_shape_begin(s->shape, s->name);
 
     char *buf = s->buf;
     size_t have = 0;
@@ -1088,6 +1094,7 @@ static int nd_kb_scan_stream(struct nd_kb_scan *s, const char *name, struct nd_k
     }
     s->bytes += got;
     s->lines += (unsigned long long)s->lineno + (partial || skipping ? 1 : 0);
+    nd_kb_shape_end(s->shape, s->lineno + (partial || skipping ? 1 : 0));
     if (got == 0) {
         /* Empty files are common in plog/slog trees: counted there, named
          * only when the user named the file. */
@@ -1397,9 +1404,11 @@ void nd_kb_scan_finish(struct nd_kb_scan *s, struct nd_findings *out, bool all)
         struct nd_finding *f = out->v[out->n - 1];
         memmove(&out->v[before + 1], &out->v[before], (out->n - 1 - before) * sizeof *out->v);
         out->v[before] = f;
-        return;
-    }
-    /* Nothing known matched, but the log ends in an exception or says ERROR. */
-    if (!any && out->n == before && (s->fb_exc.text || s->fb_nerr))
+    } else if (!any && out->n == before && (s->fb_exc.text || s->fb_nerr)) {
+        /* Nothing known matched, but the log ends in an exception or says ERROR. */
         nd_kb_fallback_finding(s->kb, s->fb_exc.text ? &s->fb_exc : NULL, s->fb_err, s->fb_nerr, s->fb_errcount, out);
+    }
+    /* Still nothing, or only a rule that says the job was stuck without
+     * saying where: the shape of the log may tell. */
+    nd_kb_shape_merge(s->shape, out, before);
 }

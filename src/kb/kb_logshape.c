@@ -1,0 +1,951 @@
+/* Log-shape analysis: names the likely cause of a job that stalled or
+ * crawled from the shape of its log when no rule knows any of its lines.
+ * Four readings of a log's tail, each driven by the [shape.*] vocabulary:
+ *   - a stack dump (py-spy, faulthandler, gdb, a Ctrl-C traceback): the
+ *     innermost frames say who waits, and for what;
+ *   - the last lines: a log that stops right after a blocking step
+ *     (communicator init, a lock, a build) stopped in it;
+ *   - throughput: a rate that collapses, data time close to step time;
+ *   - a tool dump (npu-smi, nvidia-smi, topology) with a fault in it, or an
+ *     idle device beside a running job.
+ * Findings are warnings of low confidence: a hint, never above a rule. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/redact.h"
+#include "core/strbuf.h"
+#include "kb/kb_internal.h"
+#include "kb/kb_logical.h"
+#include "kb/kb_shape.h"
+
+#define ND_SHAPE_TAIL (128u << 10) /* bytes of each source kept for the analysis */
+#define ND_SHAPE_MAX_LINES 4096
+#define ND_SHAPE_MAX_STACKS 64
+#define ND_SHAPE_MAX_FRAMES 200
+#define ND_SHAPE_DEPTH 12 /* innermost frames that may name the waiter */
+#define ND_SHAPE_WAIT_DEPTH 3
+#define ND_SHAPE_MAX_KEEP 8 /* findings kept across sources */
+
+struct nd_shape_line {
+    char *s; /* content: prefix and outer whitespace removed, NUL-terminated */
+    size_t indent;
+    long no; /* line number in the source */
+};
+
+enum nd_stack_kind { ND_STK_TRACEBACK, ND_STK_FAULTHANDLER, ND_STK_PYSPY, ND_STK_GDB };
+
+struct nd_shape_frame {
+    char *text; /* "func file code", what the vocabulary matches */
+    size_t li;  /* its line */
+};
+
+struct nd_shape_stack {
+    enum nd_stack_kind kind;
+    bool main;        /* the main / current thread, or a traceback */
+    long header;      /* index of the header line, -1 none */
+    bool ended;       /* a traceback ended in an exception line */
+    bool interrupted; /* ... and that exception is KeyboardInterrupt */
+    bool want_code;   /* the next line is the code of the last frame */
+    struct nd_shape_frame *f;
+    size_t n;
+};
+
+struct nd_shape_ctx {
+    const struct nd_kb_shape_set *set;
+    const char *name;
+    struct nd_shape_line *l;
+    size_t n;
+    struct nd_shape_stack st[ND_SHAPE_MAX_STACKS];
+    size_t nst;
+};
+
+/* ---- helpers ---- */
+
+static bool nd_shape_prefix(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
+}
+
+static void nd_shape_evidence(struct nd_finding *f, const char *name, const struct nd_shape_line *l)
+{
+    for (size_t i = 0; i < f->nevidence; i++)
+        if (f->evidence[i].line == l->no)
+            return;
+    char *red = nd_redact_text(l->s);
+    nd_finding_add_evidence(f, name, l->no, "%.*s", ND_KB_EVIDENCE_MAX, red);
+    free(red);
+}
+
+/* A finding in the words of entry e, with the code's own sentence after its
+ * cause. */
+static struct nd_finding *nd_shape_finding(struct nd_findings *out, const struct nd_shape_entry *e,
+                                           const char *idkind, const char *detail)
+{
+    char *id = nd_xasprintf("shape.%s.%s", idkind, e->name);
+    struct nd_finding *f = nd_findings_add(out, id, e->category, ND_SEV_WARNING, "%s", e->title);
+    free(id);
+    f->confidence = ND_CONF_LOW;
+    if (e->cause && detail)
+        nd_finding_set_cause(f, "%s %s", e->cause, detail);
+    else if (e->cause || detail)
+        nd_finding_set_cause(f, "%s", e->cause ? e->cause : detail);
+    for (size_t i = 0; i < e->nfix; i++)
+        nd_finding_add_fix(f, "%s", e->fix[i]);
+    f->count = 1;
+    return f;
+}
+
+static void nd_shape_first(struct nd_finding *f)
+{
+    if (f->nevidence && !f->first_file && f->evidence[0].file) {
+        f->first_file = nd_xstrdup(f->evidence[0].file);
+        f->first_line = f->evidence[0].line;
+    }
+}
+
+/* ---- lines ---- */
+
+static void nd_shape_lines(struct nd_shape_ctx *c, char *text, size_t len, long first_line)
+{
+    size_t cap = 0;
+    long no = first_line;
+    for (char *p = text, *end = text + len; p < end && c->n < ND_SHAPE_MAX_LINES; no++) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        char *le = nl ? nl : end;
+        *le = '\0';
+        /* What a terminal shows of a line rewritten with \r: its last part. */
+        char *cr = le;
+        while (cr > p && cr[-1] != '\r')
+            cr--;
+        char *s = cr;
+        if (s == le && s > p) { /* a line ending in \r: the part before it */
+            *--le = '\0';
+            while (s > p && s[-1] != '\r')
+                s--;
+        }
+        s += nd_kb_line_prefix(s, (size_t)(le - s));
+        size_t indent = 0;
+        while (*s == ' ' || *s == '\t') {
+            s++;
+            indent++;
+        }
+        char *t = s + strlen(s);
+        while (t > s && isspace((unsigned char)t[-1]))
+            *--t = '\0';
+        for (char *q = s; *q; q++)
+            if ((unsigned char)*q < 0x20)
+                *q = ' ';
+        if (c->n == cap) {
+            cap = cap ? cap * 2 : 256;
+            c->l = nd_xrealloc(c->l, cap * sizeof *c->l);
+        }
+        c->l[c->n++] = (struct nd_shape_line){.s = s, .indent = indent, .no = no};
+        p = le + 1;
+        if (nl == NULL)
+            break;
+        p = nl + 1;
+    }
+}
+
+/* ---- stacks ---- */
+
+static struct nd_shape_stack *nd_shape_stack_new(struct nd_shape_ctx *c, enum nd_stack_kind kind, bool main,
+                                                 long header)
+{
+    if (c->nst == ND_SHAPE_MAX_STACKS)
+        return NULL;
+    struct nd_shape_stack *st = &c->st[c->nst++];
+    memset(st, 0, sizeof *st);
+    st->kind = kind;
+    st->main = main;
+    st->header = header;
+    return st;
+}
+
+static void nd_shape_frame_add(struct nd_shape_stack *st, size_t li, const char *func, size_t fn, const char *file,
+                               size_t fl)
+{
+    if (st->n == ND_SHAPE_MAX_FRAMES) {
+        if (st->kind != ND_STK_TRACEBACK)
+            return; /* innermost first: the outermost frames may go */
+        free(st->f[0].text);
+        memmove(st->f, st->f + 1, (st->n - 1) * sizeof *st->f);
+        st->n--;
+    }
+    st->f = nd_xrealloc(st->f, (st->n + 1) * sizeof *st->f);
+    st->f[st->n].text = nd_xasprintf("%.*s %.*s", (int)fn, func, (int)fl, file);
+    st->f[st->n].li = li;
+    st->n++;
+}
+
+/* `File "x.py", line 3, in f` (traceback) or `File "x.py", line 3 in f`
+ * (faulthandler). */
+static bool nd_shape_pyframe(const char *s, const char **file, size_t *fl, const char **func, bool *comma)
+{
+    if (!nd_shape_prefix(s, "File \""))
+        return false;
+    const char *q = strchr(s + 6, '"');
+    if (!q)
+        return false;
+    *file = s + 6;
+    *fl = (size_t)(q - (s + 6));
+    const char *p = q + 1;
+    if (!nd_shape_prefix(p, ", line "))
+        return false;
+    p += 7;
+    if (!isdigit((unsigned char)*p))
+        return false;
+    while (isdigit((unsigned char)*p))
+        p++;
+    *comma = *p == ',';
+    if (*comma)
+        p++;
+    if (!nd_shape_prefix(p, " in "))
+        return false;
+    *func = p + 4;
+    return true;
+}
+
+/* The line that ends a traceback: `SomeError: message`, `KeyboardInterrupt`. */
+static bool nd_shape_exception_line(const char *s, bool *interrupt)
+{
+    const char *p = s;
+    if (nd_shape_prefix(p, "^C"))
+        p += 2;
+    const char *w = p;
+    while (isalnum((unsigned char)*p) || *p == '_' || *p == '.')
+        p++;
+    if (p == w || (*p && *p != ':'))
+        return false;
+    size_t n = (size_t)(p - w);
+    static const char *const ends[] = {"Error", "Exception", "Interrupt", "Exit", "Warning", "Failure"};
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        size_t k = strlen(ends[i]);
+        if (n >= k && strncmp(p - k, ends[i], k) == 0) {
+            *interrupt = n >= 17 && strncmp(p - 17, "KeyboardInterrupt", 17) == 0;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* "path/x.py:50: SomeError" (pytest --tb=short/line): fl gets the path's
+ * length. */
+static bool nd_shape_pytest_frame(const char *s, size_t *fl, bool *interrupt)
+{
+    const char *py = strstr(s, ".py:");
+    const char *sp = strchr(s, ' ');
+    if (!py || (sp && sp < py))
+        return false;
+    const char *p = py + 4;
+    if (!isdigit((unsigned char)*p))
+        return false;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (p[0] != ':' || p[1] != ' ')
+        return false;
+    *fl = (size_t)(py + 3 - s);
+    *interrupt = false;
+    return nd_shape_exception_line(p + 2, interrupt);
+}
+
+static void nd_shape_stacks(struct nd_shape_ctx *c)
+{
+    struct nd_shape_stack *cur = NULL;
+    for (size_t i = 0; i < c->n; i++) {
+        const char *s = c->l[i].s;
+        const char *file = NULL, *func = NULL;
+        size_t fl = 0;
+        bool comma = false, intr = false;
+        if (!*s) {
+            if (cur && cur->kind != ND_STK_TRACEBACK)
+                cur = NULL;
+            continue;
+        }
+        if (strstr(s, "Traceback (most recent call last):")) {
+            cur = nd_shape_stack_new(c, ND_STK_TRACEBACK, true, (long)i);
+            continue;
+        }
+        if (strstr(s, "(most recent call first):") &&
+            (nd_shape_prefix(s, "Thread 0x") || nd_shape_prefix(s, "Current thread") || nd_shape_prefix(s, "Stack"))) {
+            cur = nd_shape_stack_new(c, ND_STK_FAULTHANDLER, !nd_shape_prefix(s, "Thread"), (long)i);
+            continue;
+        }
+        if (nd_shape_prefix(s, "Thread ") && strstr(s, "): \"") && c->l[i].indent == 0) {
+            cur = nd_shape_stack_new(c, ND_STK_PYSPY, strstr(s, "\"MainThread\"") != NULL, (long)i);
+            continue;
+        }
+        if (nd_shape_prefix(s, "Thread ") && strstr(s, "(LWP ")) {
+            cur = nd_shape_stack_new(c, ND_STK_GDB, nd_shape_prefix(s, "Thread 1 "), (long)i);
+            continue;
+        }
+        if (nd_shape_pyframe(s, &file, &fl, &func, &comma)) {
+            if (!cur || (comma ? cur->kind != ND_STK_TRACEBACK : cur->kind != ND_STK_FAULTHANDLER) || cur->ended)
+                cur = nd_shape_stack_new(c, comma ? ND_STK_TRACEBACK : ND_STK_FAULTHANDLER, true, -1);
+            if (cur) {
+                nd_shape_frame_add(cur, i, func, strlen(func), file, fl);
+                cur->want_code = comma;
+            }
+            continue;
+        }
+        if (nd_shape_pytest_frame(s, &fl, &intr)) {
+            /* pytest's short report: "path.py:50: KeyboardInterrupt", the
+             * innermost place, one frame of its own. */
+            cur = nd_shape_stack_new(c, ND_STK_TRACEBACK, true, -1);
+            if (cur) {
+                nd_shape_frame_add(cur, i, "", 0, s, fl);
+                cur->ended = true;
+                cur->interrupted = intr;
+            }
+            cur = NULL;
+            continue;
+        }
+        if (s[0] == '#' && isdigit((unsigned char)s[1])) {
+            const char *p = s + 1;
+            while (isdigit((unsigned char)*p))
+                p++;
+            while (*p == ' ')
+                p++;
+            if (nd_shape_prefix(p, "0x")) {
+                const char *in = strstr(p, " in ");
+                p = in ? in + 4 : p;
+            }
+            if (!cur || cur->kind != ND_STK_GDB)
+                cur = nd_shape_stack_new(c, ND_STK_GDB, true, -1);
+            if (cur)
+                nd_shape_frame_add(cur, i, p, strlen(p), "", 0);
+            continue;
+        }
+        if (nd_shape_prefix(s, "frame #")) {
+            const char *p = strchr(s, ':');
+            p = p ? p + 1 : s;
+            if (!cur || cur->kind != ND_STK_GDB)
+                cur = nd_shape_stack_new(c, ND_STK_GDB, true, -1);
+            if (cur)
+                nd_shape_frame_add(cur, i, p, strlen(p), "", 0);
+            continue;
+        }
+        if (cur && cur->kind == ND_STK_PYSPY && c->l[i].indent > 0) {
+            /* py-spy: "    func (file.py:12)"; deeper lines are --locals. */
+            size_t n = strlen(s);
+            const char *open = strrchr(s, '(');
+            if (n > 2 && s[n - 1] == ')' && open && open > s && open[-1] == ' ')
+                nd_shape_frame_add(cur, i, s, (size_t)(open - 1 - s), open + 1, (size_t)(s + n - 1 - (open + 1)));
+            continue;
+        }
+        if (cur && cur->kind == ND_STK_TRACEBACK && !cur->ended) {
+            if (nd_shape_exception_line(s, &intr)) {
+                cur->ended = true;
+                cur->interrupted = intr;
+                cur->want_code = false;
+                continue;
+            }
+            if (cur->want_code && cur->n) {
+                struct nd_shape_frame *fr = &cur->f[cur->n - 1];
+                char *t = nd_xasprintf("%s %s", fr->text, s);
+                free(fr->text);
+                fr->text = t;
+                cur->want_code = false;
+                continue;
+            }
+        }
+        if (cur && cur->kind != ND_STK_TRACEBACK && c->l[i].indent > 0)
+            continue;
+        cur = cur && cur->kind == ND_STK_TRACEBACK && !cur->ended ? cur : NULL;
+        if (cur) /* text inside a traceback that is no frame (chained output) */
+            cur->want_code = false;
+    }
+}
+
+static const struct nd_shape_frame *nd_shape_inner(const struct nd_shape_stack *st, size_t k)
+{
+    if (k >= st->n)
+        return NULL;
+    return st->kind == ND_STK_TRACEBACK ? &st->f[st->n - 1 - k] : &st->f[k];
+}
+
+/* The class that names the waiter: the strongest one matched in the
+ * innermost frames, the innermost match among equals (file order breaks
+ * ties on one frame). */
+static const struct nd_shape_entry *nd_shape_classify(const struct nd_shape_ctx *c, const struct nd_shape_stack *st,
+                                                      const struct nd_shape_frame **at)
+{
+    const struct nd_shape_entry *best = NULL;
+    for (size_t k = 0; k < ND_SHAPE_DEPTH; k++) {
+        const struct nd_shape_frame *fr = nd_shape_inner(st, k);
+        if (!fr)
+            break;
+        for (size_t i = 0; i < c->set->n; i++) {
+            const struct nd_shape_entry *e = &c->set->v[i];
+            if (e->kind != ND_SHAPE_FRAMES || (best && e->priority <= best->priority))
+                continue;
+            if (nd_shape_res_match(&e->pat, fr->text)) {
+                best = e;
+                *at = fr;
+            }
+        }
+    }
+    return best;
+}
+
+static const struct nd_shape_frame *nd_shape_waits(const struct nd_shape_ctx *c, const struct nd_shape_stack *st)
+{
+    const struct nd_shape_entry *w = nd_kb_shape_find(c->set, ND_SHAPE_WAIT, NULL);
+    for (size_t k = 0; w && k < ND_SHAPE_WAIT_DEPTH; k++) {
+        const struct nd_shape_frame *fr = nd_shape_inner(st, k);
+        if (fr && nd_shape_res_match(&w->pat, fr->text))
+            return fr;
+    }
+    return NULL;
+}
+
+/* A stack that shows a stall: a dump, a Ctrl-C traceback, or a traceback
+ * cut off while it waited. A traceback that ends in another exception is
+ * a failure, not a stall. */
+static bool nd_shape_stall_stack(const struct nd_shape_ctx *c, const struct nd_shape_stack *st)
+{
+    if (st->n == 0)
+        return false;
+    if (st->kind != ND_STK_TRACEBACK)
+        return true;
+    if (st->ended)
+        return st->interrupted;
+    return nd_shape_waits(c, st) != NULL;
+}
+
+static void nd_shape_stack_finding(struct nd_shape_ctx *c, struct nd_findings *out)
+{
+    /* Main threads first (the last traceback before the others), then the
+     * other threads in order. */
+    const struct nd_shape_stack *order[ND_SHAPE_MAX_STACKS];
+    size_t n = 0;
+    for (size_t i = c->nst; i-- > 0;)
+        if (c->st[i].main && nd_shape_stall_stack(c, &c->st[i]))
+            order[n++] = &c->st[i];
+    for (size_t i = 0; i < c->nst; i++)
+        if (!c->st[i].main && nd_shape_stall_stack(c, &c->st[i]))
+            order[n++] = &c->st[i];
+    if (n == 0)
+        return;
+    const struct nd_shape_entry *e = NULL;
+    const struct nd_shape_frame *at = NULL;
+    const struct nd_shape_stack *st = NULL;
+    for (size_t i = 0; i < n && !e; i++) {
+        e = nd_shape_classify(c, order[i], &at);
+        st = order[i];
+    }
+    const struct nd_shape_frame *wait = NULL;
+    const char *kind = "stack";
+    if (!e) {
+        st = order[0];
+        wait = nd_shape_waits(c, st);
+        e = nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL, wait ? "stack-waiting" : "stack-dump");
+        if (!e || (!wait && st->kind == ND_STK_TRACEBACK))
+            return; /* a Ctrl-C in busy code says nothing about a wait */
+        at = wait ? wait : nd_shape_inner(st, 0);
+    }
+    const struct nd_shape_frame *inner = nd_shape_inner(st, 0);
+    char *where = nd_redact_text(at->text);
+    char *inn = nd_redact_text(inner->text);
+    char *detail = at == inner ? nd_xasprintf("Innermost frame: %.160s.", inn)
+                               : nd_xasprintf("Innermost frame: %.160s; the waiter: %.160s.", inn, where);
+    struct nd_finding *f = nd_shape_finding(out, e, kind, detail);
+    free(detail);
+    free(where);
+    free(inn);
+    if (st->header >= 0)
+        nd_shape_evidence(f, c->name, &c->l[st->header]);
+    nd_shape_evidence(f, c->name, &c->l[at->li]);
+    if (inner != at)
+        nd_shape_evidence(f, c->name, &c->l[inner->li]);
+    nd_shape_first(f);
+}
+
+/* ---- the last lines ---- */
+
+static bool nd_shape_end_line(const struct nd_shape_ctx *c, const char *s)
+{
+    const struct nd_shape_entry *e = nd_kb_shape_find(c->set, ND_SHAPE_END, NULL);
+    return e && nd_shape_res_match(&e->pat, s);
+}
+
+static void nd_shape_step_finding(struct nd_shape_ctx *c, struct nd_findings *out)
+{
+    const struct nd_shape_entry *best = NULL;
+    size_t best_li = 0;
+    for (size_t i = 0; i < c->set->n; i++) {
+        const struct nd_shape_entry *e = &c->set->v[i];
+        if (e->kind != ND_SHAPE_STEP)
+            continue;
+        long seen = 0;
+        for (size_t k = c->n; k-- > 0 && seen < e->tail;) {
+            const char *s = c->l[k].s;
+            if (!*s)
+                continue;
+            seen++;
+            if (nd_shape_end_line(c, s) || nd_shape_res_match(&e->done, s))
+                break;
+            if (nd_shape_res_match(&e->pat, s)) {
+                /* A named step before a generic one; then the later line. */
+                if (!best || e->priority > best->priority || (e->priority == best->priority && k > best_li)) {
+                    best = e;
+                    best_li = k;
+                }
+                break;
+            }
+        }
+    }
+    if (!best)
+        return;
+    /* Nothing after the step may say that the run went on or ended. */
+    for (size_t k = best_li + 1; k < c->n; k++)
+        if (nd_shape_end_line(c, c->l[k].s))
+            return;
+    size_t after = 0, last = best_li;
+    for (size_t k = best_li + 1; k < c->n; k++)
+        if (c->l[k].s[0]) {
+            after++;
+            last = k;
+        }
+    /* A gap in the timestamps after the step line is evidence of a stall. */
+    double t0 = 0, t1 = 0;
+    char gap[160] = "";
+    if (last > best_li && nd_kb_parse_timestamp(c->l[best_li].s, strlen(c->l[best_li].s), &t0) &&
+        nd_kb_parse_timestamp(c->l[last].s, strlen(c->l[last].s), &t1) && t1 - t0 >= 60)
+        snprintf(gap, sizeof gap, " Its timestamps show %.0f minutes between that line and the last one.",
+                 (t1 - t0) / 60);
+    char *detail = after ? nd_xasprintf("The log ends %zu line%s after it, with no error and no progress.%s", after,
+                                        after == 1 ? "" : "s", gap)
+                         : nd_xasprintf("It is the last line of the log: no error, no progress after it.");
+    struct nd_finding *f = nd_shape_finding(out, best, "stalled", detail);
+    free(detail);
+    nd_shape_evidence(f, c->name, &c->l[best_li]);
+    if (last != best_li)
+        nd_shape_evidence(f, c->name, &c->l[last]);
+    nd_shape_first(f);
+}
+
+/* ---- tool dumps ---- */
+
+static bool nd_shape_any(const struct nd_shape_ctx *c, const struct nd_shape_res *res, size_t *at)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (c->l[i].s[0] && nd_shape_res_match(res, c->l[i].s)) {
+            if (at)
+                *at = i;
+            return true;
+        }
+    return false;
+}
+
+static void nd_shape_dump_findings(struct nd_shape_ctx *c, struct nd_findings *out)
+{
+    for (size_t i = 0; i < c->set->n; i++) {
+        const struct nd_shape_entry *e = &c->set->v[i];
+        size_t hdr = 0, fault = 0;
+        if (e->kind != ND_SHAPE_DUMP || !nd_shape_any(c, &e->pat, &hdr) || !nd_shape_any(c, &e->done, &fault))
+            continue;
+        if (e->ctx.n && !nd_shape_any(c, &e->ctx, NULL)) {
+            /* Without its context the fault counts only in a dump pasted alone. */
+            bool alone = e->alone.n > 0;
+            for (size_t k = 0; k < c->n && alone; k++) {
+                const char *s = c->l[k].s;
+                alone = !*s || nd_shape_res_match(&e->pat, s) || nd_shape_res_match(&e->done, s) ||
+                        nd_shape_res_match(&e->alone, s);
+            }
+            if (!alone)
+                continue;
+        }
+        struct nd_finding *f = nd_shape_finding(out, e, "dump", NULL);
+        nd_shape_evidence(f, c->name, &c->l[fault]);
+        if (hdr != fault)
+            nd_shape_evidence(f, c->name, &c->l[hdr]);
+        nd_shape_first(f);
+    }
+}
+
+/* A number followed by unit (after optional spaces), anywhere in s. */
+static bool nd_shape_number_before(const char *s, const char *unit, double *v)
+{
+    for (const char *p = strstr(s, unit); p; p = strstr(p + 1, unit)) {
+        const char *q = p;
+        while (q > s && q[-1] == ' ')
+            q--;
+        const char *e = q;
+        while (q > s && (isdigit((unsigned char)q[-1]) || q[-1] == '.'))
+            q--;
+        if (q == e || !isdigit((unsigned char)*q))
+            continue;
+        *v = strtod(q, NULL);
+        return true;
+    }
+    return false;
+}
+
+/* The value after key ("data_time: 0.12"), key not preceded by a letter or '_'. */
+static bool nd_shape_number_after(const char *s, const char *key, double *v)
+{
+    size_t kn = strlen(key);
+    for (const char *p = strstr(s, key); p; p = strstr(p + 1, key)) {
+        if (p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+            continue;
+        const char *q = p + kn;
+        while (*q == ' ' || *q == ':' || *q == '=')
+            q++;
+        if (!isdigit((unsigned char)*q))
+            continue;
+        *v = strtod(q, NULL);
+        return true;
+    }
+    return false;
+}
+
+static int nd_shape_dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double nd_shape_median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, nd_shape_dcmp);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Rates seen in the tail (it/s, with s/it inverted), and data time against
+ * step time. */
+static void nd_shape_rate_findings(struct nd_shape_ctx *c, struct nd_findings *out)
+{
+    static const char *const units[] = {"it/s", "samples/s", "tokens/s", "img/s"};
+    size_t nunits = sizeof units / sizeof units[0];
+    double *rate[4] = {0};
+    size_t *rli[4] = {0};
+    size_t nrate[4] = {0};
+    double *ratio = NULL;
+    size_t nratio = 0, ratio_li = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const char *s = c->l[i].s;
+        if (!*s)
+            continue;
+        double v = 0, dt = 0, t = 0;
+        size_t u = nunits;
+        if (nd_shape_number_before(s, "it/s", &v))
+            u = 0;
+        else if (nd_shape_number_before(s, "s/it", &v) && v > 0) {
+            u = 0;
+            v = 1 / v;
+        } else {
+            for (size_t k = 1; k < nunits && u == nunits; k++)
+                if (nd_shape_number_before(s, units[k], &v))
+                    u = k;
+        }
+        if (u < nunits) {
+            rate[u] = nd_xrealloc(rate[u], (nrate[u] + 1) * sizeof *rate[u]);
+            rli[u] = nd_xrealloc(rli[u], (nrate[u] + 1) * sizeof *rli[u]);
+            rate[u][nrate[u]] = v;
+            rli[u][nrate[u]++] = i;
+        }
+        if (nd_shape_number_after(s, "data_time", &dt) && nd_shape_number_after(s, "time", &t) && t > 0) {
+            ratio = nd_xrealloc(ratio, (nratio + 1) * sizeof *ratio);
+            ratio[nratio++] = dt / t;
+            ratio_li = i;
+        }
+    }
+    size_t best = 0;
+    for (size_t k = 1; k < nunits; k++)
+        if (nrate[k] > nrate[best])
+            best = k;
+    const struct nd_shape_entry *e = nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL, "rate-collapse");
+    if (e && nrate[best] >= 8) {
+        /* Skip the warm-up, compare the steady early rate with the last ones. */
+        size_t n = nrate[best], skip = n / 8 + 1, last = 3;
+        size_t early_n = (n - skip - last) / 2 ? (n - skip - last) / 2 : 1;
+        double *tmp = nd_xmalloc(n * sizeof *tmp);
+        memcpy(tmp, rate[best] + skip, early_n * sizeof *tmp);
+        double early = nd_shape_median(tmp, early_n);
+        memcpy(tmp, rate[best] + n - last, last * sizeof *tmp);
+        double late = nd_shape_median(tmp, last);
+        free(tmp);
+        double limit = e->has_min ? e->min : 0.2;
+        if (early > 0 && late < early * limit) {
+            char *detail = nd_xasprintf("The rate fell from about %.3g to %.3g %s (%.0f%% of it).", early, late,
+                                        units[best], 100 * late / early);
+            struct nd_finding *f = nd_shape_finding(out, e, "rate", detail);
+            free(detail);
+            nd_shape_evidence(f, c->name, &c->l[rli[best][skip]]);
+            nd_shape_evidence(f, c->name, &c->l[rli[best][n - 1]]);
+            nd_shape_first(f);
+        }
+    }
+    e = nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL, "data-wait");
+    if (e && nratio >= 3) {
+        double m = nd_shape_median(ratio, nratio);
+        if (m >= (e->has_min ? e->min : 0.5) && m <= 1.05) {
+            char *detail = nd_xasprintf("Loading data takes %.0f%% of each step (median of %zu steps).", 100 * m,
+                                        nratio);
+            struct nd_finding *f = nd_shape_finding(out, e, "rate", detail);
+            free(detail);
+            nd_shape_evidence(f, c->name, &c->l[ratio_li]);
+            nd_shape_first(f);
+        }
+    }
+    for (size_t k = 0; k < nunits; k++) {
+        free(rate[k]);
+        free(rli[k]);
+    }
+    free(ratio);
+}
+
+/* Device rows of nvidia-smi ("| 15000MiB / 32510MiB |   0%  Default |") and
+ * npu-smi ("| 0   | 0000:C1:00.0  | 0   0 / 0   3396 / 65536 |"): the
+ * utilisation, or -1. */
+static int nd_shape_util(const char *s)
+{
+    if (s[0] != '|')
+        return -1;
+    const char *m = strstr(s, "MiB / ");
+    if (m) {
+        const char *bar = strchr(m, '|');
+        if (!bar)
+            return -1;
+        const char *p = bar + 1;
+        while (*p == ' ')
+            p++;
+        if (!isdigit((unsigned char)*p))
+            return -1;
+        int v = atoi(p);
+        while (isdigit((unsigned char)*p))
+            p++;
+        return *p == '%' ? v : -1;
+    }
+    /* npu-smi's second row: chip, bus id, AICore(%) first. */
+    const char *b = strchr(s + 1, '|');
+    if (!b)
+        return -1;
+    const char *p = b + 1;
+    while (*p == ' ')
+        p++;
+    if (!(isxdigit((unsigned char)p[0]) && strlen(p) > 12 && p[4] == ':' && p[7] == ':' && p[10] == '.'))
+        return -1;
+    const char *b2 = strchr(p, '|');
+    if (!b2)
+        return -1;
+    p = b2 + 1;
+    while (*p == ' ')
+        p++;
+    return isdigit((unsigned char)*p) ? atoi(p) : -1;
+}
+
+/* A process row of either tool's process table. */
+static bool nd_shape_proc_row(const char *s, bool in_table)
+{
+    if (!in_table || s[0] != '|' || strstr(s, "No running processes") || strstr(s, "Process id") ||
+        strstr(s, "PID"))
+        return false;
+    size_t n = strlen(s);
+    if (strstr(s, "MiB |") || (n > 4 && strstr(s, "MiB") && s[n - 1] == '|'))
+        return true;
+    /* npu-smi: "| 0   0   | 6513   | name   | 617  |" */
+    const char *b = strchr(s + 1, '|');
+    if (!b)
+        return false;
+    const char *p = b + 1;
+    while (*p == ' ')
+        p++;
+    return isdigit((unsigned char)*p);
+}
+
+static void nd_shape_util_findings(struct nd_shape_ctx *c, struct nd_findings *out)
+{
+    size_t ndev = 0, nbusy = 0, nproc = 0, njob = 0, dev_li = 0, job_li = 0;
+    bool in_procs = false;
+    for (size_t i = 0; i < c->n; i++) {
+        const char *s = c->l[i].s;
+        if (!*s)
+            continue;
+        if (strstr(s, "Processes:") || strstr(s, "Process id") || strstr(s, "Process name"))
+            in_procs = true;
+        int u = nd_shape_util(s);
+        if (u >= 0 && !in_procs) {
+            if (ndev++ == 0)
+                dev_li = i;
+            nbusy += u > 0;
+            continue;
+        }
+        if (s[0] == '|' || s[0] == '+')
+            continue;
+        /* Job output beside the dump: progress or loss lines. */
+        if (strstr(s, "it/s") || strstr(s, "s/it") || strstr(s, "loss") || strstr(s, "Loss") ||
+            strstr(s, "samples/s")) {
+            if (njob++ == 0)
+                job_li = i;
+        }
+    }
+    in_procs = false;
+    for (size_t i = 0; i < c->n; i++) {
+        const char *s = c->l[i].s;
+        if (strstr(s, "Processes:") || strstr(s, "Process id") || strstr(s, "Process name"))
+            in_procs = true;
+        else if (nd_shape_proc_row(s, in_procs))
+            nproc++;
+    }
+    if (ndev == 0 || nbusy > 0 || njob == 0)
+        return;
+    const struct nd_shape_entry *e = nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL, nproc ? "device-idle" : "device-unused");
+    if (!e)
+        return;
+    char *detail = nd_xasprintf("%zu device%s at 0%% utilisation, %zu process%s on them, while the job prints progress.",
+                                ndev, ndev == 1 ? "" : "s", nproc, nproc == 1 ? "" : "es");
+    struct nd_finding *f = nd_shape_finding(out, e, "device", detail);
+    free(detail);
+    nd_shape_evidence(f, c->name, &c->l[dev_li]);
+    nd_shape_evidence(f, c->name, &c->l[job_li]);
+    nd_shape_first(f);
+}
+
+void nd_kb_shape_analyze(const struct nd_kb_shape_set *set, const char *name, const char *text, size_t len,
+                         long first_line, struct nd_findings *out)
+{
+    if (!set || !set->n || !text || !len)
+        return;
+    struct nd_shape_ctx c = {.set = set, .name = name ? name : "<input>"};
+    char *copy = nd_xmalloc(len + 1);
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    for (size_t i = 0; i < len; i++)
+        if (copy[i] == '\0')
+            copy[i] = ' ';
+    nd_shape_lines(&c, copy, len, first_line);
+    nd_shape_stacks(&c);
+    nd_shape_dump_findings(&c, out);
+    nd_shape_stack_finding(&c, out);
+    nd_shape_step_finding(&c, out);
+    nd_shape_rate_findings(&c, out);
+    nd_shape_util_findings(&c, out);
+    for (size_t i = 0; i < c.nst; i++) {
+        for (size_t k = 0; k < c.st[i].n; k++)
+            free(c.st[i].f[k].text);
+        free(c.st[i].f);
+    }
+    free(c.l);
+    free(copy);
+}
+
+/* ---- the scan side ---- */
+
+struct nd_kb_shape_scan {
+    const struct nd_kb_shape_set *set;
+    const char *name;
+    char *tail;
+    size_t len;
+    bool cut; /* the tail starts inside a line */
+    struct nd_findings found;
+};
+
+struct nd_kb_shape_scan *nd_kb_shape_scan_new(const struct nd_kb_shape_set *set)
+{
+    if (!set || !set->n)
+        return NULL;
+    struct nd_kb_shape_scan *sh = nd_xcalloc(1, sizeof *sh);
+    sh->set = set;
+    return sh;
+}
+
+void nd_kb_shape_begin(struct nd_kb_shape_scan *sh, const char *name)
+{
+    if (!sh)
+        return;
+    sh->name = name;
+    sh->len = 0;
+    sh->cut = false;
+}
+
+void nd_kb_shape_feed(struct nd_kb_shape_scan *sh, const char *data, size_t len)
+{
+    if (!sh || !len)
+        return;
+    if (!sh->tail)
+        sh->tail = nd_xmalloc(2 * ND_SHAPE_TAIL);
+    if (len >= ND_SHAPE_TAIL) {
+        memcpy(sh->tail, data + len - ND_SHAPE_TAIL, ND_SHAPE_TAIL);
+        sh->len = ND_SHAPE_TAIL;
+        sh->cut = true;
+        return;
+    }
+    if (sh->len + len > 2 * ND_SHAPE_TAIL) {
+        size_t drop = sh->len + len - ND_SHAPE_TAIL;
+        memmove(sh->tail, sh->tail + drop, sh->len - drop);
+        sh->len -= drop;
+        sh->cut = true;
+    }
+    memcpy(sh->tail + sh->len, data, len);
+    sh->len += len;
+}
+
+void nd_kb_shape_end(struct nd_kb_shape_scan *sh, long nlines)
+{
+    if (!sh || !sh->len)
+        return;
+    const char *t = sh->tail;
+    size_t n = sh->len;
+    if (sh->cut) { /* from the first whole line */
+        const char *nl = memchr(t, '\n', n);
+        if (!nl)
+            return;
+        n -= (size_t)(nl + 1 - t);
+        t = nl + 1;
+    }
+    long lines = 0;
+    for (size_t i = 0; i < n; i++)
+        lines += t[i] == '\n';
+    if (n && t[n - 1] != '\n')
+        lines++;
+    if (sh->found.n < ND_SHAPE_MAX_KEEP)
+        nd_kb_shape_analyze(sh->set, sh->name, t, n, nlines - lines + 1, &sh->found);
+    sh->len = 0;
+}
+
+static bool nd_shape_refined(const struct nd_kb_shape_set *set, const struct nd_finding *f)
+{
+    if (strcmp(f->id, "generic.unexplained-error") == 0)
+        return f->title && strstr(f->title, "KeyboardInterrupt");
+    const struct nd_shape_entry *e = nd_kb_shape_find(set, ND_SHAPE_REFINES, NULL);
+    for (size_t i = 0; e && i < e->pat.n; i++)
+        if (strcmp(e->pat.v[i].src, f->id) == 0)
+            return true;
+    return false;
+}
+
+void nd_kb_shape_merge(struct nd_kb_shape_scan *sh, struct nd_findings *out, size_t before)
+{
+    if (!sh || !sh->found.n)
+        return;
+    if (out->n == before) {
+        for (size_t i = 0; i < sh->found.n && i < 2; i++)
+            nd_findings_add_copy(out, sh->found.v[i]);
+        return;
+    }
+    /* A Ctrl-C or a bare dump, and the frames or the last step say where it
+     * waited: that goes first (a wait that names no waiter adds nothing to
+     * the rule); an unexplained KeyboardInterrupt is no failure of its own. */
+    const struct nd_finding *top = sh->found.v[0];
+    if (!nd_shape_refined(sh->set, out->v[before]) || strncmp(top->id, "shape.stack.stack-", 18) == 0)
+        return;
+    if (strcmp(out->v[before]->id, "generic.unexplained-error") == 0 && strncmp(top->id, "shape.stack.", 12) == 0) {
+        nd_findings_remove(out, before);
+    }
+    nd_findings_add_copy(out, top);
+    struct nd_finding *f = out->v[out->n - 1];
+    memmove(&out->v[before + 1], &out->v[before], (out->n - 1 - before) * sizeof *out->v);
+    out->v[before] = f;
+}
+
+void nd_kb_shape_scan_free(struct nd_kb_shape_scan *sh)
+{
+    if (!sh)
+        return;
+    nd_findings_release(&sh->found);
+    free(sh->tail);
+    free(sh);
+}

@@ -1,0 +1,323 @@
+/* The log-shape vocabulary: [shape.*] sections of the rule files
+ * (rules/logshape.rules). kb_rules.c hands each of their keys here, so a
+ * site can extend or replace the vocabulary like any rule, and `rules lint`
+ * and `rules test` check it with the rules. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/strbuf.h"
+#include "kb/kb_internal.h"
+#include "kb/kb_shape.h"
+
+static void nd_shape_problem(struct nd_strv *problems, const char *file, long line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void nd_shape_problem(struct nd_strv *problems, const char *file, long line, const char *fmt, ...)
+{
+    char msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char *s = nd_xasprintf("%s:%ld: %s", file, line, msg);
+    nd_strv_push(problems, s, line);
+    free(s);
+}
+
+static const struct {
+    const char *prefix;
+    enum nd_shape_kind kind;
+    bool named;
+} nd_shape_kinds[] = {
+    {"frames.", ND_SHAPE_FRAMES, true}, {"step.", ND_SHAPE_STEP, true},     {"dump.", ND_SHAPE_DUMP, true},
+    {"signal.", ND_SHAPE_SIGNAL, true}, {"wait", ND_SHAPE_WAIT, false},     {"end", ND_SHAPE_END, false},
+    {"refines", ND_SHAPE_REFINES, false},
+};
+
+static void nd_shape_res_release(struct nd_shape_res *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        if (r->v[i].ok)
+            regfree(&r->v[i].re);
+        free(r->v[i].src);
+    }
+    free(r->v);
+    memset(r, 0, sizeof *r);
+}
+
+static void nd_shape_entry_release(struct nd_shape_entry *e)
+{
+    free(e->name);
+    free(e->file);
+    free(e->category);
+    free(e->title);
+    free(e->cause);
+    for (size_t i = 0; i < e->nfix; i++)
+        free(e->fix[i]);
+    free(e->fix);
+    for (size_t i = 0; i < e->nexample; i++)
+        free(e->example[i]);
+    for (size_t i = 0; i < e->ncounter; i++)
+        free(e->counter[i]);
+    free(e->example);
+    free(e->counter);
+    free(e->example_line);
+    free(e->counter_line);
+    nd_shape_res_release(&e->pat);
+    nd_shape_res_release(&e->done);
+    nd_shape_res_release(&e->ctx);
+    nd_shape_res_release(&e->alone);
+    memset(e, 0, sizeof *e);
+}
+
+void nd_kb_shape_release(struct nd_kb_shape_set *set)
+{
+    for (size_t i = 0; i < set->n; i++)
+        nd_shape_entry_release(&set->v[i]);
+    free(set->v);
+    memset(set, 0, sizeof *set);
+}
+
+const struct nd_shape_entry *nd_kb_shape_find(const struct nd_kb_shape_set *set, enum nd_shape_kind kind,
+                                              const char *name)
+{
+    for (size_t i = 0; set && i < set->n; i++)
+        if (set->v[i].kind == kind && (!name || strcmp(set->v[i].name, name) == 0))
+            return &set->v[i];
+    return NULL;
+}
+
+bool nd_shape_res_match(const struct nd_shape_res *res, const char *text)
+{
+    for (size_t i = 0; i < res->n; i++)
+        if (res->v[i].ok && regexec(&res->v[i].re, text, 0, NULL, 0) == 0)
+            return true;
+    return false;
+}
+
+static void nd_shape_res_add(struct nd_shape_res *r, const char *src, long line, int flags, bool compile,
+                             const char *file, struct nd_strv *problems)
+{
+    r->v = nd_xrealloc(r->v, (r->n + 1) * sizeof *r->v);
+    struct nd_shape_re *x = &r->v[r->n++];
+    memset(x, 0, sizeof *x);
+    x->src = nd_xstrdup(src);
+    x->line = line;
+    if (!compile)
+        return;
+    int rc = regcomp(&x->re, src, REG_EXTENDED | REG_NOSUB | flags);
+    if (rc != 0) {
+        char msg[200];
+        regerror(rc, &x->re, msg, sizeof msg);
+        nd_shape_problem(problems, file, line, "pattern does not compile (%s): %s", msg, src);
+        return;
+    }
+    x->ok = true;
+}
+
+static void nd_shape_strs_add(char ***v, long **lines, size_t *n, const char *s, long line)
+{
+    *v = nd_xrealloc(*v, (*n + 1) * sizeof **v);
+    if (lines)
+        *lines = nd_xrealloc(*lines, (*n + 1) * sizeof **lines);
+    (*v)[*n] = nd_xstrdup(s);
+    if (lines)
+        (*lines)[*n] = line;
+    (*n)++;
+}
+
+static void nd_shape_single(char **slot, bool cont, const char *val, const char *key, const char *file, long line,
+                            struct nd_strv *problems)
+{
+    if (cont && *slot) {
+        char *j = nd_xasprintf("%s %s", *slot, val);
+        free(*slot);
+        *slot = j;
+        return;
+    }
+    if (*slot) {
+        nd_shape_problem(problems, file, line, "key '%s' given twice", key);
+        return;
+    }
+    *slot = nd_xstrdup(val);
+}
+
+/* The entry a key goes to: the last one of this kind and name, or a new
+ * one. A section met again in a later file replaces the earlier one. */
+static struct nd_shape_entry *nd_shape_entry_for(struct nd_kb_shape_set *set, enum nd_shape_kind kind,
+                                                 const char *name, const char *file, long line, unsigned parse_id,
+                                                 bool fresh)
+{
+    for (size_t i = set->n; i-- > 0;) {
+        struct nd_shape_entry *e = &set->v[i];
+        if (e->kind != kind || strcmp(e->name, name) != 0)
+            continue;
+        if (!fresh || e->parse_id == parse_id)
+            return e;
+        nd_shape_entry_release(e);
+        memmove(e, e + 1, (set->n - i - 1) * sizeof *e);
+        set->n--;
+        break;
+    }
+    set->v = nd_xrealloc(set->v, (set->n + 1) * sizeof *set->v);
+    struct nd_shape_entry *e = &set->v[set->n++];
+    memset(e, 0, sizeof *e);
+    e->kind = kind;
+    e->name = nd_xstrdup(name);
+    e->file = nd_xstrdup(file);
+    e->line = line;
+    e->parse_id = parse_id;
+    e->tail = 6;
+    e->priority = 5;
+    return e;
+}
+
+void nd_kb_shape_key(struct nd_kb_shape_set *set, const char *file, long line, unsigned parse_id, bool fresh,
+                     bool cont, const char *section, const char *key, const char *val, struct nd_strv *problems)
+{
+    enum nd_shape_kind kind = ND_SHAPE_END;
+    const char *name = NULL;
+    for (size_t i = 0; i < sizeof nd_shape_kinds / sizeof nd_shape_kinds[0] && !name; i++) {
+        size_t pn = strlen(nd_shape_kinds[i].prefix);
+        if (nd_shape_kinds[i].named ? strncmp(section, nd_shape_kinds[i].prefix, pn) == 0 && section[pn]
+                                    : strcmp(section, nd_shape_kinds[i].prefix) == 0) {
+            kind = nd_shape_kinds[i].kind;
+            name = nd_shape_kinds[i].named ? section + pn : section;
+        }
+    }
+    if (!name) {
+        nd_shape_problem(problems, file, line,
+                         "[shape.%s]: not a shape section (frames.NAME, step.NAME, dump.NAME, signal.NAME, wait, end, "
+                         "refines)",
+                         section);
+        return;
+    }
+    struct nd_shape_entry *e = nd_shape_entry_for(set, kind, name, file, line, parse_id, fresh);
+    bool described = kind == ND_SHAPE_FRAMES || kind == ND_SHAPE_STEP || kind == ND_SHAPE_DUMP ||
+                     kind == ND_SHAPE_SIGNAL;
+    if (cont && strcmp(key, "title") != 0 && strcmp(key, "cause") != 0 && strcmp(key, "fix") != 0) {
+        nd_shape_problem(problems, file, line, "indented line continues '%s', which cannot span lines", key);
+        return;
+    }
+    if (described && strcmp(key, "category") == 0) {
+        nd_shape_single(&e->category, false, val, key, file, line, problems);
+        if (!nd_category_is_valid(val))
+            nd_shape_problem(problems, file, line, "[shape.%s]: '%s' is not a known category", section, val);
+    } else if (described && strcmp(key, "title") == 0) {
+        nd_shape_single(&e->title, cont, val, key, file, line, problems);
+    } else if (described && strcmp(key, "cause") == 0) {
+        nd_shape_single(&e->cause, cont, val, key, file, line, problems);
+    } else if (described && strcmp(key, "fix") == 0) {
+        if (cont && e->nfix) {
+            char *j = nd_xasprintf("%s %s", e->fix[e->nfix - 1], val);
+            free(e->fix[e->nfix - 1]);
+            e->fix[e->nfix - 1] = j;
+        } else {
+            nd_shape_strs_add(&e->fix, NULL, &e->nfix, val, line);
+        }
+    } else if (strcmp(key, "frame") == 0 && (kind == ND_SHAPE_FRAMES || kind == ND_SHAPE_WAIT)) {
+        nd_shape_res_add(&e->pat, val, line, REG_ICASE, true, file, problems);
+    } else if (strcmp(key, "pattern") == 0 && (kind == ND_SHAPE_STEP || kind == ND_SHAPE_END)) {
+        nd_shape_res_add(&e->pat, val, line, 0, true, file, problems);
+    } else if (strcmp(key, "header") == 0 && kind == ND_SHAPE_DUMP) {
+        nd_shape_res_add(&e->pat, val, line, 0, true, file, problems);
+    } else if ((strcmp(key, "done") == 0 && kind == ND_SHAPE_STEP) ||
+               (strcmp(key, "fault") == 0 && kind == ND_SHAPE_DUMP)) {
+        nd_shape_res_add(&e->done, val, line, 0, true, file, problems);
+    } else if (strcmp(key, "context") == 0 && kind == ND_SHAPE_DUMP) {
+        nd_shape_res_add(&e->ctx, val, line, 0, true, file, problems);
+    } else if (strcmp(key, "alone") == 0 && kind == ND_SHAPE_DUMP) {
+        nd_shape_res_add(&e->alone, val, line, 0, true, file, problems);
+    } else if (strcmp(key, "rule") == 0 && kind == ND_SHAPE_REFINES) {
+        nd_shape_res_add(&e->pat, val, line, 0, false, file, problems);
+    } else if (strcmp(key, "tail") == 0 && kind == ND_SHAPE_STEP) {
+        char *end = NULL;
+        long n = strtol(val, &end, 10);
+        if (end == val || *end || n < 1 || n > 200)
+            nd_shape_problem(problems, file, line, "tail must be a number of lines (1-200)");
+        else
+            e->tail = n;
+    } else if (strcmp(key, "priority") == 0 && (kind == ND_SHAPE_FRAMES || kind == ND_SHAPE_STEP)) {
+        char *end = NULL;
+        long n = strtol(val, &end, 10);
+        if (end == val || *end || n < 1 || n > 9)
+            nd_shape_problem(problems, file, line, "priority must be 1-9");
+        else
+            e->priority = (int)n;
+    } else if (strcmp(key, "min") == 0 && kind == ND_SHAPE_SIGNAL) {
+        char *end = NULL;
+        double v = strtod(val, &end);
+        if (end == val || *end || v <= 0)
+            nd_shape_problem(problems, file, line, "min must be a positive number");
+        else {
+            e->min = v;
+            e->has_min = true;
+        }
+    } else if (strcmp(key, "example") == 0 && kind != ND_SHAPE_REFINES) {
+        nd_shape_strs_add(&e->example, &e->example_line, &e->nexample, val, line);
+    } else if (strcmp(key, "counter") == 0 && kind != ND_SHAPE_REFINES && kind != ND_SHAPE_SIGNAL) {
+        nd_shape_strs_add(&e->counter, &e->counter_line, &e->ncounter, val, line);
+    } else {
+        nd_shape_problem(problems, file, line, "unknown key '%s' in [shape.%s]", key, section);
+    }
+}
+
+void nd_kb_shape_check(const struct nd_kb_shape_set *set, struct nd_strv *problems)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        const struct nd_shape_entry *e = &set->v[i];
+        bool described = e->kind == ND_SHAPE_FRAMES || e->kind == ND_SHAPE_STEP || e->kind == ND_SHAPE_DUMP ||
+                         e->kind == ND_SHAPE_SIGNAL;
+        const char *what = e->kind == ND_SHAPE_DUMP ? "header" : e->kind == ND_SHAPE_REFINES ? "rule"
+                           : e->kind == ND_SHAPE_FRAMES || e->kind == ND_SHAPE_WAIT         ? "frame"
+                                                                                            : "pattern";
+        if (described && !e->category)
+            nd_shape_problem(problems, e->file, e->line, "[shape] %s has no category", e->name);
+        if (described && !e->title)
+            nd_shape_problem(problems, e->file, e->line, "[shape] %s has no title", e->name);
+        if (described && e->nfix == 0)
+            nd_shape_problem(problems, e->file, e->line, "[shape] %s has no fix", e->name);
+        if (e->kind != ND_SHAPE_SIGNAL && e->pat.n == 0)
+            nd_shape_problem(problems, e->file, e->line, "[shape] %s has no %s", e->name, what);
+        if (e->kind == ND_SHAPE_DUMP && e->done.n == 0)
+            nd_shape_problem(problems, e->file, e->line, "[shape] %s has no fault", e->name);
+        if (e->kind != ND_SHAPE_SIGNAL && e->kind != ND_SHAPE_REFINES && e->nexample == 0)
+            nd_shape_problem(problems, e->file, e->line, "[shape] %s has no example", e->name);
+    }
+}
+
+/* What an example is checked against: the frame or step patterns, or, for
+ * a dump, its fault lines. */
+static const struct nd_shape_res *nd_shape_example_res(const struct nd_shape_entry *e)
+{
+    return e->kind == ND_SHAPE_DUMP ? &e->done : &e->pat;
+}
+
+size_t nd_kb_shape_test(const struct nd_kb_shape_set *set, FILE *fp, size_t *nchecked)
+{
+    size_t fails = 0, checked = 0;
+    for (size_t i = 0; set && i < set->n; i++) {
+        const struct nd_shape_entry *e = &set->v[i];
+        if (e->kind == ND_SHAPE_SIGNAL || e->kind == ND_SHAPE_REFINES)
+            continue;
+        const struct nd_shape_res *res = nd_shape_example_res(e);
+        for (size_t j = 0; j < e->nexample; j++, checked++)
+            if (!nd_shape_res_match(res, e->example[j])) {
+                fprintf(fp, "%s:%ld: [shape.%s] example does not match: %s\n", e->file, e->example_line[j], e->name,
+                        e->example[j]);
+                fails++;
+            }
+        /* A step's counter may start the step if it also shows it done. */
+        for (size_t j = 0; j < e->ncounter; j++, checked++)
+            if (nd_shape_res_match(res, e->counter[j]) &&
+                !(e->kind == ND_SHAPE_STEP && nd_shape_res_match(&e->done, e->counter[j]))) {
+                fprintf(fp, "%s:%ld: [shape.%s] counter example matches: %s\n", e->file, e->counter_line[j],
+                        e->name, e->counter[j]);
+                fails++;
+            }
+    }
+    if (nchecked)
+        *nchecked += checked;
+    return fails;
+}

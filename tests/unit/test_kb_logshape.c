@@ -1,0 +1,349 @@
+/* Unit tests for the log-shape analysis (kb_logshape.c, kb_shape_rules.c):
+ * stack dumps classified by their innermost frames, the blocking step a log
+ * stops in, throughput shapes, tool dumps, how the findings merge with the
+ * rules' (never above a cause, before a rule that only says "stuck"), the
+ * [shape.*] parser's problems, and the built-in vocabulary on real forms. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/strbuf.h"
+#include "kb/kb_internal.h"
+#include "kb_test_kb.h"
+
+static const char *shape_text =
+    "[t.cause]\ncategory = device-oom\npattern = HBMGONE\ntitle = oom\nfix = f\nexample = HBMGONE\n"
+    "[t.interrupted]\ncategory = hang\nseverity = warning\nrole = symptom\npattern = ^KeyboardInterrupt$\n"
+    "title = ctrl-c\nfix = f\nexample = KeyboardInterrupt\n"
+    "[shape.refines]\nrule = t.interrupted\n"
+    "[shape.frames.collective]\ncategory = distributed\ntitle = coll\nfix = f\n"
+    "frame = torch/distributed/|c10d::\nexample = barrier torch/distributed/distributed_c10d.py\n"
+    "[shape.frames.loader]\ncategory = input-bound\ntitle = loader\nfix = f\n"
+    "frame = _data_queue|torch/utils/data/\nexample = _try_get_data torch/utils/data/dataloader.py\n"
+    "[shape.wait]\nframe = (^| )(wait|poll|select|get|pthread_cond_wait)( |$)\nexample = wait threading.py\n"
+    "[shape.signal.stack-waiting]\ncategory = hang\ntitle = waiting\nfix = f\n"
+    "[shape.signal.stack-dump]\ncategory = hang\ntitle = dump\nfix = f\n"
+    "[shape.step.init]\ncategory = distributed\ntitle = init\nfix = f\ntail = 4\n"
+    "pattern = NCCL INFO Bootstrap\ndone = Init COMPLETE\nexample = NCCL INFO Bootstrap : Using eth0\n"
+    "[shape.step.shards]\ncategory = hang\ntitle = shards\nfix = f\n"
+    "pattern = Loading checkpoint shards: +[0-9]+%\ndone = shards: +100%\n"
+    "example = Loading checkpoint shards:  50%|\ncounter = Loading checkpoint shards: 100%|\n"
+    "[shape.end]\npattern = Training completed\nexample = Training completed.\n"
+    "[shape.dump.npu]\ncategory = device-fault\ntitle = npu\nfix = f\nheader = npu-smi [0-9]\n"
+    "fault = \\| +(Alarm|Critical) +\\|\nexample = | 0  910B3   | Alarm   |\n"
+    "[shape.dump.topo]\ncategory = distributed\ntitle = topo\nfix = f\nheader = ^GPU0 +GPU1\n"
+    "fault = ^GPU[0-9]+ .* (PXB|PIX)( |$)\ncontext = hang\nalone = ^GPU[0-9]+ \nexample = GPU0 X PXB\n"
+    "[shape.signal.rate-collapse]\ncategory = input-bound\ntitle = collapse\nfix = f\nmin = 0.2\n"
+    "[shape.signal.data-wait]\ncategory = input-bound\ntitle = data\nfix = f\n"
+    "[shape.signal.device-idle]\ncategory = input-bound\ntitle = idle\nfix = f\n"
+    "[shape.signal.device-unused]\ncategory = cpu-fallback\ntitle = unused\nfix = f\n";
+
+static struct nd_kb *make_kb(void)
+{
+    return nd_test_kb(shape_text);
+}
+
+static void explain(struct nd_kb *kb, const char *text, struct nd_findings *out)
+{
+    struct nd_kb_scan *s = nd_kb_scan_new(kb);
+    assert_int_equal(nd_kb_scan_buffer(s, "job.log", text, strlen(text)), 0);
+    nd_kb_scan_finish(s, out, false);
+    nd_kb_scan_free(s);
+}
+
+/* The id of the first finding explain gives, or "" (caller frees nothing). */
+static char first_id[128];
+static const char *top(struct nd_kb *kb, const char *text)
+{
+    struct nd_findings out = ND_FINDINGS_INIT;
+    explain(kb, text, &out);
+    snprintf(first_id, sizeof first_id, "%s", out.n ? out.v[0]->id : "");
+    if (out.n && strncmp(out.v[0]->id, "shape.", 6) == 0) {
+        assert_int_equal(out.v[0]->severity, ND_SEV_WARNING);
+        assert_int_equal(out.v[0]->confidence, ND_CONF_LOW);
+        assert_true(out.v[0]->nevidence > 0);
+    }
+    nd_findings_release(&out);
+    return first_id;
+}
+
+static void test_pyspy_collective(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    /* The main thread waits in a barrier; another thread's queue wait is noise. */
+    assert_string_equal(top(kb, "Process 12: python train.py\n\n"
+                                "Thread 13 (idle): \"Thread-1\"\n"
+                                "    get (queue.py:170)\n"
+                                "    _loop (torch/utils/data/_utils/pin_memory.py:28)\n"
+                                "Thread 12 (idle): \"MainThread\"\n"
+                                "    barrier (torch/distributed/distributed_c10d.py:3703)\n"
+                                "    main (train.py:40)\n"),
+                        "shape.stack.collective");
+    nd_kb_free(kb);
+}
+
+static void test_faulthandler_and_gdb(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    assert_string_equal(top(kb, "Timeout (0:02:00)!\n"
+                                "Thread 0x00007f5a1c3fe700 (most recent call first):\n"
+                                "  File \"/usr/lib/python3/torch/utils/data/dataloader.py\", line 1133 in _try_get_data\n"
+                                "  File \"train.py\", line 10 in main\n"),
+                        "shape.stack.loader");
+    /* gdb: #0 is innermost; no class, but it sleeps in a condition wait. */
+    assert_string_equal(top(kb, "#0  0x00007f12 in pthread_cond_wait () from /lib/libpthread.so.0\n"
+                                "#1  0x00007f13 in worker_main () from /opt/lib/libfoo.so\n"),
+                        "shape.stack.stack-waiting");
+    nd_kb_free(kb);
+}
+
+static void test_ctrl_c_traceback(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    const char *log = "step 3 loss 1.0\n"
+                      "Traceback (most recent call last):\n"
+                      "  File \"train.py\", line 60, in main\n"
+                      "    for batch in loader:\n"
+                      "  File \"/usr/lib/python3/torch/utils/data/dataloader.py\", line 1284, in _get_data\n"
+                      "    success, data = self._try_get_data()\n"
+                      "  File \"/usr/lib/python3.10/multiprocessing/connection.py\", line 424, in _poll\n"
+                      "    r = wait([self], timeout)\n"
+                      "KeyboardInterrupt\n";
+    struct nd_findings out = ND_FINDINGS_INIT;
+    explain(kb, log, &out);
+    /* The stuck frame goes before the rule that only says "interrupted". */
+    assert_true(out.n >= 2);
+    assert_string_equal(out.v[0]->id, "shape.stack.loader");
+    assert_string_equal(out.v[1]->id, "t.interrupted");
+    assert_string_equal(out.v[0]->first_file, "job.log");
+    assert_int_equal(out.v[0]->first_line, 2);
+    nd_findings_release(&out);
+    /* A traceback that ends in a real exception is a failure, not a stall. */
+    assert_string_equal(top(kb, "Traceback (most recent call last):\n"
+                                "  File \"/usr/lib/python3/torch/utils/data/dataloader.py\", line 1, in _get_data\n"
+                                "    x = self._data_queue.get()\n"
+                                "ValueError: bad sample\n"),
+                        "generic.unexplained-error");
+    nd_kb_free(kb);
+}
+
+static void test_never_above_a_cause(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    assert_string_equal(top(kb, "HBMGONE on device 0\n"
+                                "Thread 12 (idle): \"MainThread\"\n"
+                                "    barrier (torch/distributed/distributed_c10d.py:3703)\n"),
+                        "t.cause");
+    nd_kb_free(kb);
+}
+
+static void test_last_step(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    assert_string_equal(top(kb, "epoch 0 start\nnode:1:1 [0] NCCL INFO Bootstrap : Using eth0\nsome noise\n"),
+                        "shape.stalled.init");
+    /* The step finished, or the run went on to its end: no stall. */
+    assert_string_equal(top(kb, "NCCL INFO Bootstrap : Using eth0\nNCCL INFO comm 0x1 rank 0 - Init COMPLETE\n"), "");
+    assert_string_equal(top(kb, "NCCL INFO Bootstrap : Using eth0\nTraining completed.\n"), "");
+    /* Too far from the end (tail = 4 non-blank lines). */
+    assert_string_equal(top(kb, "NCCL INFO Bootstrap : Using eth0\na\nb\n\nc\nd\n"), "");
+    assert_string_equal(top(kb, "Loading checkpoint shards:  50%|#####     | 1/2\n"), "shape.stalled.shards");
+    assert_string_equal(top(kb, "Loading checkpoint shards: 100%|##########| 2/2\n"), "");
+    nd_kb_free(kb);
+}
+
+static void test_rates(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_init(&sb);
+    for (int i = 0; i < 12; i++)
+        nd_strbuf_addf(&sb, "Epoch 1: %d/1000 [00:%02d<10:00, %.2fit/s, loss=1.0]\n", i * 10, i, 9.5 + (i % 3) * 0.2);
+    char *steady = nd_xstrdup(sb.buf);
+    assert_string_equal(top(kb, steady), "");
+    for (int i = 0; i < 3; i++)
+        nd_strbuf_addf(&sb, "Epoch 1: %d/1000 [02:%02d<90:00, %.2fs/it, loss=1.0]\n", 200 + i, i, 4.0 + i);
+    assert_string_equal(top(kb, sb.buf), "shape.rate.rate-collapse");
+    nd_strbuf_release(&sb);
+    free(steady);
+    /* Data time close to step time; and a healthy ratio. */
+    assert_string_equal(top(kb, "Epoch [1][50/900] time: 1.00, data_time: 0.90, loss: 1\n"
+                                "Epoch [1][100/900] time: 1.10, data_time: 0.95, loss: 1\n"
+                                "Epoch [1][150/900] time: 0.98, data_time: 0.88, loss: 1\n"),
+                        "shape.rate.data-wait");
+    assert_string_equal(top(kb, "Epoch [1][50/900] time: 1.00, data_time: 0.03, loss: 1\n"
+                                "Epoch [1][100/900] time: 1.10, data_time: 0.02, loss: 1\n"
+                                "Epoch [1][150/900] time: 0.98, data_time: 0.03, loss: 1\n"),
+                        "");
+    nd_kb_free(kb);
+}
+
+static const char *smi_idle = "| NVIDIA-SMI 535.1    Driver Version: 535.1    CUDA Version: 12.2 |\n"
+                              "|   0  A100-SXM4-40GB      On   | 00000000:07:00.0 Off |                    0 |\n"
+                              "| N/A   26C    P0    51W / 400W |  9000MiB / 40537MiB |      0%      Default |\n"
+                              "| Processes:                                                                  |\n"
+                              "|    0   N/A  N/A   3518784      C   python3                         8990MiB |\n";
+
+static void test_dumps(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    assert_string_equal(top(kb, "| npu-smi 23.0.0  Version: 23.0.0 |\n| 0  910B3   | Alarm   | 93.1 |\n"),
+                        "shape.dump.npu");
+    assert_string_equal(top(kb, "| npu-smi 23.0.0  Version: 23.0.0 |\n| 0  910B3   | OK   | 93.1 |\n"), "");
+    /* A topology matrix counts pasted alone or beside a hang, not beside other output. */
+    const char *topo = "GPU0 GPU1 GPU2\nGPU0 X PXB SYS\nGPU1 PXB X SYS\n";
+    assert_string_equal(top(kb, topo), "shape.dump.topo");
+    char *with = nd_xasprintf("%sall_reduce_perf seems to hang\n", topo);
+    assert_string_equal(top(kb, with), "shape.dump.topo");
+    free(with);
+    with = nd_xasprintf("%strain step 10 loss 1.0\n", topo);
+    assert_string_equal(top(kb, with), "");
+    free(with);
+    /* An idle GPU with the job on it, beside progress lines; alone it is no finding. */
+    assert_string_equal(top(kb, smi_idle), "");
+    with = nd_xasprintf("%sEpoch 1: 10/100 [00:10<01:30, 1.00it/s, loss=2.3]\n", smi_idle);
+    assert_string_equal(top(kb, with), "shape.device.device-idle");
+    free(with);
+    nd_kb_free(kb);
+}
+
+/* Evidence line numbers stay right when only the tail of a long log is kept. */
+static void test_long_log_lines(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_init(&sb);
+    for (int i = 0; i < 40000; i++)
+        nd_strbuf_addf(&sb, "filler line %d with some words in it\n", i);
+    nd_strbuf_adds(&sb, "NCCL INFO Bootstrap : Using eth0\n");
+    struct nd_findings out = ND_FINDINGS_INIT;
+    explain(kb, sb.buf, &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->id, "shape.stalled.init");
+    assert_int_equal(out.v[0]->evidence[0].line, 40001);
+    nd_findings_release(&out);
+    nd_strbuf_release(&sb);
+    nd_kb_free(kb);
+}
+
+static size_t parse_problems(const char *text)
+{
+    struct nd_kb_ruleset set = {0};
+    struct nd_strv problems = {0};
+    nd_kb_parse_rules(&set, "p.rules", text, strlen(text), false, &problems);
+    nd_kb_check_rules(&set, NULL, &problems);
+    size_t n = problems.n;
+    nd_strv_release(&problems);
+    nd_kb_ruleset_release(&set);
+    return n;
+}
+
+static void test_parser_problems(void **state)
+{
+    (void)state;
+    assert_int_equal(parse_problems("[shape.wait]\nframe = wait\nexample = wait x\n"), 0);
+    assert_int_equal(parse_problems("[shape.wait]\nframe = wait\n"), 1);                      /* no example */
+    assert_int_equal(parse_problems("[shape.wait]\nframe = (wait\nexample = x\n"), 1);         /* bad regex */
+    assert_int_equal(parse_problems("[shape.wait]\nframe = wait\nexample = w\nbogus = 1\n"), 1); /* unknown key */
+    assert_int_equal(parse_problems("[shape.nonsense]\nframe = wait\n"), 1);
+    assert_int_equal(parse_problems("[shape.step.x]\ncategory = nope\ntitle = t\nfix = f\npattern = a\nexample = a\n"),
+                     1);
+    assert_int_equal(parse_problems("[shape.dump.x]\ncategory = hang\ntitle = t\nfix = f\nheader = h\nexample = a\n"),
+                     1); /* no fault */
+    /* An example that does not match shows in rules test. */
+    struct nd_kb *kb = nd_test_kb("[t.r]\ncategory = hang\npattern = ZZTOP\ntitle = t\nfix = f\nexample = ZZTOP\n"
+                                  "[shape.wait]\nframe = wait\nexample = nothing here\ncounter = wait here\n");
+    FILE *fp = fopen("/dev/null", "w");
+    size_t checked = 0;
+    assert_int_equal(nd_kb_test_examples(kb, fp, &checked), 2);
+    fclose(fp);
+    nd_kb_free(kb);
+}
+
+/* A later file's section of the same name replaces the earlier one. */
+static void test_override(void **state)
+{
+    (void)state;
+    struct nd_kb_ruleset set = {0};
+    struct nd_strv problems = {0};
+    const char *a = "[shape.wait]\nframe = wait\nexample = wait x\n";
+    const char *b = "[shape.wait]\nframe = sleep\nexample = sleep x\n";
+    nd_kb_parse_rules(&set, "a.rules", a, strlen(a), false, &problems);
+    nd_kb_parse_rules(&set, "b.rules", b, strlen(b), true, &problems);
+    assert_int_equal(problems.n, 0);
+    const struct nd_shape_entry *e = nd_kb_shape_find(&set.shape, ND_SHAPE_WAIT, NULL);
+    assert_non_null(e);
+    assert_int_equal(e->pat.n, 1);
+    assert_false(nd_shape_res_match(&e->pat, "wait x"));
+    assert_true(nd_shape_res_match(&e->pat, "sleep x"));
+    nd_strv_release(&problems);
+    nd_kb_ruleset_release(&set);
+}
+
+/* The built-in vocabulary (rules/logshape.rules) on real forms. */
+static void test_builtin_vocabulary(void **state)
+{
+    (void)state;
+    setenv("NPU_DOCTOR_CACHE_DIR", "", 1);
+    struct nd_kb *kb = NULL;
+    struct nd_error err = {0};
+    assert_int_equal(nd_kb_load(&kb, NULL, 0, &err), 0);
+    /* A specific rule knows the cpp_extension lock dump; filelock's has none. */
+    assert_string_equal(top(kb, "Timeout (0:02:00)!\n"
+                                "File \"/opt/venv/lib/python3.12/site-packages/torch/utils/file_baton.py\", line 50 in wait\n"),
+                        "hang.torch-extensions-stale-lock");
+    assert_string_equal(top(kb, "Thread 0x00007f5a1c3fe700 (most recent call first):\n"
+                                "  File \"/usr/lib/python3/site-packages/filelock/_api.py\", line 332 in acquire\n"
+                                "  File \"/usr/lib/python3/site-packages/datasets/builder.py\", line 900 in download\n"),
+                        "shape.stack.build-lock");
+    assert_string_equal(top(kb, "Thread 1 (idle): \"MainThread\"\n"
+                                "    wait (c10d::TCPStore::doWait)\n"
+                                "    init_process_group (torch/distributed/distributed_c10d.py:1500)\n"),
+                        "shape.stack.collective");
+    assert_string_equal(top(kb, "Detected CUDA files, patching ldflags\n"
+                                "Emitting ninja build file /root/.cache/torch_extensions/py38_cu118/dvr/build.ninja...\n"
+                                "Building extension module dvr...\n"
+                                "ninja: no work to do.\n"
+                                "Loading extension module dvr...\n"),
+                        "shape.stalled.extension-build");
+    assert_string_equal(top(kb, "Using /root/.cache/torch_extensions/py310_cu118 as PyTorch extensions root...\n"
+                                "Loading extension module fused_adam...\n"
+                                "Time to load fused_adam op: 0.1 seconds\n"),
+                        "");
+    /* The generic step only on the very last line, and a named step wins. */
+    assert_string_equal(top(kb, "epoch 0\nConnecting to the parameter server...\n"), "shape.stalled.in-progress");
+    assert_string_equal(top(kb, "Connecting to the parameter server...\nepoch 0 step 1 loss 2.0\n"), "");
+    assert_string_equal(top(kb, "Using /root/.cache/torch_extensions/py310_cu118 as PyTorch extensions root...\n"),
+                        "shape.stalled.extension-build");
+    assert_string_equal(top(kb, "The first epoch will be compiled for the graph, which may take a long time; You can "
+                                "come back later :)\n"),
+                        "shape.stalled.graph-compile");
+    nd_kb_free(kb);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pyspy_collective),  cmocka_unit_test(test_faulthandler_and_gdb),
+        cmocka_unit_test(test_ctrl_c_traceback),  cmocka_unit_test(test_never_above_a_cause),
+        cmocka_unit_test(test_last_step),         cmocka_unit_test(test_rates),
+        cmocka_unit_test(test_dumps),             cmocka_unit_test(test_long_log_lines),
+        cmocka_unit_test(test_parser_problems),   cmocka_unit_test(test_override),
+        cmocka_unit_test(test_builtin_vocabulary),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
