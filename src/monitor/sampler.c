@@ -28,6 +28,7 @@
 #include "core/environ.h"
 #include "proc/footprint.h"
 #include "proc/proc.h"
+#include "proc/taskstats.h"
 
 #define ND_FP_REFRESH_S 5.0
 /* An idle process's footprint is taken again after the maps refresh period
@@ -39,6 +40,8 @@
  * known to within an eighth of the window. */
 #define ND_CP_PER_WINDOW 8
 #define ND_CP_MAX (ND_CP_PER_WINDOW + 2)
+/* Failed processes of the job kept for the verdict. */
+#define ND_CHILD_EXITS_MAX 64
 
 struct nd_cpu_cp {
     double at;
@@ -137,6 +140,9 @@ struct nd_sampler {
     int root_exit;
     uint64_t rlimit_as; /* the main process's ulimit -v in bytes, 0 none */
     double limits_at;
+    struct nd_exit_listener *exits; /* the kernel's exit notices (NULL: not here) */
+    struct nd_child_exit cexits[ND_CHILD_EXITS_MAX];
+    size_t ncexits;
 };
 
 static void nd_drop_stat(struct nd_sampler *s, struct nd_track *t);
@@ -276,6 +282,10 @@ int nd_sampler_new(const struct nd_sampler_opts *opt, struct nd_sampler **out, s
     s->idle_rescan_s = opt->maps_refresh_s > 0 ? opt->maps_refresh_s : ND_FP_REFRESH_S;
     s->fpc = nd_footprint_cache_new(s->idle_rescan_s);
     nd_cgroup_init(s);
+    /* Heard from now on: a launcher reaps its workers at once, so only the
+     * kernel's notice keeps a worker's status (root on the host only). */
+    if (nd_exit_listener_open(&s->exits) < 0)
+        s->exits = NULL;
     *out = s;
     return 0;
 }
@@ -289,6 +299,7 @@ void nd_sampler_free(struct nd_sampler *s)
         free(s->state[v]);
     }
     nd_footprint_cache_free(s->fpc);
+    nd_exit_listener_free(s->exits);
     for (size_t i = 0; i < s->ntr; i++)
         nd_drop_stat(s, &s->tr[i]);
     if (s->loadavg_fd >= 0)
@@ -496,10 +507,11 @@ static void nd_read_io(struct nd_sampler *s, struct nd_track *t, struct nd_sampl
 {
     /* A process that did not run since the last look read nothing more and
      * still sleeps where it slept: its last figures stand (most of a big
-     * job's processes, most ticks). */
-    if (t->io_looked && t->ticks == t->io_ticks && t->state == t->io_state) {
-        if (t->state == 'D' || nd_wchan_is_input_wait(t->wchan))
-            out->iowait = 1;
+     * job's processes, most ticks). Not a reader asleep in a read or in
+     * I/O: it may have read many times without a CPU tick to show for it
+     * (a pipe read costs microseconds), so it is looked at again. */
+    if (t->io_looked && t->ticks == t->io_ticks && t->state == t->io_state && t->state != 'D' &&
+        !nd_wchan_is_input_wait(t->wchan)) {
         out->io_valid = 1;
         return;
     }
@@ -798,6 +810,46 @@ static void nd_sample_devices(struct nd_sampler *s, struct nd_findings *notes)
     }
 }
 
+/* One exit notice: kept when it is a process of the job (not its main one)
+ * that failed. A crash or kill signal always counts; a non-zero exit only
+ * for a rank or a process with an ML framework (a shell's `grep -q` fails
+ * on purpose). SIGTERM/SIGINT are how launchers stop their workers. */
+static void nd_sampler_heard(pid_t pid, int ws, void *arg)
+{
+    struct nd_sampler *s = arg;
+    if (pid == s->opt.root || s->ncexits >= ND_CHILD_EXITS_MAX)
+        return;
+    const struct nd_track *t = NULL;
+    for (size_t i = 0; i < s->ntr && !t; i++)
+        if (s->tr[i].pid == pid)
+            t = &s->tr[i];
+    if (!t)
+        return;
+    bool failed = false;
+    if (WIFSIGNALED(ws)) {
+        int sig = WTERMSIG(ws);
+        failed = sig == SIGKILL || sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS || sig == SIGILL || sig == SIGFPE;
+    } else if (WIFEXITED(ws) && WEXITSTATUS(ws) != 0) {
+        failed = t->rank[0] || (t->fw & ND_FW_ML);
+    }
+    if (!failed)
+        return;
+    struct nd_child_exit *c = &s->cexits[s->ncexits++];
+    memset(c, 0, sizeof *c);
+    c->pid = pid;
+    c->ws = ws;
+    nd_copy(c->cmd, sizeof c->cmd, t->cmd[0] ? t->cmd : t->comm);
+    nd_copy(c->rank, sizeof c->rank, t->rank);
+    c->frameworks = t->fw;
+}
+
+const struct nd_child_exit *nd_sampler_child_exits(const struct nd_sampler *s, size_t *n, bool *heard)
+{
+    *n = s->ncexits;
+    *heard = s->exits != NULL;
+    return s->cexits;
+}
+
 int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findings *notes, struct nd_error *err)
 {
     double now = nd_monotonic_now();
@@ -812,6 +864,9 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
     }
 
     nd_sample_devices(s, notes);
+    /* Before the scan: those that ended since the last tick are still tracked. */
+    if (s->exits)
+        nd_exit_listener_each(s->exits, nd_sampler_heard, s);
     int rc = nd_scan_procs(s, dt, err);
     if (rc < 0)
         return rc;
