@@ -17,6 +17,10 @@
  * keeps it runnable. */
 #define ND_INPROC_HOLDER_CORES 0.5
 #define ND_INPROC_SHARE 0.6
+/* A runnable process that gets less than this even on a crowded host is
+ * mostly waiting its turn at exit or start-up (an interpreter tearing
+ * down), not stepping through a model. */
+#define ND_INPROC_MIN_CORES 0.15
 
 /* A process's use: its sustained mean, or its last interval's when more
  * (its mean may reach back before the window, into a phase on the device). */
@@ -30,8 +34,10 @@ static bool nd_holder_busy(const struct nd_detect_proc *p, bool job_busy)
 {
     if (!p->holds_device)
         return false;
-    return p->win_cores >= ND_INPROC_HOLDER_CORES || p->win_runnable >= ND_BUSY_RUNNABLE ||
-           (job_busy && p->cores >= ND_INPROC_HOLDER_CORES);
+    double use = nd_use(p);
+    return p->win_cores >= ND_INPROC_HOLDER_CORES ||
+           (use >= ND_INPROC_MIN_CORES &&
+            (p->win_runnable >= ND_BUSY_RUNNABLE || (job_busy && p->cores >= ND_INPROC_HOLDER_CORES)));
 }
 
 bool nd_inproc_window(const struct nd_series *s, const struct nd_detect_config *cfg,

@@ -9,6 +9,7 @@
 #include "monitor/sampler.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -434,6 +435,41 @@ static void nd_track_window(struct nd_sampler *s, struct nd_track *t, uint64_t t
     t->win_runnable = n > 0 ? (double)(t->nrunnable - t->cp[k].runnable) / (double)n : 0;
 }
 
+/* Threads of a process looked at for a runnable one, at most. */
+#define ND_RUNNABLE_THREADS_MAX 256
+
+/* True when a thread of pid other than the main one is runnable: the
+ * process's state is its main thread's, which may sleep in a join while a
+ * thread of its own computes. */
+static bool nd_any_thread_runnable(pid_t pid)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    bool found = false;
+    size_t seen = 0;
+    struct dirent *e;
+    while (!found && seen < ND_RUNNABLE_THREADS_MAX && (e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        seen++;
+        char path[sizeof dir + 272], buf[1024];
+        snprintf(path, sizeof path, "%s/%s/stat", dir, e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        struct nd_proc_stat st;
+        if (n > 0 && (buf[n] = '\0', nd_proc_parse_stat(buf, (size_t)n, &st) == 0))
+            found = st.state == 'R';
+    }
+    closedir(d);
+    return found;
+}
+
 static void nd_track_update(struct nd_sampler *s, struct nd_track *t, const struct nd_proc_stat *st, double dt, bool fresh)
 {
     uint64_t ticks = st->utime_ticks + st->stime_ticks;
@@ -443,6 +479,10 @@ static void nd_track_update(struct nd_sampler *s, struct nd_track *t, const stru
     t->ticks = ticks;
     t->ppid = st->ppid;
     t->runnable = st->state == 'R';
+    /* A device holder whose device idles: is it computing in another
+     * thread? (Only then: a look at every thread costs a read each.) */
+    if (!t->runnable && t->holds && s->job_held && s->job_dev_low && st->num_threads > 1 && delta > 0)
+        t->runnable = nd_any_thread_runnable(t->pid);
     t->state = st->state;
     if (t->pid == s->opt.root && st->state == 'Z' && st->exit_code_valid) {
         s->root_exit_seen = true;

@@ -455,6 +455,22 @@ static void test_inproc_fallback(void **state)
     nd_findings_release(&out);
     nd_series_release(&x.s);
 
+    /* Runnable most of the time but getting almost no CPU (an interpreter
+     * tearing down on a crowded host): not computing a model. With a
+     * sixth of a core it is (a thread of its own on that host). */
+    synth_init(&x);
+    h = proc(&x, 100, 1, 0.1, true, TORCH | ND_FW_TORCH_NPU, NULL);
+    h->win_runnable = 1;
+    push(&x, 16, 0.1f, true, 3, 0.0f, 0);
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_null(find(&out, "fallback.in-process"));
+    nd_findings_release(&out);
+    h->win_cores = h->cores = 0.2;
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_non_null(find(&out, "fallback.in-process"));
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
+
     /* The twin: the device busy. */
     synth_init(&x);
     proc(&x, 100, 1, 0.95, true, TORCH | ND_FW_TORCH_NPU, NULL);

@@ -70,14 +70,21 @@ live_matrix() {
 aicore_util = 85
 hbm_used_mb = 20000'
       env+=(DEVICE="$ROOT/dev/davinci0" "${CANN_ENV[@]}")
+    elif [ "$host" = gpu ]; then
+      export NPU_DOCTOR_NVML_LIB=$ND_SIM/libnvidia-ml.so.1 NPU_DOCTOR_DCMI_LIB=$T/none ND_SIM_STATE=$T/state.ini
+      printf '[nvidia]\ndevices = 2\nname = NVIDIA H200\ngpu_util = 85\nmem_total_mb = 143771\nmem_used_mb = 30000\n' \
+        >"$T/state.ini"
+      env+=(DEVICE="$ND_FIXTURES/roots/cuda-host/dev/nvidia0")
     else
       export NPU_DOCTOR_DCMI_LIB=$T/none NPU_DOCTOR_NVML_LIB=$T/none
       mkdir -p "$T/bare"
     fi
     local root=$ROOT
     [ "$host" = none ] && root=$T/bare
+    [ "$host" = gpu ] && root=$ND_FIXTURES/roots/cuda-host
     case "$wrap" in
       ulimit) cmd=(bash -c 'ulimit -v 4194304 && exec "$@"' job "${cmd[@]}") ;;
+      tee) cmd=(bash -c '"$@" 2>&1 | tee "$LIVE_LOG"' job "${cmd[@]}") env+=(LIVE_LOG="$T/job.log") ;;
     esac
     rm -f "$T/sum.json"
     # shellcheck disable=SC2086 # opts are words
