@@ -64,7 +64,7 @@ live_matrix() {
     [ -n "${LIVE_ONLY:-}" ] && [ "$LIVE_ONLY" != "$name" ] && continue
     live_trim host wrap opts want
     [ "$opts" = - ] && opts=
-    local -a env=(PYTHONPATH="$LIVE_JOBS" HOLD=6) cmd=("$PY" "$LIVE_JOBS/$name.py")
+    local -a env=(PYTHONPATH="$LIVE_JOBS" PYTHONDONTWRITEBYTECODE=1 HOLD=6) cmd=("$PY" "$LIVE_JOBS/$name.py")
     if [ "$host" = npu ]; then
       sim_910b_host '[ascend.device.0]
 aicore_util = 85

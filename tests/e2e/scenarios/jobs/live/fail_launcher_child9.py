@@ -5,10 +5,12 @@ import subprocess
 import sys
 
 ready()
-code = "import os, signal, sys, time\n" \
-       "time.sleep(0.8)\n" \
-       "if os.environ['RANK'] == '1': os.kill(os.getpid(), signal.SIGKILL)\n" \
-       "time.sleep(0.4)\nprint('rank', os.environ['RANK'], 'done', flush=True)\n"
+# Each rank steps every 0.4 s; rank 1 is killed after its third step, rank 0 ends after its sixth.
+code = "import os, signal, time\n" \
+       "for step in range(6):\n" \
+       "    print('rank', os.environ['RANK'], 'step', step, flush=True)\n" \
+       "    time.sleep(0.4)\n" \
+       "    if step == 2 and os.environ['RANK'] == '1': os.kill(os.getpid(), signal.SIGKILL)\n"
 procs = []
 for r in range(2):
     env = dict(os.environ, RANK=str(r), WORLD_SIZE="2", LOCAL_RANK=str(r))

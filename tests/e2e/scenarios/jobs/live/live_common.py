@@ -1,4 +1,4 @@
-"""Shared by the live-matrix jobs (tests/e2e/scenarios/live_matrix*.sh).
+"""Shared by the live-matrix jobs (tests/e2e/scenarios/live_*.sh, lib/live_matrix.sh).
 
 Imported first by every job, before torch, so the simulated device is held
 from the start as a runtime holds /dev/davinciN:
