@@ -34,5 +34,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     nd_check(t.last_error);
     nd_check(t.last_line);
+    /* Tracebacks across blocks: the input cut in two, on alternating streams. */
+    struct nd_exit_tail u;
+    memset(&u, 0, sizeof u);
+    size_t half = size / 2;
+    nd_exit_tail_traceback_block(&u, 2, (const char *)data, half, 1);
+    nd_exit_tail_traceback_block(&u, 1 + (int)(size & 1), (const char *)data + half, size - half, 1);
+    nd_exit_tail_traceback_block(&u, 7, (const char *)data, size, 1);
+    nd_check(u.traceback_error);
     return 0;
 }

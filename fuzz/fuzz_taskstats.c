@@ -6,6 +6,13 @@
 
 #include "proc/taskstats.h"
 
+static void nd_fuzz_count(pid_t pid, int ws, void *arg)
+{
+    (void)pid;
+    (void)ws;
+    ++*(size_t *)arg;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* A copy: netlink buffers are aligned, fuzz input need not be. */
@@ -17,6 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const pid_t pids[] = {1, 4242, 0, -1};
     for (size_t i = 0; i < sizeof pids / sizeof *pids; i++)
         (void)nd_taskstats_parse(buf, size, pids[i], &ws);
+    size_t n = 0;
+    (void)nd_taskstats_each(buf, size, nd_fuzz_count, &n);
     free(buf);
     return 0;
 }

@@ -208,7 +208,9 @@ int cmd_run(int argc, char **argv)
                               nd_supervisor_stopped(sv),
                               "",
                               0,
-                              ""}; /* the output's last error: the monitor's, below */
+                              "",
+                              NULL,
+                              0}; /* the output's last error and traceback: the monitor's, below */
     int code = nd_supervisor_exit_code(sv);
     nd_monitor_finish(ctx.mon, &ex, code, o.synthetic_clock ? nd_monitor_clock(ctx.mon) : duration);
     bool stopped = nd_supervisor_stopped(sv);

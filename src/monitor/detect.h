@@ -7,7 +7,11 @@
  *   fallback.c  fallback.cpu-fallback   cpu-fallback  (error; staged, see below)
  *   procverdict.c fallback.partial     cpu-fallback  (error: one process of the job on the
  *               CPU while a sibling holds a device; per-process verdicts)
+ *   inproc.c    fallback.in-process     cpu-fallback  (warning: the device holder computes on the
+ *               CPU itself while its device idles, reading little)
  *   storage.c   idle.storage-bound      input-bound   (warning: the device waits on reads)
+ *   starved.c   idle.device-starved     input-bound   (warning: the device idles while the job sleeps
+ *               between steps that still come: per-sample latency, not reads)
  *   idle.c      idle.input-bound        input-bound   (warning)
  *   hang.c      hang.no-progress        hang          (warning)
  *               hang.stopped            hang          (warning: state T, SIGTTIN/SIGTSTP/SIGSTOP)
@@ -86,6 +90,16 @@ enum nd_proc_verdict {
     ND_PV_IDLE,
 };
 
+/* A process of the job (not its main one) whose end the kernel's exit
+ * notices told: its wait status, and what it was. */
+struct nd_child_exit {
+    pid_t pid;
+    int ws; /* a wait() status */
+    char cmd[160];
+    char rank[12];
+    unsigned frameworks;
+};
+
 /* Facts beside the series, gathered by the sampler. */
 struct nd_detect_context {
     pid_t root_pid;
@@ -111,6 +125,12 @@ struct nd_detect_context {
     char op_fallback_example[240];
     bool dataloader_bus_error; /* DataLoader worker killed by SIGBUS / shm */
     char dataloader_line[240];
+    /* The job's other processes that failed (a crash or kill signal; a
+     * non-zero exit of a rank or a framework process), as the kernel's
+     * exit notices told; exit_notices: whether they can be heard here. */
+    const struct nd_child_exit *child_exits;
+    size_t nchild_exits;
+    bool exit_notices;
 };
 
 /* How the job ended (exit.c). */
@@ -125,6 +145,10 @@ struct nd_exit_info {
     const char *last_error;
     long last_error_line;
     const char *last_line; /* the very last line printed, "" when none */
+    /* The exception line of the last Python traceback printed (run only;
+     * NULL or "" when none), and its line number. */
+    const char *traceback_error;
+    long traceback_line;
 };
 
 void nd_detect_fallback(const struct nd_series *s, const struct nd_detect_config *cfg,
@@ -150,11 +174,34 @@ void nd_detect_exit(const struct nd_series *s, const struct nd_detect_context *c
 /* One process of the job on the CPU while a sibling holds a device (procverdict.c). */
 void nd_detect_partial_fallback(const struct nd_series *s, const struct nd_detect_config *cfg,
                                 const struct nd_detect_context *ctx, struct nd_findings *out);
+/* The in-process CPU fallback's window (inproc.c): the input window, the
+ * job busy, the busiest device holders computing most of it themselves,
+ * reading under ND_INPROC_READ_RATE. idle.c leaves such a window to it. */
+#define ND_INPROC_READ_RATE (1024.0 * 1024.0) /* bytes/s */
+struct nd_inproc {
+    const struct nd_sample *a, *b;
+    double util;
+    bool job_util;
+    double cores;                        /* the job's, over the window */
+    double holder_cores;                 /* of the busy holders */
+    double read_rate;                    /* the job's reads, bytes/s */
+    const struct nd_detect_proc *holder; /* the busiest holder */
+};
+bool nd_inproc_window(const struct nd_series *s, const struct nd_detect_config *cfg,
+                      const struct nd_detect_context *ctx, struct nd_inproc *out);
+void nd_detect_inproc_fallback(const struct nd_series *s, const struct nd_detect_config *cfg,
+                               const struct nd_detect_context *ctx, struct nd_findings *out);
+/* The device idles while the job sleeps between steps that still come (starved.c). */
+void nd_detect_starved(const struct nd_series *s, const struct nd_detect_config *cfg,
+                       const struct nd_detect_context *ctx, struct nd_findings *out);
 /* The device waits on storage: low utilisation, the job asleep in reads (storage.c). */
 void nd_detect_storage_bound(const struct nd_series *s, const struct nd_detect_config *cfg,
                              const struct nd_detect_context *ctx, struct nd_findings *out);
 /* "memory.max", or "memory.limit_in_bytes (v1)" on a cgroup-v1 host (memory.c). */
 const char *nd_cgroup_limit_file(const struct nd_detect_context *ctx);
+/* "pid 42 python3 worker.py (rank 1): SIGKILL" for the failed processes,
+ * at most max named (exit.c). */
+void nd_detect_describe_child_exits(const struct nd_detect_context *ctx, size_t max, char *buf, size_t size);
 /* True when the job's last error line is a host allocation failure
  * (MemoryError, bad_alloc...), not a device OOM (exit.c). */
 bool nd_exit_line_is_host_oom(const char *line);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "core/redact.h"
 #include "monitor/detect.h"
@@ -142,6 +143,84 @@ static void nd_exit_code(const struct nd_series *s, const struct nd_exit_info *e
     free(last);
 }
 
+/* Exit 0 after a Python traceback: a wrapper (try/except that prints, a
+ * launcher that drops its worker's status) turned a failure into success. */
+static void nd_exit_masked(const struct nd_series *s, const struct nd_exit_info *ex, struct nd_findings *out)
+{
+    const struct nd_sample *b = nd_series_last(s);
+    char *line = nd_redact_text(ex->traceback_error);
+    struct nd_finding *f = nd_findings_add(out, "exit.masked-failure", ND_CAT_CONFIG, ND_SEV_WARNING,
+                                           "The job exited 0, but it printed a Python traceback: %s", line);
+    f->at_s = b ? b->t : 0;
+    f->confidence = ND_CONF_MEDIUM;
+    nd_finding_add_evidence(f, "output", ex->traceback_line, "%s", line);
+    nd_finding_add_evidence(f, NULL, 0, "exit status 0");
+    nd_finding_set_cause(f, "An exception was caught, printed and then ignored (an except block that logs and "
+                            "goes on, a wrapper or launcher returning success): schedulers and scripts see a "
+                            "success, and the run may have skipped work or gone on in a degraded mode.");
+    nd_finding_add_fix(f, "re-raise after logging (raise), or sys.exit(1) in that except block");
+    nd_finding_add_fix(f, "npu-doctor explain LOGFILE   # on the job's saved output, for what the exception means");
+    free(line);
+}
+
+static const char *nd_signame(int sig);
+
+void nd_detect_describe_child_exits(const struct nd_detect_context *ctx, size_t max, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < ctx->nchild_exits && i < max && used + 1 < size; i++) {
+        const struct nd_child_exit *c = &ctx->child_exits[i];
+        char how[48];
+        if (WIFSIGNALED(c->ws))
+            snprintf(how, sizeof how, "died from %s", nd_signame(WTERMSIG(c->ws)));
+        else
+            snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(c->ws));
+        int n = snprintf(buf + used, size - used, "%spid %d %s%s%s%s: %s", i ? "; " : "", (int)c->pid, c->cmd,
+                         c->rank[0] ? " (rank " : "", c->rank, c->rank[0] ? ")" : "", how);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+        if (used >= size)
+            used = size - 1;
+    }
+    if (ctx->nchild_exits > max && used + 1 < size)
+        snprintf(buf + used, size - used, "; and %zu more", ctx->nchild_exits - max);
+}
+
+/* The main process exited 0 while other processes of the job failed: a
+ * launcher that does not pass a rank's failure on. */
+static void nd_exit_children(const struct nd_series *s, const struct nd_detect_context *ctx, struct nd_findings *out)
+{
+    const struct nd_sample *b = nd_series_last(s);
+    const struct nd_child_exit *c = &ctx->child_exits[0];
+    struct nd_finding *f;
+    char how[48];
+    if (WIFSIGNALED(c->ws))
+        snprintf(how, sizeof how, "died from %s", nd_signame(WTERMSIG(c->ws)));
+    else
+        snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(c->ws));
+    if (ctx->nchild_exits == 1)
+        f = nd_findings_add(out, "exit.child-failed", ND_CAT_CONFIG, ND_SEV_WARNING,
+                            "The job exited 0, but one of its processes %s: pid %d%s%s", how, (int)c->pid,
+                            c->rank[0] ? ", rank " : "", c->rank);
+    else
+        f = nd_findings_add(out, "exit.child-failed", ND_CAT_CONFIG, ND_SEV_WARNING,
+                            "The job exited 0, but %zu of its processes failed", ctx->nchild_exits);
+    f->at_s = b ? b->t : 0;
+    f->confidence = ND_CONF_HIGH;
+    char all[768];
+    nd_detect_describe_child_exits(ctx, 4, all, sizeof all);
+    nd_finding_add_evidence(f, NULL, 0, "the kernel's exit notices: %s", all);
+    nd_finding_add_evidence(f, NULL, 0, "the main process exited with status 0");
+    nd_finding_set_cause(f, "The main process (a launcher, a wrapper script, a parent waiting on its workers) "
+                            "ended with success although a process under it failed; SIGKILL usually comes from "
+                            "the OOM killer or a scheduler limit.");
+    nd_finding_add_fix(f, "make the launcher return its workers' status (torchrun does; a shell script: set -e, "
+                          "wait PID and check $?)");
+    nd_finding_add_fix(f, "dmesg | grep -i -e oom -e killed   # for a SIGKILL");
+}
+
 static void nd_exit_shm(const struct nd_series *s, const struct nd_detect_context *ctx, const struct nd_exit_info *ex,
                         struct nd_findings *out)
 {
@@ -180,6 +259,10 @@ void nd_detect_exit(const struct nd_series *s, const struct nd_detect_context *c
             nd_exit_host_memory(s, ctx, ex, out);
         else if (ex->code != 0)
             nd_exit_code(s, ex, out);
+        else if (ctx->nchild_exits > 0)
+            nd_exit_children(s, ctx, out);
+        else if (ex->traceback_error && ex->traceback_error[0])
+            nd_exit_masked(s, ex, out);
         return;
     }
     if (!ex->signaled)

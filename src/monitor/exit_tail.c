@@ -240,3 +240,50 @@ void nd_exit_tail_feed_block(struct nd_exit_tail *t, const char *data, size_t le
     }
     free(h.end);
 }
+
+/* ---- tracebacks ---- */
+
+static const char nd_tb_header[] = "Traceback (most recent call last):";
+
+/* Walks the lines of [p, e) after a traceback header: frames are indented;
+ * the first line that is not names the exception. Returns false when the
+ * block ended first (the traceback goes on in the next one). */
+static bool nd_tb_walk(struct nd_exit_tail *t, const char *data, const char *p, const char *e, long first_lineno)
+{
+    while (p < e) {
+        const char *nl = memchr(p, '\n', (size_t)(e - p));
+        size_t l = nl ? (size_t)(nl - p) : (size_t)(e - p);
+        size_t k = 0;
+        while (k < l && (p[k] == '\r'))
+            k++;
+        bool frame = k < l && (p[k] == ' ' || p[k] == '\t');
+        if (k < l && !frame) {
+            if (nd_python_exception(p + k, l - k)) {
+                nd_keep(t->traceback_error, p + k, l - k);
+                t->traceback_line = first_lineno + nd_tail_lines_before(data, (size_t)(p - data));
+            }
+            return true;
+        }
+        p = nl ? nl + 1 : e;
+    }
+    return false;
+}
+
+void nd_exit_tail_traceback_block(struct nd_exit_tail *t, int stream, const char *data, size_t len, long first_lineno)
+{
+    if (!len)
+        return;
+    int sidx = stream == 1 || stream == 2 ? stream : 0;
+    const char *e = data + len;
+    if (t->tb_open[sidx])
+        t->tb_open[sidx] = !nd_tb_walk(t, data, data, e, first_lineno);
+    /* The last header of the block: an earlier one's exception is older. */
+    const char *last = NULL;
+    size_t hl = sizeof nd_tb_header - 1;
+    for (const char *p = data; (p = memmem(p, (size_t)(e - p), nd_tb_header, hl)) != NULL; p += hl)
+        last = p;
+    if (!last)
+        return;
+    const char *nl = memchr(last, '\n', (size_t)(e - last));
+    t->tb_open[sidx] = !nl || !nd_tb_walk(t, data, nl + 1, e, first_lineno);
+}

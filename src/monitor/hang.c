@@ -47,6 +47,12 @@ void nd_detect_hang(const struct nd_series *s, const struct nd_detect_config *cf
         nd_finding_add_evidence(f, NULL, 0, "device: held by the job, %.0f%% utilisation", util);
     else
         nd_finding_add_evidence(f, NULL, 0, "device: the job holds none");
+    /* A worker that died leaves whoever waits on it waiting for ever. */
+    if (ctx->nchild_exits > 0) {
+        char dead[768];
+        nd_detect_describe_child_exits(ctx, 3, dead, sizeof dead);
+        nd_finding_add_evidence(f, NULL, 0, "processes of the job that failed while it ran: %s", dead);
+    }
     bool distributed = false;
     for (size_t i = 0; i < ctx->nprocs; i++)
         distributed = distributed || ctx->procs[i].distributed;
@@ -54,6 +60,10 @@ void nd_detect_hang(const struct nd_series *s, const struct nd_detect_config *cf
         nd_finding_set_cause(f, "A process waiting on something that never comes: in a distributed job most often "
                                 "a collective (all-reduce, barrier) or the rendezvous waiting for a rank that died, "
                                 "hangs too, or never joined.");
+    else if (ctx->nchild_exits > 0)
+        nd_finding_set_cause(f, "A process waiting on something that never comes: here most likely a queue or "
+                                "pipe the failed process named above was to fill (a DataLoader worker killed by "
+                                "the OOM killer leaves its trainer waiting).");
     else
         nd_finding_set_cause(f, "A process waiting on something that never comes: a lock, a queue no worker "
                                 "fills, a thread join, a read that never returns.");

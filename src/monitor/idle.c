@@ -35,6 +35,10 @@ void nd_detect_input_bound(const struct nd_series *s, const struct nd_detect_con
     /* Mostly asleep in reads: the storage form (storage.c) tells that story. */
     if (nd_series_iowait_frac(a, b) >= 0.5)
         return;
+    /* The device holder itself computes and reads little: inproc.c. */
+    struct nd_inproc w;
+    if (nd_inproc_window(s, cfg, ctx, &w))
+        return;
 
     struct nd_finding *f = nd_findings_add(out, "idle.input-bound", ND_CAT_INPUT_BOUND, ND_SEV_WARNING,
                                            "The device waits for data: %.0f%% utilisation while the CPU is busy", util);

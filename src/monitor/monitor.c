@@ -297,7 +297,9 @@ static bool nd_consider(struct nd_monitor *m, const struct nd_finding *f, bool f
             m->detector_ids[m->ndetector_ids++] = nd_xstrdup(nf->id);
         nd_absorb_line_findings(m, nf);
     }
-    if (strcmp(nf->category, ND_CAT_CPU_FALLBACK) == 0 && from_detector)
+    /* A process that holds its device reached it: its environment is not why
+     * it computes on the CPU (fallback.in-process). */
+    if (strcmp(nf->category, ND_CAT_CPU_FALLBACK) == 0 && from_detector && strcmp(nf->id, "fallback.in-process") != 0)
         nd_enrich_fallback(m, nf);
     /* Where the stuck job waits: each thread's state and wait channel. */
     if (strcmp(nf->id, "hang.no-progress") == 0 && from_detector)
@@ -407,6 +409,7 @@ static void nd_update_ctx(struct nd_monitor *m)
     m->ctx.rlimit_as = nd_sampler_rlimit_as(m->sampler);
     m->ctx.cgroup_v1 = nd_sampler_cgroup_v1(m->sampler);
     m->ctx.peak_rss = m->peak_rss;
+    m->ctx.child_exits = nd_sampler_child_exits(m->sampler, &m->ctx.nchild_exits, &m->ctx.exit_notices);
     nd_proc_registry_update(&m->procs, &m->ctx);
 }
 
@@ -679,6 +682,7 @@ static void nd_match_block(struct nd_monitor *m, int stream, const char *data, s
      * first), so the tail's last error is the job's; off the passthrough
      * path, on the matching budget. */
     nd_exit_tail_feed_block(&m->tail, data, len, first_lineno);
+    nd_exit_tail_traceback_block(&m->tail, stream, data, len, first_lineno);
     if (!m->kb)
         return;
     struct nd_block_match b = {
@@ -864,6 +868,7 @@ static json_t *nd_monitor_json(const struct nd_monitor *m, int exit_status, doub
     }
     json_object_set_new(jf, "samples", json_integer((json_int_t)nd_series_len(&m->series)));
     json_object_set_new(jf, "peak_rss_bytes", json_integer((json_int_t)m->peak_rss));
+    json_object_set_new(jf, "exit_notices", json_boolean(m->ctx.exit_notices));
     json_object_set_new(facts, "job", jf);
     json_object_set_new(o, "processes", nd_proc_registry_json(&m->procs, &m->series));
     json_t *set = json_object();
@@ -1003,6 +1008,8 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
         with_tail.last_error = m->tail.last_error;
         with_tail.last_error_line = m->tail.last_error_line;
         with_tail.last_line = m->tail.last_line;
+        with_tail.traceback_error = m->tail.traceback_error;
+        with_tail.traceback_line = m->tail.traceback_line;
         ex = &with_tail;
     }
     if (ex && nd_series_len(&m->series) > 0) {

@@ -9,6 +9,7 @@
 #include "monitor/sampler.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -28,6 +29,7 @@
 #include "core/environ.h"
 #include "proc/footprint.h"
 #include "proc/proc.h"
+#include "proc/taskstats.h"
 
 #define ND_FP_REFRESH_S 5.0
 /* An idle process's footprint is taken again after the maps refresh period
@@ -39,6 +41,8 @@
  * known to within an eighth of the window. */
 #define ND_CP_PER_WINDOW 8
 #define ND_CP_MAX (ND_CP_PER_WINDOW + 2)
+/* Failed processes of the job kept for the verdict. */
+#define ND_CHILD_EXITS_MAX 64
 
 struct nd_cpu_cp {
     double at;
@@ -137,6 +141,9 @@ struct nd_sampler {
     int root_exit;
     uint64_t rlimit_as; /* the main process's ulimit -v in bytes, 0 none */
     double limits_at;
+    struct nd_exit_listener *exits; /* the kernel's exit notices (NULL: not here) */
+    struct nd_child_exit cexits[ND_CHILD_EXITS_MAX];
+    size_t ncexits;
 };
 
 static void nd_drop_stat(struct nd_sampler *s, struct nd_track *t);
@@ -276,6 +283,10 @@ int nd_sampler_new(const struct nd_sampler_opts *opt, struct nd_sampler **out, s
     s->idle_rescan_s = opt->maps_refresh_s > 0 ? opt->maps_refresh_s : ND_FP_REFRESH_S;
     s->fpc = nd_footprint_cache_new(s->idle_rescan_s);
     nd_cgroup_init(s);
+    /* Heard from now on: a launcher reaps its workers at once, so only the
+     * kernel's notice keeps a worker's status (root on the host only). */
+    if (nd_exit_listener_open(&s->exits) < 0)
+        s->exits = NULL;
     *out = s;
     return 0;
 }
@@ -289,6 +300,7 @@ void nd_sampler_free(struct nd_sampler *s)
         free(s->state[v]);
     }
     nd_footprint_cache_free(s->fpc);
+    nd_exit_listener_free(s->exits);
     for (size_t i = 0; i < s->ntr; i++)
         nd_drop_stat(s, &s->tr[i]);
     if (s->loadavg_fd >= 0)
@@ -423,6 +435,41 @@ static void nd_track_window(struct nd_sampler *s, struct nd_track *t, uint64_t t
     t->win_runnable = n > 0 ? (double)(t->nrunnable - t->cp[k].runnable) / (double)n : 0;
 }
 
+/* Threads of a process looked at for a runnable one, at most. */
+#define ND_RUNNABLE_THREADS_MAX 256
+
+/* True when a thread of pid other than the main one is runnable: the
+ * process's state is its main thread's, which may sleep in a join while a
+ * thread of its own computes. */
+static bool nd_any_thread_runnable(pid_t pid)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    bool found = false;
+    size_t seen = 0;
+    struct dirent *e;
+    while (!found && seen < ND_RUNNABLE_THREADS_MAX && (e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        seen++;
+        char path[sizeof dir + 272], buf[1024];
+        snprintf(path, sizeof path, "%s/%s/stat", dir, e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        struct nd_proc_stat st;
+        if (n > 0 && (buf[n] = '\0', nd_proc_parse_stat(buf, (size_t)n, &st) == 0))
+            found = st.state == 'R';
+    }
+    closedir(d);
+    return found;
+}
+
 static void nd_track_update(struct nd_sampler *s, struct nd_track *t, const struct nd_proc_stat *st, double dt, bool fresh)
 {
     uint64_t ticks = st->utime_ticks + st->stime_ticks;
@@ -432,6 +479,10 @@ static void nd_track_update(struct nd_sampler *s, struct nd_track *t, const stru
     t->ticks = ticks;
     t->ppid = st->ppid;
     t->runnable = st->state == 'R';
+    /* A device holder whose device idles: is it computing in another
+     * thread? (Only then: a look at every thread costs a read each.) */
+    if (!t->runnable && t->holds && s->job_held && s->job_dev_low && st->num_threads > 1 && delta > 0)
+        t->runnable = nd_any_thread_runnable(t->pid);
     t->state = st->state;
     if (t->pid == s->opt.root && st->state == 'Z' && st->exit_code_valid) {
         s->root_exit_seen = true;
@@ -496,10 +547,11 @@ static void nd_read_io(struct nd_sampler *s, struct nd_track *t, struct nd_sampl
 {
     /* A process that did not run since the last look read nothing more and
      * still sleeps where it slept: its last figures stand (most of a big
-     * job's processes, most ticks). */
-    if (t->io_looked && t->ticks == t->io_ticks && t->state == t->io_state) {
-        if (t->state == 'D' || nd_wchan_is_input_wait(t->wchan))
-            out->iowait = 1;
+     * job's processes, most ticks). Not a reader asleep in a read or in
+     * I/O: it may have read many times without a CPU tick to show for it
+     * (a pipe read costs microseconds), so it is looked at again. */
+    if (t->io_looked && t->ticks == t->io_ticks && t->state == t->io_state && t->state != 'D' &&
+        !nd_wchan_is_input_wait(t->wchan)) {
         out->io_valid = 1;
         return;
     }
@@ -798,6 +850,46 @@ static void nd_sample_devices(struct nd_sampler *s, struct nd_findings *notes)
     }
 }
 
+/* One exit notice: kept when it is a process of the job (not its main one)
+ * that failed. A crash or kill signal always counts; a non-zero exit only
+ * for a rank or a process with an ML framework (a shell's `grep -q` fails
+ * on purpose). SIGTERM/SIGINT are how launchers stop their workers. */
+static void nd_sampler_heard(pid_t pid, int ws, void *arg)
+{
+    struct nd_sampler *s = arg;
+    if (pid == s->opt.root || s->ncexits >= ND_CHILD_EXITS_MAX)
+        return;
+    const struct nd_track *t = NULL;
+    for (size_t i = 0; i < s->ntr && !t; i++)
+        if (s->tr[i].pid == pid)
+            t = &s->tr[i];
+    if (!t)
+        return;
+    bool failed = false;
+    if (WIFSIGNALED(ws)) {
+        int sig = WTERMSIG(ws);
+        failed = sig == SIGKILL || sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS || sig == SIGILL || sig == SIGFPE;
+    } else if (WIFEXITED(ws) && WEXITSTATUS(ws) != 0) {
+        failed = t->rank[0] || (t->fw & ND_FW_ML);
+    }
+    if (!failed)
+        return;
+    struct nd_child_exit *c = &s->cexits[s->ncexits++];
+    memset(c, 0, sizeof *c);
+    c->pid = pid;
+    c->ws = ws;
+    nd_copy(c->cmd, sizeof c->cmd, t->cmd[0] ? t->cmd : t->comm);
+    nd_copy(c->rank, sizeof c->rank, t->rank);
+    c->frameworks = t->fw;
+}
+
+const struct nd_child_exit *nd_sampler_child_exits(const struct nd_sampler *s, size_t *n, bool *heard)
+{
+    *n = s->ncexits;
+    *heard = s->exits != NULL;
+    return s->cexits;
+}
+
 int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findings *notes, struct nd_error *err)
 {
     double now = nd_monotonic_now();
@@ -812,6 +904,9 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
     }
 
     nd_sample_devices(s, notes);
+    /* Before the scan: those that ended since the last tick are still tracked. */
+    if (s->exits)
+        nd_exit_listener_each(s->exits, nd_sampler_heard, s);
     int rc = nd_scan_procs(s, dt, err);
     if (rc < 0)
         return rc;

@@ -53,6 +53,9 @@ bool nd_sampler_frameworks_known(const struct nd_sampler *s);
 uint64_t nd_sampler_rlimit_as(const struct nd_sampler *s);
 /* True when the job's memory cgroup is a v1 one (memory.limit_in_bytes). */
 bool nd_sampler_cgroup_v1(const struct nd_sampler *s);
+/* The job's other processes that failed, as the kernel's exit notices told
+ * (see nd_detect_context); *heard: whether notices can be heard here. */
+const struct nd_child_exit *nd_sampler_child_exits(const struct nd_sampler *s, size_t *n, bool *heard);
 /* The 1-minute load average at the last tick (-1 unknown). */
 double nd_sampler_loadavg(const struct nd_sampler *s);
 /* The wait status the kernel keeps for the job's main process while it is a

@@ -91,11 +91,24 @@ void nd_detect_storage_bound(const struct nd_series *s, const struct nd_detect_c
         return;
     double span = b->t - a->t;
     double rate = span > 0 && b->read_bytes >= a->read_bytes ? (double)(b->read_bytes - a->read_bytes) / span : 0;
+    /* Nothing read, and nobody in the disk's I/O wait (state D): a read from
+     * a pipe or socket that nothing feeds (a dead worker's queue, stdin, a
+     * store that never answers) is a hang's picture, not slow storage. */
+    bool in_d = false;
+    for (size_t i = 0; i < ctx->nprocs; i++)
+        in_d = in_d || ctx->procs[i].state == 'D';
+    if (rate <= 0 && !in_d)
+        return;
 
-    struct nd_finding *f = nd_findings_add(out, "idle.storage-bound", ND_CAT_INPUT_BOUND, ND_SEV_WARNING,
-                                           "The device waits for data from storage: %.0f%% utilisation, the job "
-                                           "sleeps in reads",
-                                           util);
+    struct nd_finding *f;
+    if (in_d && rate < 1024)
+        f = nd_findings_add(out, "idle.storage-bound", ND_CAT_INPUT_BOUND, ND_SEV_WARNING,
+                            "The device waits on storage I/O: %.0f%% utilisation, the job sleeps in the disk's I/O "
+                            "wait",
+                            util);
+    else
+        f = nd_findings_add(out, "idle.storage-bound", ND_CAT_INPUT_BOUND, ND_SEV_WARNING,
+                            "The device waits for data from storage: %.0f%% utilisation, the job sleeps in reads", util);
     f->at_s = b->t;
     f->confidence = ND_CONF_MEDIUM;
     nd_finding_add_evidence(f, NULL, 0, "device utilisation: %.0f%% on average over the last %.0f s (%s)", util,

@@ -156,8 +156,17 @@ int nd_exit_listener_open(struct nd_exit_listener **out)
     return 0;
 }
 
-/* The pid and exit code in one TASKSTATS_TYPE_AGGR_PID attribute's payload. */
+/* The pid and exit code in one TASKSTATS_TYPE_AGGR_PID attribute's payload
+ * (pid < 0: any pid, told in *got_pid). */
+static bool nd_taskstats_aggr_any(const void *p, size_t len, pid_t pid, pid_t *got_pid, int *ws);
+
 static bool nd_taskstats_aggr(const void *p, size_t len, pid_t pid, int *ws)
+{
+    pid_t got;
+    return pid >= 0 && nd_taskstats_aggr_any(p, len, pid, &got, ws);
+}
+
+static bool nd_taskstats_aggr_any(const void *p, size_t len, pid_t pid, pid_t *got_pid, int *ws)
 {
     const struct nlattr *pa = nd_nla_find(p, len, TASKSTATS_TYPE_PID);
     const struct nlattr *sa = nd_nla_find(p, len, TASKSTATS_TYPE_STATS);
@@ -168,8 +177,9 @@ static bool nd_taskstats_aggr(const void *p, size_t len, pid_t pid, int *ws)
     /* Older and newer kernels differ in the struct's length, never in
      * where its first fields are. */
     size_t need = offsetof(struct taskstats, ac_exitcode) + sizeof(uint32_t);
-    if ((pid_t)got != pid || sa->nla_len < NLA_HDRLEN + need)
+    if ((pid >= 0 && (pid_t)got != pid) || sa->nla_len < NLA_HDRLEN + need)
         return false;
+    *got_pid = (pid_t)got;
     uint32_t code;
     memcpy(&code, (const char *)sa + NLA_HDRLEN + offsetof(struct taskstats, ac_exitcode), sizeof code);
     *ws = (int)(code & 0xffff);
@@ -197,6 +207,48 @@ bool nd_taskstats_parse(const void *buf, size_t len, pid_t pid, int *ws)
         len -= step;
     }
     return false;
+}
+
+size_t nd_taskstats_each(const void *buf, size_t len, void (*fn)(pid_t pid, int ws, void *arg), void *arg)
+{
+    const char *c = buf;
+    size_t n = 0;
+    while (len >= NLMSG_HDRLEN) {
+        const struct nlmsghdr *h = (const struct nlmsghdr *)c;
+        if (h->nlmsg_len < NLMSG_HDRLEN || h->nlmsg_len > len)
+            break;
+        if (h->nlmsg_len >= NLMSG_LENGTH(GENL_HDRLEN) && h->nlmsg_type >= NLMSG_MIN_TYPE) {
+            const char *attrs = c + NLMSG_LENGTH(GENL_HDRLEN);
+            size_t alen = h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+            const struct nlattr *agg = nd_nla_find(attrs, alen, TASKSTATS_TYPE_AGGR_PID);
+            pid_t got;
+            int ws;
+            if (agg && nd_taskstats_aggr_any((const char *)agg + NLA_HDRLEN, agg->nla_len - NLA_HDRLEN, -1, &got, &ws)) {
+                fn(got, ws, arg);
+                n++;
+            }
+        }
+        size_t step = NLMSG_ALIGN(h->nlmsg_len);
+        if (step >= len)
+            break;
+        c += step;
+        len -= step;
+    }
+    return n;
+}
+
+void nd_exit_listener_each(struct nd_exit_listener *l, void (*fn)(pid_t pid, int ws, void *arg), void *arg)
+{
+    static char buf[64 * 1024];
+    for (int rounds = 0; rounds < 256; rounds++) {
+        ssize_t n = recv(l->fd, buf, sizeof buf, MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == ENOBUFS) /* some notices were dropped: read on */
+                continue;
+            return;
+        }
+        nd_taskstats_each(buf, (size_t)n, fn, arg);
+    }
 }
 
 bool nd_exit_listener_status(struct nd_exit_listener *l, pid_t pid, int wait_ms, int *ws)

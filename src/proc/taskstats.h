@@ -21,11 +21,16 @@ int nd_exit_listener_open(struct nd_exit_listener **out);
 /* Reads what has arrived (waiting up to wait_ms for the first notice) and
  * returns true with *ws (a wait() status) once pid's exit was heard. */
 bool nd_exit_listener_status(struct nd_exit_listener *l, pid_t pid, int wait_ms, int *ws);
+/* Reads what has arrived, without waiting, and calls fn for each exit heard
+ * (every thread's too: a process's main thread has its pid). */
+void nd_exit_listener_each(struct nd_exit_listener *l, void (*fn)(pid_t pid, int ws, void *arg), void *arg);
 void nd_exit_listener_free(struct nd_exit_listener *l);
 
 /* One netlink datagram of taskstats notices: true with *ws when it holds
  * the exit of pid (the per-thread notice of its main thread). Exposed for
  * the fuzz target; any bytes are safe. */
 bool nd_taskstats_parse(const void *buf, size_t len, pid_t pid, int *ws);
+/* Every exit notice in one datagram, to fn; returns how many. Any bytes are safe. */
+size_t nd_taskstats_each(const void *buf, size_t len, void (*fn)(pid_t pid, int ws, void *arg), void *arg);
 
 #endif

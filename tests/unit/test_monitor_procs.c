@@ -3,6 +3,7 @@
  * not a DataLoader worker nor the launcher), the storage-bound form of
  * input-bound, input wait channels and the exit tail of the output. */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -76,7 +77,8 @@ static struct nd_detect_proc *proc(struct synth *x, pid_t pid, pid_t ppid, doubl
     return p;
 }
 
-static float g_stopped; /* the stopped share of the next pushed samples */
+static float g_stopped;     /* the stopped share of the next pushed samples */
+static uint64_t g_out_step; /* output lines added per pushed sample (run: output observed when > 0) */
 
 /* n samples one second apart; the job holds npu:0 at util %, iowait 0/1, reading rate bytes/s. */
 static void push(struct synth *x, int n, float cores, bool held, int util, float iowait, uint64_t rate)
@@ -101,6 +103,8 @@ static void push(struct synth *x, int n, float cores, bool held, int util, float
         sm.stopped = g_stopped;
         sm.io_valid = 1;
         sm.read_bytes = (prev ? prev->read_bytes : 0) + rate;
+        sm.out_valid = g_out_step > 0;
+        sm.out_lines = (prev ? prev->out_lines : 0) + g_out_step;
         sm.oom_kill = -1;
         nd_series_push(&x->s, &sm);
         x->t += 1;
@@ -392,6 +396,222 @@ static void test_stopped(void **state)
     nd_series_release(&x.s);
 }
 
+/* The holder itself computes on the CPU while its device idles: fallback.in-process,
+ * not input-bound; reading its data at speed, or fed by busy workers, it is input-bound. */
+static void test_inproc_fallback(void **state)
+{
+    (void)state;
+    struct synth x;
+    synth_init(&x);
+    struct nd_detect_proc *h = proc(&x, 100, 1, 0.95, true, TORCH | ND_FW_TORCH_NPU, NULL);
+    h->win_runnable = 1;
+    push(&x, 16, 0.95f, true, 3, 0.0f, 10 * 1024);
+    struct nd_findings out = ND_FINDINGS_INIT;
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    const struct nd_finding *f = find(&out, "fallback.in-process");
+    assert_non_null(f);
+    assert_string_equal(f->category, ND_CAT_CPU_FALLBACK);
+    assert_int_equal(f->severity, ND_SEV_WARNING);
+    assert_true(evidence_has(f, "pid 100 python3 train.py holds a device and uses 0.9 cores"));
+    assert_true(evidence_has(f, "reads: 10 KiB/s"));
+    assert_false(evidence_has(f, "earlier the device was busy"));
+    assert_non_null(strstr(f->fix[0], "py-spy dump --pid 100"));
+    assert_null(find(&out, "idle.input-bound"));
+    assert_null(find(&out, "idle.device-starved"));
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
+
+    /* On the device first, then on the CPU: said so. */
+    synth_init(&x);
+    h = proc(&x, 100, 1, 0.95, true, TORCH | ND_FW_TORCH_NPU, NULL);
+    push(&x, 20, 0.3f, true, 85, 0.0f, 0);
+    push(&x, 12, 0.95f, true, 0, 0.0f, 0);
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    f = find(&out, "fallback.in-process");
+    assert_non_null(f);
+    assert_true(evidence_has(f, "earlier the device was busy"));
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
+
+    /* It reads its data (num_workers=0 decoding files): input-bound. */
+    synth_init(&x);
+    proc(&x, 100, 1, 0.95, true, TORCH | ND_FW_TORCH_NPU, NULL);
+    push(&x, 16, 0.95f, true, 3, 0.0f, 8u << 20);
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_null(find(&out, "fallback.in-process"));
+    assert_non_null(find(&out, "idle.input-bound"));
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
+
+    /* Busy workers feed an idle holder: input-bound. */
+    synth_init(&x);
+    proc(&x, 100, 1, 0.05, true, TORCH | ND_FW_TORCH_NPU, NULL);
+    proc(&x, 101, 100, 0.9, false, TORCH, NULL);
+    proc(&x, 102, 100, 0.9, false, TORCH, NULL);
+    push(&x, 16, 1.85f, true, 3, 0.0f, 0);
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_null(find(&out, "fallback.in-process"));
+    assert_non_null(find(&out, "idle.input-bound"));
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
+
+    /* Runnable most of the time but getting almost no CPU (an interpreter
+     * tearing down on a crowded host): not computing a model. With a
+     * sixth of a core it is (a thread of its own on that host). */
+    synth_init(&x);
+    h = proc(&x, 100, 1, 0.1, true, TORCH | ND_FW_TORCH_NPU, NULL);
+    h->win_runnable = 1;
+    push(&x, 16, 0.1f, true, 3, 0.0f, 0);
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_null(find(&out, "fallback.in-process"));
+    nd_findings_release(&out);
+    h->win_cores = h->cores = 0.2;
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_non_null(find(&out, "fallback.in-process"));
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
+
+    /* The twin: the device busy. */
+    synth_init(&x);
+    proc(&x, 100, 1, 0.95, true, TORCH | ND_FW_TORCH_NPU, NULL);
+    push(&x, 16, 0.95f, true, 80, 0.0f, 0);
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_int_equal(out.n, 0);
+    nd_series_release(&x.s);
+}
+
+/* The device idles while the job sleeps between steps that still come. */
+static void test_starved(void **state)
+{
+    (void)state;
+    struct synth x;
+    synth_init(&x);
+    struct nd_detect_proc *h = proc(&x, 100, 1, 0.02, true, TORCH | ND_FW_TORCH_NPU, NULL);
+    snprintf(h->wchan, sizeof h->wchan, "do_sys_poll");
+    struct nd_detect_proc *w = proc(&x, 101, 100, 0.01, false, 0, NULL);
+    snprintf(w->wchan, sizeof w->wchan, "hrtimer_nanosleep");
+    g_out_step = 2;
+    push(&x, 16, 0.03f, true, 2, 0.0f, 2048);
+    struct nd_findings out = ND_FINDINGS_INIT;
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    const struct nd_finding *f = find(&out, "idle.device-starved");
+    assert_non_null(f);
+    assert_string_equal(f->category, ND_CAT_INPUT_BOUND);
+    assert_true(evidence_has(f, "20 new output lines"));
+    assert_true(evidence_has(f, "101 python3 train.py (in hrtimer_nanosleep)"));
+    assert_null(find(&out, "idle.storage-bound"));
+    assert_null(find(&out, "hang.no-progress"));
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
+
+    /* No new output: no progress, so not this (a hang's picture). */
+    synth_init(&x);
+    proc(&x, 100, 1, 0.02, true, TORCH | ND_FW_TORCH_NPU, NULL);
+    g_out_step = 0;
+    push(&x, 16, 0.03f, true, 2, 0.0f, 0);
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_null(find(&out, "idle.device-starved"));
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
+}
+
+/* A read from a pipe nothing feeds is no storage wait; the disk's I/O wait
+ * without reads (fsync) is, in its own words. */
+static void test_storage_no_reads(void **state)
+{
+    (void)state;
+    struct synth x;
+    synth_init(&x);
+    struct nd_detect_proc *h = proc(&x, 100, 1, 0.0, true, TORCH | ND_FW_TORCH_NPU, NULL);
+    snprintf(h->wchan, sizeof h->wchan, "pipe_read");
+    push(&x, 16, 0.0f, true, 0, 1.0f, 0);
+    struct nd_findings out = ND_FINDINGS_INIT;
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_null(find(&out, "idle.storage-bound"));
+    nd_findings_release(&out);
+    h->state = 'D';
+    snprintf(h->wchan, sizeof h->wchan, "jbd2_log_wait_commit");
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    const struct nd_finding *f = find(&out, "idle.storage-bound");
+    assert_non_null(f);
+    assert_non_null(strstr(f->title, "waits on storage I/O"));
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
+}
+
+/* Exit 0 that hides a failure: a printed traceback, a failed child. */
+static void test_masked_exit(void **state)
+{
+    (void)state;
+    struct synth x;
+    synth_init(&x);
+    proc(&x, 100, 1, 0.5, true, TORCH, NULL);
+    push(&x, 3, 0.5f, true, 80, 0.0f, 0);
+    struct nd_exit_info ok = {.exited = true, .code = 0};
+    struct nd_findings out = ND_FINDINGS_INIT;
+    nd_detect_exit(&x.s, &x.ctx, &ok, &out);
+    assert_int_equal(out.n, 0);
+    struct nd_exit_info tb = ok;
+    tb.traceback_error = "ValueError: bad shape";
+    tb.traceback_line = 12;
+    nd_detect_exit(&x.s, &x.ctx, &tb, &out);
+    const struct nd_finding *f = find(&out, "exit.masked-failure");
+    assert_non_null(f);
+    assert_int_equal(f->severity, ND_SEV_WARNING);
+    assert_non_null(strstr(f->title, "ValueError: bad shape"));
+    assert_int_equal(f->evidence[0].line, 12);
+    nd_findings_release(&out);
+
+    struct nd_child_exit kids[2] = {{.pid = 4242, .ws = SIGKILL, .cmd = "python3 -c ...", .rank = "1"},
+                                    {.pid = 4243, .ws = 1 << 8, .cmd = "python3 worker.py"}};
+    x.ctx.child_exits = kids;
+    x.ctx.nchild_exits = 1;
+    nd_detect_exit(&x.s, &x.ctx, &ok, &out);
+    f = find(&out, "exit.child-failed");
+    assert_non_null(f);
+    assert_non_null(strstr(f->title, "died from SIGKILL: pid 4242, rank 1"));
+    nd_findings_release(&out);
+    x.ctx.nchild_exits = 2;
+    nd_detect_exit(&x.s, &x.ctx, &ok, &out);
+    f = find(&out, "exit.child-failed");
+    assert_non_null(f);
+    assert_true(evidence_has(f, "pid 4243 python3 worker.py: exited with status 1"));
+    nd_findings_release(&out);
+    /* The main process failed too: its own verdict says it. */
+    struct nd_exit_info bad = {.exited = true, .code = 1};
+    nd_detect_exit(&x.s, &x.ctx, &bad, &out);
+    assert_null(find(&out, "exit.child-failed"));
+    assert_non_null(find(&out, "exit.failed"));
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
+}
+
+/* Tracebacks through blocks: per stream, the exception line after the frames. */
+static void test_traceback_blocks(void **state)
+{
+    (void)state;
+    struct nd_exit_tail t;
+    memset(&t, 0, sizeof t);
+    const char a[] = "step 1\nTraceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n";
+    nd_exit_tail_traceback_block(&t, 2, a, strlen(a), 1);
+    assert_string_equal(t.traceback_error, "");
+    const char out[] = "step 2 on stdout\n";
+    nd_exit_tail_traceback_block(&t, 1, out, strlen(out), 4);
+    const char b[] = "    train()\nRuntimeError: call aclnnAdd failed\nfalling back\n";
+    nd_exit_tail_traceback_block(&t, 2, b, strlen(b), 5);
+    assert_string_equal(t.traceback_error, "RuntimeError: call aclnnAdd failed");
+    assert_int_equal(t.traceback_line, 6);
+    /* A later traceback in one block: its exception wins; a non-exception line ends it. */
+    const char c[] = "Traceback (most recent call last):\n  File \"x\"\nKeyError: 'lr'\n"
+                     "Traceback (most recent call last):\n  File \"y\"\nnot an exception line\n";
+    nd_exit_tail_traceback_block(&t, 2, c, strlen(c), 10);
+    assert_string_equal(t.traceback_error, "RuntimeError: call aclnnAdd failed");
+    const char d[] = "Traceback (most recent call last):\n  File \"x\"\nKeyError: 'lr'\n";
+    nd_exit_tail_traceback_block(&t, 2, d, strlen(d), 20);
+    assert_string_equal(t.traceback_error, "KeyError: 'lr'");
+    assert_int_equal(t.traceback_line, 22);
+}
+
 static void test_kmsg(void **state)
 {
     (void)state;
@@ -410,10 +630,13 @@ static void test_kmsg(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_verdicts),      cmocka_unit_test(test_partial_fallback),
-        cmocka_unit_test(test_storage_bound), cmocka_unit_test(test_wchan_and_free_cores),
-        cmocka_unit_test(test_exit_tail),     cmocka_unit_test(test_host_memory_exit),
-        cmocka_unit_test(test_stopped),       cmocka_unit_test(test_kmsg),
+        cmocka_unit_test(test_verdicts),         cmocka_unit_test(test_partial_fallback),
+        cmocka_unit_test(test_storage_bound),    cmocka_unit_test(test_wchan_and_free_cores),
+        cmocka_unit_test(test_exit_tail),        cmocka_unit_test(test_host_memory_exit),
+        cmocka_unit_test(test_stopped),          cmocka_unit_test(test_kmsg),
+        cmocka_unit_test(test_inproc_fallback),  cmocka_unit_test(test_starved),
+        cmocka_unit_test(test_storage_no_reads), cmocka_unit_test(test_masked_exit),
+        cmocka_unit_test(test_traceback_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
