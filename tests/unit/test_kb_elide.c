@@ -223,8 +223,7 @@ static void test_same_findings_builtin(void **state)
     struct nd_error err = {0};
     assert_int_equal(nd_kb_load(&kb, NULL, 0, &err), 0);
     static const char *const spam[] = {
-        "[W compiler_depend.ts:51] Warning: Device do not support double dtype now, dtype cast repalce with float. "
-        "(function operator())",
+        "[W compiler_depend.ts:51] Warning: Device do not support double dtype now, dtype cast repalce with float.",
         "[ERROR] RUNTIME(1005,python):2024-05-01-10:30:01.000.000 EL0004: Failed to allocate memory.",
         "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 5; 60.97 GiB total capacity)",
         "EI0002: [PID: 1003] 2024-05-01-10:32:00.000.000 The wait execution of the Notify register times out.",
