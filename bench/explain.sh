@@ -141,5 +141,21 @@ for name in ("quiet", "noisy"):
 if nn > qn:
     print("== per-match cost: (%.2f - %.2f) cpu s / (%d - %d) matching lines = %.3f us (target <= 0.2 us)" %
           (nt, qt, nn, qn, (nt - qt) / (nn - qn) * 1e6))
+# Captures cannot stall a scan: lint refuses backreferences and nested
+# repeats, and the captures that remain run on the kept line (at most 1000
+# bytes). Worst case allowed: a 2 MB line of "a " with the match at its end
+# and a capture whose repeated class covers the whole line.
+site = os.path.join(d, "site")
+os.makedirs(site, exist_ok=True)
+with open(os.path.join(site, "slow.rules"), "w") as f:
+    f.write("[site.slow]\ncategory = config\npattern = SLOWMARK\ncapture = v: ([a ]*)c\n"
+            "title = slow {v|none}\nfix = none\nexample = SLOWMARK\n")
+longlog = os.path.join(d, "long.log")
+with open(longlog, "w") as f:
+    f.write("a " * 1000000 + "SLOWMARK\n")
+run([nd, "explain", "--rules", site, longlog])  # compiles and caches the site database
+cap_t, cap_rc, _, _, _ = best([nd, "explain", "--json", "--rules", site, longlog])
+print("== capture worst case: 2 MB line, capture ([a ]*)c: %.2f cpu s, exit %d (a stall would not end)" %
+      (cap_t, cap_rc))
 print("(GB/s from CPU seconds; explain's include loading the rules, compiled once then cached)")
 PYEOF
