@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 struct nd_fz_ends {
     const size_t *starts; /* line starts of the text */
     size_t nlines;
-    size_t base; /* added to each end (the standalone scan's offset) */
+    size_t base;   /* added to each end (the standalone scan's offset) */
     size_t *first; /* per line: first match end + 1, 0 none */
     bool one_line; /* standalone: every match is line 0's */
 };
@@ -38,8 +38,7 @@ static size_t nd_fz_line_of(const struct nd_fz_ends *c, size_t b)
     return lo;
 }
 
-static int nd_fz_on_match(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags,
-                          void *ctx)
+static int nd_fz_on_match(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags, void *ctx)
 {
     (void)id;
     (void)from;

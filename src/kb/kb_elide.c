@@ -22,12 +22,12 @@
 #include "kb/kb_elide.h"
 #include "kb/kb_internal.h"
 
-#define ND_ELIDE_LINE_MAX 512  /* longer lines are not remembered */
-#define ND_ELIDE_ENTRIES 16    /* lines remembered */
-#define ND_ELIDE_SEEN 64       /* hashes of matched lines seen once */
-#define ND_ELIDE_HITS 8        /* matches kept per remembered line */
-#define ND_ELIDE_HOT_LINES 32  /* matched lines in a chunk that make the next one worth it */
-#define ND_ELIDE_LEARN_MAX 256 /* matched lines looked at per chunk */
+#define ND_ELIDE_LINE_MAX 512         /* longer lines are not remembered */
+#define ND_ELIDE_ENTRIES 16           /* lines remembered */
+#define ND_ELIDE_SEEN 64              /* hashes of matched lines seen once */
+#define ND_ELIDE_HITS 8               /* matches kept per remembered line */
+#define ND_ELIDE_HOT_LINES 32         /* matched lines in a chunk that make the next one worth it */
+#define ND_ELIDE_LEARN_MAX 256        /* matched lines looked at per chunk */
 #define ND_ELIDE_MIN_TEXT (64u << 10) /* smaller chunks (short inputs, the end of a file) teach nothing */
 
 struct nd_kb_elide_hit {
@@ -139,8 +139,7 @@ static bool nd_kb_elide_ready(struct nd_kb *kb)
         kb->db_cross = nd_kb_cache_load(key);
         if (!kb->db_cross) {
             hs_compile_error_t *cerr = NULL;
-            if (hs_compile_multi(v, flags, ids, (unsigned)n, HS_MODE_BLOCK, NULL, &kb->db_cross, &cerr) !=
-                HS_SUCCESS) {
+            if (hs_compile_multi(v, flags, ids, (unsigned)n, HS_MODE_BLOCK, NULL, &kb->db_cross, &cerr) != HS_SUCCESS) {
                 hs_free_compile_error(cerr);
                 kb->db_cross = NULL;
                 ok = false;
@@ -402,8 +401,7 @@ void nd_kb_elide_learn(struct nd_kb_elide *e, struct nd_kb *kb, const char *text
     if (!nl)
         return;
     size_t n = (size_t)(nl - (text + start));
-    if (n == 0 || n > ND_ELIDE_LINE_MAX || nd_kb_elide_blank(text + start, n) ||
-        nd_kb_elide_find(e, text + start, n) >= 0)
+    if (n == 0 || n > ND_ELIDE_LINE_MAX || nd_kb_elide_blank(text + start, n) || nd_kb_elide_find(e, text + start, n) >= 0)
         return;
     /* Seen once: noted. Seen again: remembered. */
     uint64_t h = nd_kb_elide_hash(text + start, n);

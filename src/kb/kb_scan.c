@@ -152,8 +152,8 @@ struct nd_kb_scan {
     /* The first real exception lines no rule has explained (yet). */
     struct nd_kb_fb_cand fb_cand[ND_KB_FB_CANDS];
     size_t fb_ncand;
-    bool fb_cand_full; /* an unexplained one was not kept: the first is known */
-    bool no_fallback;  /* callers with a fallback of their own (check) */
+    bool fb_cand_full;         /* an unexplained one was not kept: the first is known */
+    bool no_fallback;          /* callers with a fallback of their own (check) */
     struct nd_kb_elide *elide; /* repeated lines left out of the scan; NULL when off */
     char no_ts[512];           /* the last matched line found without a timestamp */
     size_t no_ts_len;

@@ -84,8 +84,8 @@ static char *findings_text(const struct nd_findings *out)
         for (size_t j = 0; j < f->nfix; j++)
             nd_strbuf_addf(&sb, "  fix %s\n", f->fix[j]);
         for (size_t j = 0; j < f->nevidence; j++)
-            nd_strbuf_addf(&sb, "  ev %s:%ld %s\n", f->evidence[j].file ? f->evidence[j].file : "",
-                           f->evidence[j].line, f->evidence[j].text);
+            nd_strbuf_addf(&sb, "  ev %s:%ld %s\n", f->evidence[j].file ? f->evidence[j].file : "", f->evidence[j].line,
+                           f->evidence[j].text);
     }
     return nd_strbuf_detach(&sb, NULL);
 }
