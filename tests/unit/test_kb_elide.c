@@ -242,6 +242,30 @@ static void test_same_findings_builtin(void **state)
     nd_kb_free(kb);
 }
 
+/* More matches in a chunk than the match buffer holds: the try is dropped
+ * and the chunk scanned whole, as without leaving lines out. */
+static void test_overflow_rescan(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = nd_test_kb("[t.a]\ncategory = config\npattern = AAA\ntitle = a\nfix = f\nexample = AAA\n"
+                                  "[t.b]\ncategory = config\ngeneric = true\npattern = BBB\ntitle = b\nfix = f\n"
+                                  "example = BBB\n");
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_init(&sb);
+    for (unsigned i = 0; sb.len < (2u << 20); i++)
+        nd_strbuf_adds(&sb, i % 1000 == 0 ? "AAA then BBB\n" : "AAABBB\n");
+    char *logs[1] = {nd_strbuf_detach(&sb, NULL)};
+    struct nd_test_scan with, without;
+    scan_logs(kb, logs, 1, true, &with);
+    scan_logs(kb, logs, 1, false, &without);
+    assert_non_null(strstr(without.text, "t.a|config"));
+    assert_string_equal(with.text, without.text);
+    free(with.text);
+    free(without.text);
+    free(logs[0]);
+    nd_kb_free(kb);
+}
+
 /* A quiet log (no line repeats) is scanned as it is. */
 static void test_quiet_log_untouched(void **state)
 {
@@ -267,6 +291,7 @@ int main(void)
         cmocka_unit_test(test_line_local),
         cmocka_unit_test(test_same_findings),
         cmocka_unit_test(test_same_findings_builtin),
+        cmocka_unit_test(test_overflow_rescan),
         cmocka_unit_test(test_quiet_log_untouched),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
