@@ -152,6 +152,11 @@ struct nd_kb {
     unsigned live_keys[ND_KB_LIVE_KEYS]; /* keys the last matched line set */
     size_t live_nkeys;                   /* how many; more than fit: ND_KB_LIVE_KEYS + 1 */
     bool live_dependent;                 /* its result looked at earlier lines */
+    /* Leaving repeated lines out of explain's scan (kb_elide.c). */
+    const char **pat_expr;   /* pattern id -> its expression (owned by the rules) */
+    bool *pat_local;         /* pattern id -> stays within a line; made on first use */
+    hs_database_t *db_cross; /* the patterns that do not, or NULL */
+    int cross_state;         /* 0 not tried, 1 ready, -1 unavailable */
 };
 
 /* True when a outranks b or, on the same line, makes b redundant (b is
@@ -181,6 +186,11 @@ hs_database_t *nd_kb_prebuilt_load(const char *const *exprs, const unsigned *fla
 int nd_kb_prebuild(char **bytes, size_t *len, struct nd_error *err);
 hs_database_t *nd_kb_cache_load(const char *key);
 void nd_kb_cache_store(const hs_database_t *db, const char *key);
+
+/* True when no match of the pattern can hold a newline except as its first
+ * or last byte (kb_linelocal.c): then the matches ending on a line depend on
+ * that line alone. Errs on false. */
+bool nd_kb_pattern_line_local(const char *re);
 
 /* Fills {name}, {name|default} and {name?text with $} placeholders in tmpl
  * from the rule's captures run on line ({name?...} vanishes without a value). Returns a malloc'd string. */

@@ -244,6 +244,10 @@ int nd_kb_compile(struct nd_kb *kb, struct nd_error *err)
     }
     if (rc == 0 && hs_alloc_scratch(kb->db, &kb->scratch) != HS_SUCCESS)
         rc = nd_error_set(err, -ENOMEM, "cannot allocate vectorscan scratch space");
+    /* The expressions stay for the scanner (kb_elide.c). */
+    free(kb->pat_expr);
+    kb->pat_expr = x.v;
+    x.v = NULL;
     nd_kb_exprs_release(&x);
     return rc;
 }
@@ -326,6 +330,9 @@ void nd_kb_free(struct nd_kb *kb)
     hs_free_database(kb->db);
     free(kb->pat_rule);
     free(kb->live_seen);
+    free(kb->pat_expr);
+    free(kb->pat_local);
+    hs_free_database(kb->db_cross);
     free(kb);
 }
 

@@ -24,6 +24,7 @@
 #include "core/fileio.h"
 #include "core/array.h"
 #include "core/strbuf.h"
+#include "kb/kb_elide.h"
 #include "kb/kb_internal.h"
 #include "kb/kb_logical.h"
 
@@ -151,8 +152,11 @@ struct nd_kb_scan {
     /* The first real exception lines no rule has explained (yet). */
     struct nd_kb_fb_cand fb_cand[ND_KB_FB_CANDS];
     size_t fb_ncand;
-    bool fb_cand_full; /* an unexplained one was not kept: the first is known */
-    bool no_fallback;  /* callers with a fallback of their own (check) */
+    bool fb_cand_full;         /* an unexplained one was not kept: the first is known */
+    bool no_fallback;          /* callers with a fallback of their own (check) */
+    struct nd_kb_elide *elide; /* repeated lines left out of the scan; NULL when off */
+    char no_ts[512];           /* the last matched line found without a timestamp */
+    size_t no_ts_len;
     /* Log-shape analysis of each source's tail (kb_logshape.c). */
     struct nd_kb_shape_scan *shape;
 };
@@ -184,6 +188,7 @@ struct nd_kb_scan *nd_kb_scan_new(struct nd_kb *kb)
     s->mbuf = nd_xmalloc(ND_KB_MAX_MATCHES * sizeof *s->mbuf);
     s->pat_last = nd_xcalloc(kb->npatterns ? kb->npatterns : 1, sizeof *s->pat_last);
     s->shape = nd_kb_shape_scan_new(&kb->rules.shape);
+    s->elide = nd_kb_elide_new();
     if (kb->has_conds) {
         s->key_ref = nd_xcalloc(kb->nkeys, sizeof *s->key_ref);
         for (size_t i = 0; i < kb->rules.n; i++)
@@ -221,6 +226,7 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
     free(s->last_src);
     free(s->mbuf);
     free(s->pat_last);
+    nd_kb_elide_free(s->elide);
     for (size_t i = 0; i < s->npending; i++) {
         free(s->pending[i].occ.text);
         free(s->pending[i].wrap_occ.text);
@@ -278,17 +284,24 @@ char *nd_kb_trim_line(const char *line, size_t len)
 static double nd_kb_line_ts(struct nd_kb_scan *s, const char *ls, size_t llen)
 {
     double t;
-    if (nd_kb_parse_timestamp(ls, llen, &t)) {
+    /* A warning repeated on every step carries no time of its own, and
+     * looking for one in it costs more than the rest of its match: the
+     * last such line is remembered. */
+    bool known = llen == s->no_ts_len && memcmp(ls, s->no_ts, llen) == 0;
+    if (!known && nd_kb_parse_timestamp(ls, llen, &t)) {
         s->last_ts = t;
         return t;
+    }
+    if (!known && llen <= sizeof s->no_ts) {
+        memcpy(s->no_ts, ls, llen);
+        s->no_ts_len = llen;
     }
     const char *lo = s->chunk;
     const char *end = ls;
     for (int i = 0; i < ND_KB_LOOKBACK && end > lo; i++) {
         const char *e = end - 1; /* the '\n' ending the previous line */
-        const char *b = e;
-        while (b > lo && b[-1] != '\n')
-            b--;
+        const char *nl = e > lo ? memrchr(lo, '\n', (size_t)(e - lo)) : NULL;
+        const char *b = nl ? nl + 1 : lo;
         if (nd_kb_parse_timestamp(b, (size_t)(e - b), &t))
             return t;
         end = b;
@@ -707,6 +720,39 @@ static int nd_kb_on_match(unsigned int id, unsigned long long from, unsigned lon
     return 0;
 }
 
+/* The same for a match passed on by nd_kb_elide_scan, which must not flush
+ * in the middle: a full buffer stops it, and the chunk is scanned again
+ * whole. */
+static int nd_kb_on_elided(void *ctx, unsigned id, unsigned long long to)
+{
+    struct nd_kb_scan *s = ctx;
+    unsigned long long last = s->pat_last[id];
+    if (last && last <= to && !memchr(s->scanbuf + last - 1, '\n', (size_t)(to - last + 1)))
+        return 0;
+    if (s->nmatch == ND_KB_MAX_MATCHES)
+        return 1;
+    s->pat_last[id] = to ? to : 1;
+    s->mbuf[s->nmatch].to = to;
+    s->mbuf[s->nmatch].id = id;
+    s->nmatch++;
+    return 0;
+}
+
+unsigned long long nd_kb_scan_elided(const struct nd_kb_scan *s)
+{
+    return nd_kb_elide_left_out(s->elide);
+}
+
+void nd_kb_scan_set_elide(struct nd_kb_scan *s, bool on)
+{
+    if (!on) {
+        nd_kb_elide_free(s->elide);
+        s->elide = NULL;
+    } else if (!s->elide) {
+        s->elide = nd_kb_elide_new();
+    }
+}
+
 /* Maps a byte of the scanned text to its physical line: sets cur_line,
  * the line's bounds in the original chunk, the byte's place there, and the
  * logical line's number. */
@@ -876,7 +922,22 @@ static void nd_kb_scan_chunk(struct nd_kb_scan *s, const char *data, size_t len)
         s->scan_len = nd_kb_logical_build(data, len, &s->lg);
         s->scanbuf = s->lg.buf;
     }
-    hs_scan(s->kb->db, s->scanbuf, (unsigned)s->scan_len, 0, s->kb->scratch, nd_kb_on_match, s);
+    enum nd_kb_elide_result how = ND_KB_ELIDE_NONE;
+    if (s->elide)
+        how = nd_kb_elide_scan(s->elide, s->kb, s->scanbuf, s->scan_len, nd_kb_on_elided, s);
+    if (how == ND_KB_ELIDE_STOPPED) {
+        s->nmatch = 0;
+        memset(s->pat_last, 0, s->kb->npatterns * sizeof *s->pat_last);
+    }
+    if (how != ND_KB_ELIDE_DONE)
+        hs_scan(s->kb->db, s->scanbuf, (unsigned)s->scan_len, 0, s->kb->scratch, nd_kb_on_match, s);
+    if (s->elide) {
+        size_t replayed = how == ND_KB_ELIDE_DONE ? nd_kb_elide_replayed(s->elide) : 0;
+        size_t scanned = s->nmatch > replayed ? s->nmatch - replayed : 0;
+        for (size_t i = 0; i < scanned; i++)
+            nd_kb_elide_learn(s->elide, s->kb, s->scanbuf, s->scan_len, s->mbuf[i].to ? (size_t)s->mbuf[i].to - 1 : 0);
+        nd_kb_elide_chunk_done(s->elide);
+    }
     nd_kb_flush_matches(s);
     if (s->lg_on)
         s->lineno += (long)s->lg.nlines - (len && data[len - 1] != '\n' ? 1 : 0);

@@ -153,9 +153,14 @@ bool nd_kb_parse_timestamp(const char *line, size_t len, double *out)
      * such as "[rank3]: [ERROR] RUNTIME(123,python):". */
     size_t lim = len < 256 ? len : 256;
     const char *end = line + len;
+    /* Every matched line comes here (and up to 12 lines before it): skip
+     * to the next run of digits without a call per byte. isdigit is the
+     * ten ASCII digits in every locale. */
     for (size_t i = 0; i < lim; i++) {
-        if (!isdigit((unsigned char)line[i]))
-            continue;
+        while (i < lim && (unsigned char)(line[i] - '0') > 9)
+            i++;
+        if (i >= lim)
+            break;
         if (i > 0 && isdigit((unsigned char)line[i - 1]))
             continue;
         if (nd_ts_at(line + i, end, out) || nd_ts_us_at(line + i, end, out) ||
