@@ -1065,6 +1065,9 @@ int nd_monitor_check_outputs(const char *report_dir, const char *metrics_path, s
         struct stat st;
         if (stat(report_dir, &st) == 0 && !S_ISDIR(st.st_mode))
             return nd_error_set(err, -ENOTDIR, "--report %s: not a directory", report_dir);
+        struct nd_error e1 = {0};
+        if (nd_output_path_trusted(report_dir, &e1) < 0) /* before mkdir creates folders behind a link */
+            return nd_error_set(err, e1.code, "--report %s", e1.msg);
         int rc = nd_mkdir_p(report_dir);
         if (rc < 0)
             return nd_error_set(err, rc, "--report %s: cannot create the directory: %s", report_dir, strerror(-rc));
