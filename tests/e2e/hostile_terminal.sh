@@ -73,4 +73,14 @@ if raw "$T/o"; then fail "snapshot --json has raw C1 or bidi controls"; else pas
 assert_json "$T/o" 'd["env"]["BANNER"] == "a\u009bb\u202ec"' "the value decodes to the original"
 run_nd "$T/o" "$T/e" run --no-devices --json-summary=- -- true "$(printf 'a\302\233b\342\200\256c')"
 if raw "$T/o"; then fail "run --json-summary has raw C1 or bidi controls"; else pass "run --json-summary escapes them"; fi
+# A device's name and driver version come from the vendor library (here the
+# simulator): snapshot --text and ps show them escaped.
+printf '[ascend]\ndriver_version = 24.1\033]0;x\007\ndevices = 2\nchip_name = 910B\033]0;pwn\007\302\233\342\200\256\naicore_util = 0\nhbm_total_mb = 65536\nhbm_used_mb = 0\nhealth = 0\n' >"$T/state.ini"
+export NPU_DOCTOR_DCMI_LIB=${ND_SIM:?}/libdcmi.so NPU_DOCTOR_NVML_LIB=$T/none ND_SIM_STATE=$T/state.ini
+printf 'PATH=/usr/bin:/bin\n' >"$T/p.env"
+run_nd "$T/o" "$T/e" snapshot --text --env-file "$T/p.env"
+assert_contains "$T/o" '2 x 910B\x1b]0' "snapshot --text names the device, escaped"
+shown "snapshot --text with a device name from the vendor library"
+run_nd "$T/o" "$T/e" ps --interval 0
+shown "ps with a device name from the vendor library"
 finish
