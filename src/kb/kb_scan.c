@@ -663,6 +663,34 @@ static void nd_kb_flush_line(struct nd_kb_scan *s)
     }
 }
 
+/* Where the evidence of a match deep in a long line starts, near ls: never
+ * inside a word, and with the two words before it ("password = x",
+ * "token: x"), so that redaction sees a secret's name with its value; a cut
+ * "password=x" would show "=x", which nothing recognises. A word longer
+ * than the look-back is dropped instead of cut. */
+static const char *nd_kb_window_start(const char *p, const char *ls, const char *m)
+{
+    const char *q = ls;
+    while (q > p && ls - q < 64 && q[-1] != ' ' && q[-1] != '\t')
+        q--;
+    if (q > p && q[-1] != ' ' && q[-1] != '\t') {
+        for (q = ls; q < m && *q != ' ' && *q != '\t'; q++)
+            ;
+        return q;
+    }
+    for (int words = 0; words < 2 && q > p && ls - q < 128; words++) {
+        const char *w = q;
+        while (w > p && (w[-1] == ' ' || w[-1] == '\t'))
+            w--;
+        while (w > p && w[-1] != ' ' && w[-1] != '\t' && ls - w < 128)
+            w--;
+        if (w > p && w[-1] != ' ' && w[-1] != '\t')
+            break; /* that word reaches further back: keep the cut at q */
+        q = w;
+    }
+    return q;
+}
+
 /* Vectorscan does not promise matches in end-offset order across its
  * engines, and line mapping and wrapper deferral need that order; so the
  * callback only collects (offset, pattern), and the chunk is processed
@@ -801,7 +829,7 @@ static void nd_kb_process(struct nd_kb_scan *s, unsigned id, unsigned long long 
     if (cr)
         ls = cr + 1;
     else if (m - p >= ND_KB_CONTEXT)
-        ls = m - ND_KB_EVIDENCE_MAX / 2;
+        ls = nd_kb_window_start(p, m - ND_KB_EVIDENCE_MAX / 2, m);
     const char *end = s->chunk + leo;
     if (end - m > ND_KB_CONTEXT)
         end = m + ND_KB_CONTEXT;

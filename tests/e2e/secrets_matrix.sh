@@ -100,6 +100,16 @@ assert_contains "$T/ex.out" "GPU out of memory" "explain read the planted logs"
 if [ "$(grep -c 'CUDA out of memory. ' "$T/ex.out")" -ge "$n" ]; then pass "every form was quoted as evidence"
 else fail "only $(grep -c 'CUDA out of memory. ' "$T/ex.out") quoted lines for $n forms"; fi
 scan "explain (text, JSON, .gz)" "$T/ex.out"
+# A match deep in a long line is quoted from a window of the line: the
+# window must not start inside "password=..." and show the bare value.
+: >"$T/cut.out"
+for gap in 80 90 100 110 118; do
+  printf '%s password=MxCutLinePw%03d%s%s\n' "$(printf '%05000d' 0)" "$gap" "$(printf '%*s' "$gap" '' | tr ' ' y)" \
+    "$OOM" >"$T/cut.log"
+  "$ND" explain --json "$T/cut.log" >>"$T/cut.out" 2>&1
+done
+assert_contains "$T/cut.out" "GPU out of memory" "the long lines were explained"
+assert_not_contains "$T/cut.out" "MxCutLinePw" "a window cut into a long line shows no secret value"
 run_nd "$T/o" "$T/e" explain --all "$T/train.log"
 expect_rc 2 "explain reads the whole planted log"
 scan "explain --all of the whole log" "$T/o" "$T/e"
