@@ -690,14 +690,16 @@ static char *nd_scrub_option_words(char *s)
     return nd_strbuf_detach(&out, NULL);
 }
 
-/* True when the "PRIVATE KEY-----" at h ends a "-----BEGIN ..." header
- * (on the same line, a few words before), not an "-----END ..." footer. */
+/* True when the "PRIVATE KEY-----" at h ends a "-----BEGIN ..." header,
+ * not an "-----END ..." footer: between the dashes and h only the label's
+ * capitals and spaces ("BEGIN RSA "), so a marker another pass put there
+ * cannot make a header of what was not one (redaction stays idempotent). */
 static bool nd_pem_is_header(const char *s, const char *h)
 {
-    for (const char *q = h; q > s && h - q < 48 && q[-1] != '\n'; q--)
-        if (q - s >= 5 && strncmp(q - 5, "-----", 5) == 0)
-            return strncmp(q, "BEGIN", 5) == 0;
-    return false;
+    const char *q = h;
+    while (q > s && h - q < 48 && (isupper((unsigned char)q[-1]) || q[-1] == ' '))
+        q--;
+    return q - s >= 5 && strncmp(q - 5, "-----", 5) == 0 && strncmp(q, "BEGIN ", 6) == 0;
 }
 
 /* The body of a PEM private key, when it shares a line or a string with its
