@@ -3,6 +3,8 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +17,23 @@ int nd_escaped_parse_stat(const char *line, pid_t *ppid, pid_t *sid)
     const char *p = strrchr(line, ')');
     if (!p)
         return -1;
-    char state;
-    long pp, pgrp, ses;
-    if (sscanf(p + 1, " %c %ld %ld %ld", &state, &pp, &pgrp, &ses) != 4 || pp < 0 || ses < 0)
+    p++;
+    while (*p == ' ')
+        p++;
+    if (!*p || *p == ' ')
         return -1;
-    *ppid = (pid_t)pp;
-    *sid = (pid_t)ses;
+    p++; /* the state letter */
+    long f[3];
+    for (int i = 0; i < 3; i++) { /* ppid, pgrp, session */
+        char *end;
+        errno = 0;
+        f[i] = strtol(p, &end, 10);
+        if (end == p || errno || f[i] < 0 || f[i] > INT_MAX || (*end != ' ' && *end != '\0' && *end != '\n'))
+            return -1;
+        p = end;
+    }
+    *ppid = (pid_t)f[0];
+    *sid = (pid_t)f[2];
     return 0;
 }
 
