@@ -186,7 +186,7 @@ int cmd_run(int argc, char **argv)
             nd_monitor_adopt_kb_loader(ctx.mon, loader);
         } else if (nd_kb_load(&kb, NULL, 0, &err) < 0) {
             nd_term_eprintf("npu-doctor: warning: knowledge base not loaded (%s); using the built-in line table\n",
-                    err.msg);
+                            err.msg);
             kb = NULL;
         } else {
             nd_monitor_use_kb(ctx.mon, kb);

@@ -375,8 +375,7 @@ static int nd_outfile_place(struct nd_outfile *o, struct nd_error *err)
         } else {
             if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE) == 0) {
                 struct stat old;
-                if (lstat(o->tmp, &old) == 0 &&
-                    (!S_ISREG(old.st_mode) || old.st_uid != geteuid() || old.st_nlink > 1)) {
+                if (lstat(o->tmp, &old) == 0 && (!S_ISREG(old.st_mode) || old.st_uid != geteuid() || old.st_nlink > 1)) {
                     /* Swapped in behind our back: put it back untouched. */
                     renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE);
                     return nd_output_target(o->path, &mode, err) < 0

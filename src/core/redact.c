@@ -27,9 +27,9 @@ static size_t nd_nextra;
 
 /* Words that hold a secret wherever they stand in the name. */
 static const char *const nd_secret_words[] = {
-    "TOKEN",       "SECRET", "SECRETS", "PASSWORD",      "PASSWORDS", "PASSWD", "KEY",     "APIKEY", "CREDENTIAL",
-    "CREDENTIALS", "CREDS",  "AUTH",    "AUTHORIZATION", "PRIVATE",   "COOKIE", "COOKIES", "JWT",    "PASSPHRASE",
-    "SIGNATURE", /* X-Amz-Signature=, X-Goog-Signature= in presigned URLs */
+    "TOKEN",  "SECRET",     "SECRETS",     "PASSWORD",   "PASSWORDS", "PASSWD",        "KEY",
+    "APIKEY", "CREDENTIAL", "CREDENTIALS", "CREDS",      "AUTH",      "AUTHORIZATION", "PRIVATE",
+    "COOKIE", "COOKIES",    "JWT",         "PASSPHRASE", "SIGNATURE", /* X-Amz-Signature=, X-Goog-Signature= in presigned URLs */
 };
 /* Compound words ending so: HFTOKEN, DBPASSWORD, ACCESSKEY, CLIENTSECRET. */
 static const char *const nd_secret_tails[] = {"TOKEN",     "SECRET",    "PASSWORD",   "PASSWD",    "APIKEY",
@@ -313,9 +313,8 @@ static const struct nd_token_shape nd_token_shapes[] = {
     {"github_pat_", 50, ND_TOK_WORD, 0}, {"glpat-", 20, ND_TOK_WORD, 0}, {"xoxb-", 10, ND_TOK_WORD, 0},
     {"xoxp-", 10, ND_TOK_WORD, 0},       {"xoxa-", 10, ND_TOK_WORD, 0},  {"xoxr-", 10, ND_TOK_WORD, 0},
     {"xoxs-", 10, ND_TOK_WORD, 0},       {"xoxo-", 10, ND_TOK_WORD, 0},  {"xoxe-", 10, ND_TOK_WORD, 0},
-    {"xapp-", 10, ND_TOK_WORD, 0},       {"AKIA", 16, ND_TOK_UPPER, 16},
-    {"ASIA", 16, ND_TOK_UPPER, 16},      {"sk-", 20, ND_TOK_WORD, 0},    {"AIza", 35, ND_TOK_WORD, 35},
-    {"npm_", 30, ND_TOK_ALNUM, 0},
+    {"xapp-", 10, ND_TOK_WORD, 0},       {"AKIA", 16, ND_TOK_UPPER, 16}, {"ASIA", 16, ND_TOK_UPPER, 16},
+    {"sk-", 20, ND_TOK_WORD, 0},         {"AIza", 35, ND_TOK_WORD, 35},  {"npm_", 30, ND_TOK_ALNUM, 0},
 };
 
 static bool nd_b64url_char(char c)
@@ -609,8 +608,8 @@ static size_t nd_user_password_at(const char *p, const char *n, const char *e)
     size_t nlen = (size_t)(e - n);
     bool one_dash = n - p == 1;
     bool named = (one_dash && nlen == 1 && *n == 'u') ||
-                 (!one_dash && ((nlen == 4 && strncmp(n, "user", 4) == 0) ||
-                                (nlen == 10 && strncmp(n, "proxy-user", 10) == 0)));
+                 (!one_dash &&
+                  ((nlen == 4 && strncmp(n, "user", 4) == 0) || (nlen == 10 && strncmp(n, "proxy-user", 10) == 0)));
     if (!named || (*e != ' ' && *e != '\t' && (*e != '=' || one_dash)))
         return 0;
     const char *v = e + 1;

@@ -69,7 +69,7 @@ struct nd_supervisor {
     char *buf;
     pid_t escaped[ND_SV_ESCAPED_MAX]; /* the job's daemons, re-parented to us; -pid once reaped */
     size_t nescaped;
-    bool escaped_scanned; /* looked again once the group was gone */
+    bool escaped_scanned;  /* looked again once the group was gone */
     double escaped_killed; /* when they got SIGKILL: one we may not kill is not waited for long */
 };
 

@@ -103,7 +103,8 @@ static void nd_snapshot_print_text_safe(const json_t *doc, FILE *fp, bool color,
         fprintf(fp, ", rank %lld", (long long)json_integer_value(rank));
     json_t *k8s = json_object_get(id, "kubernetes");
     if (k8s)
-        fprintf(fp, ", pod %s/%s", nd_safe(pool, nd_str_or(k8s, "namespace", "?")), nd_safe(pool, nd_str_or(k8s, "pod", "?")));
+        fprintf(fp, ", pod %s/%s", nd_safe(pool, nd_str_or(k8s, "namespace", "?")),
+                nd_safe(pool, nd_str_or(k8s, "pod", "?")));
     fputc('\n', fp);
 
     /* One line per vendor: "8 x 910B3, driver 24.1.rc2", or why none. */
@@ -148,7 +149,8 @@ static void nd_snapshot_print_text_safe(const json_t *doc, FILE *fp, bool color,
     json_object_foreach (facts, group, g) {
         if (sb.len)
             nd_strbuf_adds(&sb, ", ");
-        nd_strbuf_addf(&sb, "%s (%zu)", nd_safe(pool, group), json_is_object(g) ? json_object_size(g) : json_array_size(g));
+        nd_strbuf_addf(&sb, "%s (%zu)", nd_safe(pool, group),
+                       json_is_object(g) ? json_object_size(g) : json_array_size(g));
     }
     fprintf(fp, "  %-10s %s\n", "facts", sb.len ? sb.buf : "none gathered");
     nd_strbuf_reset(&sb);
