@@ -269,7 +269,11 @@ static void nd_scrub_urls(struct nd_strbuf *sb, const char *text)
             if (auth[i] == '@')
                 at = auth + i;
         const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-        if (scheme != sep && at && !colon && nd_url_user_is_token(auth, (size_t)(at - auth))) {
+        /* Only a plain "scheme://user@host": an authority cut short by a
+         * marker ('<') or holding several '@' is one an earlier pass (or
+         * this one) already scrubbed, and stays as it is. */
+        bool plain = auth[span] != '<' && memchr(auth, '@', (size_t)(at ? at - auth : 0)) == NULL;
+        if (scheme != sep && at && !colon && plain && nd_url_user_is_token(auth, (size_t)(at - auth))) {
             /* https://<token>@github.com: the token is the whole user part. */
             nd_strbuf_add(sb, p, (size_t)(auth - p));
             nd_add_marker(sb, auth, (size_t)(at - auth));
