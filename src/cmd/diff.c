@@ -9,6 +9,7 @@
 #include "cmd/diff_compat.h"
 #include "diff/diff.h"
 #include "core/exitcode.h"
+#include "core/json_util.h"
 #include "core/redact.h"
 #include "core/report.h"
 #include "snapshot/snapshot.h"
@@ -118,7 +119,7 @@ int cmd_diff(int argc, char **argv)
         json_t *o = nd_diff_to_json(d, &r);
         json_object_set_new(o, "findings", nd_findings_to_json(&compat));
         nd_redact_json(o);
-        if (json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+        if (nd_json_dumpf_safe(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
             rc = ND_EXIT_INTERNAL;
         fputc('\n', stdout);
         json_decref(o);

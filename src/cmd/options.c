@@ -13,6 +13,7 @@
 #include "cmd/cmd.h"
 #include "core/exitcode.h"
 #include "core/numparse.h"
+#include "core/strbuf.h"
 #include "core/suggest.h"
 #include "core/termsafe.h"
 
@@ -36,9 +37,14 @@ static const char *nd_cmd_label(const struct nd_cmd_spec *spec)
 /* "npu-doctor check: " or "npu-doctor: " for the top level. */
 static void nd_opts_vreport(const char *cmd, const char *hint, const char *fmt, va_list ap)
 {
-    fprintf(stderr, "npu-doctor%s%s: ", cmd ? " " : "", cmd ? cmd : "");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_vaddf(&sb, fmt, ap);
+    char *msg = nd_strbuf_detach(&sb, NULL);
+    /* Option values are quoted back: one line, shown and not obeyed. */
+    char *shown = nd_term_printable(msg);
+    fprintf(stderr, "npu-doctor%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", shown);
+    free(shown);
+    free(msg);
     if (hint)
         fprintf(stderr, "did you mean '%s'?\n", hint);
     fprintf(stderr, "try 'npu-doctor%s%s --help'\n", cmd ? " " : "", cmd ? cmd : "");

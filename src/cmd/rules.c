@@ -30,6 +30,33 @@ struct rules_dirs {
     size_t n;
 };
 
+/* Lint and test messages quote rule files, which may come from anywhere
+ * (--rules DIR): they are gathered, then shown line by line, never obeyed. */
+static FILE *rules_capture_open(char **buf, size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    FILE *fp = open_memstream(buf, len);
+    return fp ? fp : stdout;
+}
+
+static void rules_capture_print(FILE *fp, char **bufp)
+{
+    if (fp == stdout)
+        return;
+    fclose(fp); /* sets *bufp */
+    char *buf = *bufp;
+    for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        char *shown = nd_term_printable(line);
+        printf("%s\n", shown);
+        free(shown);
+    }
+    free(buf);
+}
+
 static int rules_add_dir(const char *cmd, const char *arg, void *ctx)
 {
     (void)cmd;
@@ -230,7 +257,11 @@ int cmd_rules(int argc, char **argv)
         rc = ND_EXIT_OK;
         for (int i = first_op; i < argc; i++) {
             struct nd_error err = {0};
-            int n = nd_kb_lint_path(argv[i], stdout, &err);
+            char *buf;
+            size_t len;
+            FILE *cap = rules_capture_open(&buf, &len);
+            int n = nd_kb_lint_path(argv[i], cap, &err);
+            rules_capture_print(cap, &buf);
             if (n < 0) {
                 nd_cmd_fail("rules", ND_EXIT_NOINPUT, "%s", err.msg);
                 rc = ND_EXIT_NOINPUT;
@@ -253,7 +284,11 @@ int cmd_rules(int argc, char **argv)
             nd_kb_write_patterns(kb, stdout);
         } else if (rc == 0) {
             size_t checked = 0;
-            size_t fails = nd_kb_test_examples(kb, stdout, &checked);
+            char *buf;
+            size_t len;
+            FILE *cap = rules_capture_open(&buf, &len);
+            size_t fails = nd_kb_test_examples(kb, cap, &checked);
+            rules_capture_print(cap, &buf);
             nd_report_note(stdout, "%zu rules, %zu example lines checked, %zu failure%s", nd_kb_rule_count(kb), checked,
                            fails, fails == 1 ? "" : "s");
             rc = fails ? ND_EXIT_WARNINGS : ND_EXIT_OK;

@@ -20,6 +20,7 @@
 #include "kb/kb_loader.h"
 #include "monitor/monitor.h"
 #include "core/supervisor.h"
+#include "core/termsafe.h"
 
 static const char nd_run_about[] = "Runs CMD and watches it: is it really on the NPU/GPU? Reports a silent CPU\n"
                                    "fallback within the window, an input-bound or hung job, memory trouble and\n"
@@ -135,7 +136,7 @@ int cmd_run(int argc, char **argv)
     struct nd_supervisor *sv = NULL;
     rc = nd_supervisor_start(&so, &sv, &err);
     if (rc < 0) {
-        fprintf(stderr, "npu-doctor run: %s\n", err.msg);
+        nd_term_eprintf("npu-doctor run: %s\n", err.msg);
         nd_kb_free(kb);
         if (summary)
             nd_run_summary_close(summary);
@@ -166,7 +167,7 @@ int cmd_run(int argc, char **argv)
     struct nd_run_ctx ctx = {.mon = NULL, .sv = sv};
     if (nd_monitor_new(&mo, &ctx.mon, &err) < 0) {
         /* The job is already running: it goes on, unwatched. */
-        fprintf(stderr, "npu-doctor: warning: the monitor could not start (%s); the job runs unwatched\n", err.msg);
+        nd_term_eprintf("npu-doctor: warning: the monitor could not start (%s); the job runs unwatched\n", err.msg);
         struct nd_supervisor_hooks none = {NULL, NULL, NULL, NULL, NULL, NULL};
         nd_supervisor_run(sv, &none, 0);
         int code = nd_supervisor_exit_code(sv);
@@ -184,8 +185,8 @@ int cmd_run(int argc, char **argv)
         if (loader) {
             nd_monitor_adopt_kb_loader(ctx.mon, loader);
         } else if (nd_kb_load(&kb, NULL, 0, &err) < 0) {
-            fprintf(stderr, "npu-doctor: warning: knowledge base not loaded (%s); using the built-in line table\n",
-                    err.msg);
+            nd_term_eprintf("npu-doctor: warning: knowledge base not loaded (%s); using the built-in line table\n",
+                            err.msg);
             kb = NULL;
         } else {
             nd_monitor_use_kb(ctx.mon, kb);

@@ -14,6 +14,7 @@
 #include "core/exitcode.h"
 #include "core/fileio.h"
 #include "core/rootfs.h"
+#include "core/termsafe.h"
 #include "monitor/monitor.h"
 
 void nd_run_options_default(struct nd_run_options *o)
@@ -186,6 +187,6 @@ int nd_run_summary_close(FILE *summary)
     int rc = nd_outfile_commit(nd_summary_out, &err);
     nd_summary_out = NULL;
     if (rc < 0)
-        fprintf(stderr, "npu-doctor: cannot write the JSON summary: %s\n", err.msg);
+        nd_term_eprintf("npu-doctor: cannot write the JSON summary: %s\n", err.msg);
     return rc;
 }

@@ -12,6 +12,7 @@
 #include "cmd/options.h"
 #include "core/exitcode.h"
 #include "core/fileio.h"
+#include "core/json_util.h"
 #include "core/redact.h"
 #include "core/report.h"
 #include "core/rootfs.h"
@@ -193,7 +194,7 @@ static json_t *nd_snapshot_build(const struct nd_snapshot_opts *o, const struct 
 
 static char *nd_snapshot_dump(const json_t *doc)
 {
-    char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    char *s = nd_json_dumps_safe(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     if (!s)
         return NULL;
     size_t n = strlen(s);

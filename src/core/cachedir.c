@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/strbuf.h"
 
@@ -33,5 +34,17 @@ int nd_cache_dir_make(const char *dir)
     free(parent);
     if (mkdir(dir, 0700) < 0 && errno != EEXIST)
         return -errno;
+    return nd_cache_dir_check(dir);
+}
+
+int nd_cache_dir_check(const char *dir)
+{
+    struct stat st;
+    if (lstat(dir, &st) < 0)
+        return -errno;
+    /* Root with another user's HOME (sudo keeps it on some systems) must not
+     * load a compiled database or a key that user could have put there. */
+    if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
+        return -EPERM;
     return 0;
 }

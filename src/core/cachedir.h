@@ -6,7 +6,11 @@
 /* NPU_DOCTOR_CACHE_DIR (empty: no cache), else $XDG_CACHE_HOME/npu-doctor,
  * else $HOME/.cache/npu-doctor. malloc'd, or NULL when there is none. */
 char *nd_cache_dir(void);
-/* Creates the folder (and its parent) with mode 0700 when missing; 0 or -errno. */
+/* Creates the folder (and its parent) with mode 0700 when missing; 0 or
+ * -errno, -EPERM when nd_cache_dir_check refuses it. */
 int nd_cache_dir_make(const char *dir);
+/* 0 when dir is a folder of ours (not a link) that nobody else can write,
+ * the only kind whose contents are trusted; else -errno or -EPERM. */
+int nd_cache_dir_check(const char *dir);
 
 #endif

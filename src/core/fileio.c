@@ -126,6 +126,39 @@ struct nd_outfile {
     FILE *fp;
 };
 
+int nd_output_path_trusted(const char *path, struct nd_error *err)
+{
+    size_t len = strlen(path);
+    char *buf = nd_xstrdup(path);
+    int rc = 0;
+    for (size_t i = 1; i <= len && rc == 0; i++) {
+        if (i < len && buf[i] != '/')
+            continue;
+        if (buf[i - 1] == '/')
+            continue;
+        char saved = buf[i];
+        buf[i] = '\0';
+        struct stat link;
+        if (lstat(buf, &link) == 0 && S_ISLNK(link.st_mode) && link.st_uid != geteuid()) {
+            /* The folder holding the link: the kernel's protected_symlinks
+             * rule, which a container's host may have turned off. */
+            char *slash = strrchr(buf, '/');
+            char *dir = slash ? (slash == buf ? nd_xstrdup("/") : nd_xstrndup(buf, (size_t)(slash - buf)))
+                              : nd_xstrdup(".");
+            struct stat d;
+            if (stat(dir, &d) == 0 && (d.st_mode & S_ISVTX) && (d.st_mode & S_IWOTH) && link.st_uid != d.st_uid)
+                rc = nd_error_set(err, -EPERM,
+                                  "%s: %s is a symbolic link of another user (uid %u) in the shared folder %s; not "
+                                  "followed",
+                                  path, buf, (unsigned)link.st_uid, dir);
+            free(dir);
+        }
+        buf[i] = saved;
+    }
+    free(buf);
+    return rc;
+}
+
 /* What is at path now: 0 when absent or a regular file (*mode its
  * permissions, or 0), else the refusal with err filled. */
 static int nd_output_target(const char *path, mode_t *mode, struct nd_error *err)
@@ -133,6 +166,9 @@ static int nd_output_target(const char *path, mode_t *mode, struct nd_error *err
     *mode = 0;
     if (!path || !*path)
         return nd_error_set(err, -EINVAL, "empty output path");
+    int trc = nd_output_path_trusted(path, err);
+    if (trc < 0)
+        return trc;
     struct stat st;
     if (lstat(path, &st) < 0) {
         if (errno == ENOENT)
@@ -140,7 +176,19 @@ static int nd_output_target(const char *path, mode_t *mode, struct nd_error *err
         return nd_error_set(err, -errno, "%s: cannot write: %s", path, strerror(errno));
     }
     if (S_ISREG(st.st_mode)) {
-        *mode = st.st_mode & 07777;
+        /* Root replacing another user's file (planted in /tmp under the name
+         * root will use), or one more name of a file that lives elsewhere,
+         * would replace what it did not create. */
+        if (st.st_uid != geteuid())
+            return nd_error_set(err, -EEXIST,
+                                "%s: belongs to another user (uid %u); refusing to replace it (remove it or name a new "
+                                "path)",
+                                path, (unsigned)st.st_uid);
+        if (st.st_nlink > 1)
+            return nd_error_set(err, -EEXIST,
+                                "%s: has other hard links; refusing to replace it (remove it or name a new path)", path);
+        /* Its permissions, but never set-id bits on a file we write. */
+        *mode = st.st_mode & 0777;
         return 0;
     }
     const char *what = S_ISLNK(st.st_mode)                          ? "a symbolic link"
@@ -327,7 +375,7 @@ static int nd_outfile_place(struct nd_outfile *o, struct nd_error *err)
         } else {
             if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE) == 0) {
                 struct stat old;
-                if (lstat(o->tmp, &old) == 0 && !S_ISREG(old.st_mode)) {
+                if (lstat(o->tmp, &old) == 0 && (!S_ISREG(old.st_mode) || old.st_uid != geteuid() || old.st_nlink > 1)) {
                     /* Swapped in behind our back: put it back untouched. */
                     renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE);
                     return nd_output_target(o->path, &mode, err) < 0

@@ -29,9 +29,12 @@ int nd_read_file_prefix(const char *path, size_t max, char **buf, size_t *len, s
 /* Output files: the one way every writer (snapshot -o, --report,
  * --metrics-file, --json-summary=FILE, the kb cache) creates a file, because
  * the tool runs as root in shared places. "-" means stdout. Anything at the
- * path that is not a regular file (a symlink, a device, a FIFO, a directory)
- * is refused, never replaced or written through, also when it is put there
- * while the file is written. A regular file is replaced atomically. The new
+ * path that is not a regular file (a symlink, a device, a FIFO, a directory),
+ * a file of another user, a file with other hard links, or a path through
+ * another user's link in /tmp (nd_output_path_trusted) is refused, never
+ * replaced or written through, also when it is put there while the file is
+ * written. A regular file is replaced atomically, with its permissions but
+ * not its set-id bits. The new
  * file has no name until commit (O_TMPFILE, so a kill leaves nothing), else
  * a fresh temp file in the same folder (O_EXCL|O_NOFOLLOW, so a planted name
  * cannot redirect it); see nd_outfile_place in fileio.c. Errors read
@@ -45,8 +48,14 @@ FILE *nd_outfile_stream(struct nd_outfile *o);
 int nd_outfile_commit(struct nd_outfile *o, struct nd_error *err);
 /* Drops the temp file; frees o. NULL is fine. */
 void nd_outfile_discard(struct nd_outfile *o);
-/* Whether path could be written: absent or a regular file, in a writable
- * folder. Creates nothing. */
+/* Refuses (-EPERM, err filled) a path that leads through a symbolic link
+ * that another user put in a sticky, world-writable folder such as /tmp
+ * (the link's owner neither us nor the folder's): the rule of the kernel's
+ * fs.protected_symlinks, kept also where it is off. Every output path is
+ * checked so; --report folders before they are made. */
+int nd_output_path_trusted(const char *path, struct nd_error *err);
+/* Whether path could be written: absent or a regular file of ours with no
+ * other hard link, in a writable folder. Creates nothing. */
 int nd_output_check(const char *path, struct nd_error *err);
 /* open + write + commit in one call. */
 int nd_write_file_atomic(const char *path, const void *data, size_t len, struct nd_error *err);

@@ -2,6 +2,8 @@
 #include "core/json_util.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/fileio.h"
@@ -74,6 +76,73 @@ json_t *nd_json_strn(const char *s, size_t len)
 json_t *nd_json_str(const char *s)
 {
     return s ? nd_json_strn(s, strlen(s)) : json_null();
+}
+
+/* The code point of the unsafe character at u (see nd_json_dumps_safe) and
+ * its length in *n, or 0 when u starts a safe one. */
+static unsigned nd_json_unsafe_at(const unsigned char *u, size_t *n)
+{
+    if (u[0] == 0x7f) {
+        *n = 1;
+        return 0x7f;
+    }
+    if (u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f) {
+        *n = 2;
+        return u[1];
+    }
+    if (u[0] == 0xd8 && u[1] == 0x9c) {
+        *n = 2;
+        return 0x061c;
+    }
+    if (u[0] == 0xe2 && u[1] == 0x80 && ((u[2] >= 0x8e && u[2] <= 0x8f) || (u[2] >= 0xaa && u[2] <= 0xae))) {
+        *n = 3;
+        return 0x2000u + (u[2] - 0x80u);
+    }
+    if (u[0] == 0xe2 && u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9) {
+        *n = 3;
+        return 0x2040u + (u[2] - 0x80u);
+    }
+    return 0;
+}
+
+char *nd_json_dumps_safe(const json_t *doc, size_t flags)
+{
+    char *text = json_dumps(doc, flags);
+    if (!text)
+        return NULL;
+    /* These bytes occur only inside strings (JSON's own syntax is ASCII),
+     * so they are escaped in place. */
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    bool changed = false;
+    const unsigned char *u = (const unsigned char *)text;
+    for (size_t i = 0; u[i];) {
+        size_t n = 1;
+        unsigned cp = nd_json_unsafe_at(u + i, &n);
+        if (cp) {
+            if (!changed) {
+                nd_strbuf_add(&sb, text, i);
+                changed = true;
+            }
+            nd_strbuf_addf(&sb, "\\u%04x", cp);
+        } else if (changed) {
+            nd_strbuf_addc(&sb, (char)u[i]);
+        }
+        i += n;
+    }
+    if (!changed)
+        return text;
+    free(text);
+    return nd_strbuf_detach(&sb, NULL);
+}
+
+int nd_json_dumpf_safe(const json_t *doc, FILE *fp, size_t flags)
+{
+    char *text = nd_json_dumps_safe(doc, flags);
+    if (!text)
+        return -1;
+    int rc = fputs(text, fp) == EOF ? -1 : 0;
+    free(text);
+    return rc;
 }
 
 json_t *nd_json_load_file(const char *path, size_t max_bytes, struct nd_error *err)

@@ -4,6 +4,7 @@
 #define ND_CORE_JSON_UTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -13,6 +14,14 @@
  * NUL bytes are dropped. NULL input gives JSON null. */
 json_t *nd_json_str(const char *s);
 json_t *nd_json_strn(const char *s, size_t len);
+
+/* json_dumps()/json_dumpf() whose text is also safe on a terminal (a
+ * document is often read with cat or less): besides what JSON requires,
+ * DEL, the C1 controls (U+0080-U+009F, which a terminal may take for CSI)
+ * and the bidi controls (U+202E...) are written as \uXXXX escapes, so
+ * the text decodes to the same strings. NULL / -1 on failure. */
+char *nd_json_dumps_safe(const json_t *doc, size_t flags);
+int nd_json_dumpf_safe(const json_t *doc, FILE *fp, size_t flags);
 
 /* Loads a JSON document from path (at most max_bytes). On failure returns
  * NULL and fills err with "<path>: <reason> (line L, column C)". err->code is

@@ -27,8 +27,9 @@ static size_t nd_nextra;
 
 /* Words that hold a secret wherever they stand in the name. */
 static const char *const nd_secret_words[] = {
-    "TOKEN",       "SECRET", "SECRETS", "PASSWORD",      "PASSWORDS", "PASSWD", "KEY",     "APIKEY", "CREDENTIAL",
-    "CREDENTIALS", "CREDS",  "AUTH",    "AUTHORIZATION", "PRIVATE",   "COOKIE", "COOKIES", "JWT",    "PASSPHRASE",
+    "TOKEN",  "SECRET",     "SECRETS",     "PASSWORD",   "PASSWORDS", "PASSWD",        "KEY",
+    "APIKEY", "CREDENTIAL", "CREDENTIALS", "CREDS",      "AUTH",      "AUTHORIZATION", "PRIVATE",
+    "COOKIE", "COOKIES",    "JWT",         "PASSPHRASE", "SIGNATURE", /* X-Amz-Signature=, X-Goog-Signature= in presigned URLs */
 };
 /* Compound words ending so: HFTOKEN, DBPASSWORD, ACCESSKEY, CLIENTSECRET. */
 static const char *const nd_secret_tails[] = {"TOKEN",     "SECRET",    "PASSWORD",   "PASSWD",    "APIKEY",
@@ -227,6 +228,25 @@ static bool nd_scheme_char(char c)
     return isalnum((unsigned char)c) || c == '+' || c == '-' || c == '.';
 }
 
+static void nd_add_marker(struct nd_strbuf *sb, const char *value, size_t len);
+
+/* A URL's user part that is a token, not a name (git over HTTPS takes a
+ * token there): 20 or more letters, digits, '_' or '-', with letters and
+ * digits both. "git@", "x-access-token@" and e-mail addresses are names. */
+static bool nd_url_user_is_token(const char *u, size_t n)
+{
+    if (n < 20 || n > 512)
+        return false;
+    bool alpha = false, digit = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!isalnum((unsigned char)u[i]) && u[i] != '_' && u[i] != '-')
+            return false;
+        alpha |= isalpha((unsigned char)u[i]) != 0;
+        digit |= isdigit((unsigned char)u[i]) != 0;
+    }
+    return alpha && digit;
+}
+
 /* Appends text to sb with every "scheme://user:password@" password replaced. */
 static void nd_scrub_urls(struct nd_strbuf *sb, const char *text)
 {
@@ -249,6 +269,17 @@ static void nd_scrub_urls(struct nd_strbuf *sb, const char *text)
             if (auth[i] == '@')
                 at = auth + i;
         const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+        /* Only a plain "scheme://user@host": an authority cut short by a
+         * marker ('<') or holding several '@' is one an earlier pass (or
+         * this one) already scrubbed, and stays as it is. */
+        bool plain = auth[span] != '<' && memchr(auth, '@', (size_t)(at ? at - auth : 0)) == NULL;
+        if (scheme != sep && at && !colon && plain && nd_url_user_is_token(auth, (size_t)(at - auth))) {
+            /* https://<token>@github.com: the token is the whole user part. */
+            nd_strbuf_add(sb, p, (size_t)(auth - p));
+            nd_add_marker(sb, auth, (size_t)(at - auth));
+            p = at;
+            continue;
+        }
         if (scheme == sep || !at || !colon) {
             nd_strbuf_add(sb, p, (size_t)(auth - p));
             p = auth;
@@ -284,9 +315,10 @@ static const struct nd_token_shape nd_token_shapes[] = {
     {"hf_", 30, ND_TOK_ALNUM, 0},        {"ghp_", 30, ND_TOK_ALNUM, 0},  {"gho_", 30, ND_TOK_ALNUM, 0},
     {"ghu_", 30, ND_TOK_ALNUM, 0},       {"ghs_", 30, ND_TOK_ALNUM, 0},  {"ghr_", 30, ND_TOK_ALNUM, 0},
     {"github_pat_", 50, ND_TOK_WORD, 0}, {"glpat-", 20, ND_TOK_WORD, 0}, {"xoxb-", 10, ND_TOK_WORD, 0},
-    {"xoxp-", 10, ND_TOK_WORD, 0},       {"xoxa-", 10, ND_TOK_WORD, 0},  {"AKIA", 16, ND_TOK_UPPER, 16},
-    {"ASIA", 16, ND_TOK_UPPER, 16},      {"sk-", 20, ND_TOK_WORD, 0},    {"AIza", 35, ND_TOK_WORD, 35},
-    {"npm_", 30, ND_TOK_ALNUM, 0},
+    {"xoxp-", 10, ND_TOK_WORD, 0},       {"xoxa-", 10, ND_TOK_WORD, 0},  {"xoxr-", 10, ND_TOK_WORD, 0},
+    {"xoxs-", 10, ND_TOK_WORD, 0},       {"xoxo-", 10, ND_TOK_WORD, 0},  {"xoxe-", 10, ND_TOK_WORD, 0},
+    {"xapp-", 10, ND_TOK_WORD, 0},       {"AKIA", 16, ND_TOK_UPPER, 16}, {"ASIA", 16, ND_TOK_UPPER, 16},
+    {"sk-", 20, ND_TOK_WORD, 0},         {"AIza", 35, ND_TOK_WORD, 35},  {"npm_", 30, ND_TOK_ALNUM, 0},
 };
 
 static bool nd_b64url_char(char c)
@@ -382,10 +414,9 @@ char *nd_redact_value(const char *name, const char *value)
         return nd_xstrdup(value); /* idempotent: redacting twice changes nothing */
     if (name && nd_redact_name_is_secret(name))
         return nd_redact_marker(value);
-    struct nd_strbuf sb = ND_STRBUF_INIT;
-    nd_strbuf_grow(&sb, strlen(value));
-    nd_scrub_urls(&sb, value);
-    return nd_scrub_tokens(nd_strbuf_detach(&sb, NULL));
+    /* Values of other names are free text: OTEL_EXPORTER_OTLP_HEADERS holds
+     * "Authorization=Bearer ...", a launcher's variable a whole command line. */
+    return nd_redact_text(value);
 }
 
 /* The value that starts at v: inside its quotes when quoted (up to the
@@ -415,6 +446,21 @@ static void nd_add_marker(struct nd_strbuf *sb, const char *value, size_t len)
 static bool nd_name_char(char c)
 {
     return isalnum((unsigned char)c) || c == '_' || c == '-';
+}
+
+/* "Authorization: Basic <credentials>": the scheme word stays, the
+ * credentials after it are the value. */
+static const char *nd_skip_auth_scheme(const char *v)
+{
+    static const char *const schemes[] = {"Basic ", "Bearer ", "Token ", "Digest ", "Negotiate "};
+    for (size_t i = 0; i < ND_ARRAY_SIZE(schemes); i++)
+        if (strncasecmp(v, schemes[i], strlen(schemes[i])) == 0) {
+            v += strlen(schemes[i]);
+            while (*v == ' ')
+                v++;
+            break;
+        }
+    return v;
 }
 
 /* "HF_TOKEN: value", "'password': 'value'" (a printed Python dict, e.g.
@@ -449,6 +495,10 @@ static char *nd_scrub_colon_pairs(char *s)
         size_t nlen = (size_t)(end - name);
         if (nlen == 0 || nlen >= 128 || (quote && (name == s || name[-1] != quote)))
             continue;
+        /* "https://x-access-token:<password>@host": a URL's user name, whose
+         * password nd_scrub_urls already replaced; the host stays. */
+        if (name - s >= 2 && name[-1] == '/' && name[-2] == '/')
+            continue;
         char nbuf[128];
         memcpy(nbuf, name, nlen);
         nbuf[nlen] = '\0';
@@ -457,15 +507,7 @@ static char *nd_scrub_colon_pairs(char *s)
         const char *v = p;
         while (*v == ' ' || *v == '\t')
             v++;
-        /* "Authorization: Basic <credentials>": the scheme word stays. */
-        static const char *const schemes[] = {"Basic ", "Bearer ", "Token ", "Digest ", "Negotiate "};
-        for (size_t i = 0; i < ND_ARRAY_SIZE(schemes); i++)
-            if (strncasecmp(v, schemes[i], strlen(schemes[i])) == 0) {
-                v += strlen(schemes[i]);
-                while (*v == ' ')
-                    v++;
-                break;
-            }
+        v = nd_skip_auth_scheme(v);
         const char *vstart;
         size_t vlen = nd_value_span(v, " \t\n,;}", &vstart);
         if (vlen == 0)
@@ -541,12 +583,15 @@ static char *nd_scrub_assignments(char *s)
             continue;
         memcpy(nbuf, name, nlen);
         nbuf[nlen] = '\0';
+        /* An Azure shared access signature: "...&sig=<secret>" in a URL. */
+        bool url_sig = strcasecmp(nbuf, "sig") == 0 && name > s && (name[-1] == '&' || name[-1] == '?');
         /* Spaced ("password = x") is prose: judged as prose names are. */
-        if (nend != eq ? !nd_prose_secret_name(nbuf) : !nd_redact_name_is_secret(nbuf))
+        if (!url_sig && (nend != eq ? !nd_prose_secret_name(nbuf) : !nd_redact_name_is_secret(nbuf)))
             continue;
         const char *v = p;
         while ((*v == ' ' || *v == '\t') && v - p < 4)
             v++;
+        v = nd_skip_auth_scheme(v); /* OTEL headers: "Authorization=Bearer x" */
         const char *vstart;
         size_t vlen = nd_value_span(v, " \t\n,;&", &vstart);
         if (vlen == 0)
@@ -557,6 +602,33 @@ static char *nd_scrub_assignments(char *s)
     }
     free(s);
     return nd_strbuf_detach(&out, NULL);
+}
+
+/* Length of the "user:password" value after -u, --user or --proxy-user
+ * (the option's name is n..e, its dashes from p), or 0. A numeric part after
+ * the colon is a group id (docker -u 1000:1000), not a password. */
+static size_t nd_user_password_at(const char *p, const char *n, const char *e)
+{
+    size_t nlen = (size_t)(e - n);
+    bool one_dash = n - p == 1;
+    bool named = (one_dash && nlen == 1 && *n == 'u') ||
+                 (!one_dash &&
+                  ((nlen == 4 && strncmp(n, "user", 4) == 0) || (nlen == 10 && strncmp(n, "proxy-user", 10) == 0)));
+    if (!named || (*e != ' ' && *e != '\t' && (*e != '=' || one_dash)))
+        return 0;
+    const char *v = e + 1;
+    while (*v == ' ' || *v == '\t')
+        v++;
+    size_t vlen = strcspn(v, " \t\n'\"");
+    const char *colon = memchr(v, ':', vlen);
+    if (!colon || colon == v || (size_t)(colon + 1 - v) == vlen)
+        return 0;
+    bool digits = true;
+    for (const char *d = colon + 1; d < v + vlen; d++)
+        digits &= isdigit((unsigned char)*d) != 0;
+    if (digits || nd_redact_is_marker(colon + 1))
+        return 0;
+    return vlen;
 }
 
 /* "--password X", "--api-key X", "-token X": a secret given as the word after
@@ -582,6 +654,18 @@ static char *nd_scrub_option_words(char *s)
         while (isalnum((unsigned char)*e) || *e == '_' || *e == '-')
             e++;
         size_t nlen = (size_t)(e - n);
+        size_t ulen = nd_user_password_at(p, n, e);
+        if (ulen) {
+            /* curl -u user:password, --proxy-user=user:password */
+            const char *v = e + 1;
+            while (*v == ' ' || *v == '\t')
+                v++;
+            const char *colon = memchr(v, ':', ulen);
+            nd_strbuf_add(&out, p, (size_t)(colon + 1 - p));
+            nd_add_marker(&out, colon + 1, (size_t)(v + ulen - colon - 1));
+            p = v + ulen;
+            continue;
+        }
         if (nlen == 0 || nlen >= 128 || (*e != ' ' && *e != '\t')) {
             nd_strbuf_add(&out, p, (size_t)(e - p));
             p = e == p ? p + 1 : e;
@@ -609,6 +693,18 @@ static char *nd_scrub_option_words(char *s)
     return nd_strbuf_detach(&out, NULL);
 }
 
+/* True when the "PRIVATE KEY-----" at h ends a "-----BEGIN ..." header,
+ * not an "-----END ..." footer: between the dashes and h only the label's
+ * capitals and spaces ("BEGIN RSA "), so a marker another pass put there
+ * cannot make a header of what was not one (redaction stays idempotent). */
+static bool nd_pem_is_header(const char *s, const char *h)
+{
+    const char *q = h;
+    while (q > s && h - q < 48 && (isupper((unsigned char)q[-1]) || q[-1] == ' '))
+        q--;
+    return q - s >= 5 && strncmp(q - 5, "-----", 5) == 0 && strncmp(q, "BEGIN ", 6) == 0;
+}
+
 /* The body of a PEM private key, when it shares a line or a string with its
  * "-----BEGIN ... PRIVATE KEY-----" header; the header and footer stay. */
 static char *nd_scrub_private_keys(char *s)
@@ -626,6 +722,12 @@ static char *nd_scrub_private_keys(char *s)
         }
         const char *b = h + sizeof head_end - 1;
         nd_strbuf_add(&out, p, (size_t)(b - p));
+        /* "-----END ... PRIVATE KEY-----" ends with the same words: the text
+         * after a footer is not a key body. */
+        if (!nd_pem_is_header(s, h)) {
+            p = b;
+            continue;
+        }
         while (*b == ' ' || *b == '\t' || *b == '\r' || *b == '\n')
             nd_strbuf_addc(&out, *b++);
         const char *end = strstr(b, "-----END");
@@ -645,6 +747,142 @@ static char *nd_scrub_private_keys(char *s)
     return nd_strbuf_detach(&out, NULL);
 }
 
+/* True when the word at p (of length n) stands alone: space, a line's
+ * start or end around it. */
+static bool nd_lone_word(const char *s, const char *p, size_t n)
+{
+    bool before = p == s || p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\n';
+    return before && (p[n] == ' ' || p[n] == '\t');
+}
+
+/* .netrc lines ("machine h login u password p", or "password p" alone on
+ * its line) and "sshpass -p p": a secret after a bare keyword, which only
+ * these forms make a secret (prose says "password is wrong"). */
+static char *nd_scrub_netrc(char *s)
+{
+    if (!strcasestr(s, "pass"))
+        return s;
+    struct nd_strbuf out = ND_STRBUF_INIT;
+    nd_strbuf_grow(&out, strlen(s));
+    const char *p = s;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t llen = eol ? (size_t)(eol - p) : strlen(p);
+        char *line = nd_xstrndup(p, llen);
+        bool netrc = strstr(line, "machine ") || strstr(line, "default ");
+        bool sshpass = strstr(line, "sshpass ") != NULL;
+        const char *q = line;
+        while (*q) {
+            bool pw = false;
+            size_t kw = 0;
+            if (strncmp(q, "passwd", 6) == 0 && nd_lone_word(line, q, 6))
+                kw = 6, pw = true;
+            else if (strncmp(q, "password", 8) == 0 && nd_lone_word(line, q, 8))
+                kw = 8, pw = true;
+            else if (sshpass && strncmp(q, "-p", 2) == 0 && nd_lone_word(line, q, 2))
+                kw = 2;
+            if (!kw) {
+                nd_strbuf_addc(&out, *q++);
+                continue;
+            }
+            const char *v = q + kw;
+            while (*v == ' ' || *v == '\t')
+                v++;
+            size_t vlen = strcspn(v, " \t");
+            /* Alone on its line ("  password p" in a .netrc), the keyword
+             * and its value are all the line holds. */
+            bool alone = strspn(line, " \t") == (size_t)(q - line) && v[vlen] == '\0';
+            if (vlen == 0 || (pw && !netrc && !alone)) {
+                nd_strbuf_add(&out, q, kw);
+                q += kw;
+                continue;
+            }
+            nd_strbuf_add(&out, q, (size_t)(v - q));
+            nd_add_marker(&out, v, vlen);
+            q = v + vlen;
+        }
+        free(line);
+        p += llen;
+        if (*p == '\n')
+            nd_strbuf_addc(&out, *p++);
+    }
+    free(s);
+    return nd_strbuf_detach(&out, NULL);
+}
+
+/* A key body line: 60 to 100 base64 characters (PEM lines are 64, OpenSSH
+ * ones 70; shorter words are too often names) with upper and lower case
+ * and digits, '=' only as padding, few '/' (a path has many). */
+static bool nd_b64_body_word(const char *w, size_t n)
+{
+    if (n < 60 || n > 100 || *w == '/')
+        return false;
+    size_t pad = 0, slashes = 0;
+    bool up = false, low = false, dig = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = w[i];
+        if (c == '=') {
+            pad++;
+            continue;
+        }
+        if (pad || !(isalnum((unsigned char)c) || c == '+' || c == '/'))
+            return false;
+        slashes += c == '/';
+        up |= isupper((unsigned char)c) != 0;
+        low |= islower((unsigned char)c) != 0;
+        dig |= isdigit((unsigned char)c) != 0;
+    }
+    return pad <= 2 && up && low && dig && slashes * 8 < n;
+}
+
+/* The lines of a PEM or OpenSSH private key printed over several lines (a
+ * job that dumps its credentials file) reach us one at a time, without
+ * their header: a line that is one base64 word, alone or after a log
+ * prefix ("[rank0]: ", "| "), is taken for a key body line. */
+static char *nd_scrub_b64_lines(char *s)
+{
+    struct nd_strbuf out = ND_STRBUF_INIT;
+    bool changed = false;
+    const char *p = s;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t llen = eol ? (size_t)(eol - p) : strlen(p);
+        size_t end = llen;
+        while (end > 0 && (p[end - 1] == ' ' || p[end - 1] == '\t' || p[end - 1] == '\r'))
+            end--;
+        size_t start = end;
+        while (start > 0 && p[start - 1] != ' ' && p[start - 1] != '\t')
+            start--;
+        size_t pre = start;
+        while (pre > 0 && (p[pre - 1] == ' ' || p[pre - 1] == '\t'))
+            pre--;
+        bool prefix_ok = pre == 0 || strchr("]:|>", p[pre - 1]) != NULL;
+        if (prefix_ok && nd_b64_body_word(p + start, end - start)) {
+            if (!changed) {
+                nd_strbuf_add(&out, s, (size_t)(p - s));
+                changed = true;
+            }
+            nd_strbuf_add(&out, p, start);
+            nd_add_marker(&out, p + start, end - start);
+            nd_strbuf_add(&out, p + end, llen - end);
+        } else if (changed) {
+            nd_strbuf_add(&out, p, llen);
+        }
+        p += llen;
+        if (*p == '\n') {
+            if (changed)
+                nd_strbuf_addc(&out, '\n');
+            p++;
+        }
+    }
+    if (!changed) {
+        nd_strbuf_release(&out);
+        return s;
+    }
+    free(s);
+    return nd_strbuf_detach(&out, NULL);
+}
+
 char *nd_redact_text(const char *text)
 {
     struct nd_strbuf urls = ND_STRBUF_INIT;
@@ -654,5 +892,7 @@ char *nd_redact_text(const char *text)
     s = nd_scrub_assignments(s);
     s = nd_scrub_colon_pairs(s);
     s = nd_scrub_option_words(s);
+    s = nd_scrub_netrc(s);
+    s = nd_scrub_b64_lines(s);
     return nd_scrub_tokens(nd_scrub_bearer(s));
 }

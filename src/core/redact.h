@@ -34,13 +34,14 @@ int nd_redact_check_env(struct nd_error *err);
  * or an operator pattern (--redact, ND_REDACT_ENV). */
 bool nd_redact_name_is_secret(const char *name);
 /* A malloc'd printable value: the marker for secret names, otherwise the
- * value with any URL password ("scheme://user:pass@") replaced. */
+ * value scrubbed as free text is (nd_redact_text). */
 char *nd_redact_value(const char *name, const char *value);
 /* A malloc'd copy of free text (log lines, argv) with URL passwords,
  * "NAME=value", "name = value", "name: value", dict and JSON pairs of secret
  * names, the word after "--password"-like options, bearer/basic credentials,
- * PEM private key bodies, JWTs and well-known token shapes (hf_..., ghp_...,
- * AKIA..., sk-...) replaced. nd_redact_value scrubs token shapes too. */
+ * PEM private key bodies (and lines that look like one), .netrc and
+ * "curl -u user:password" credentials, JWTs and well-known token shapes
+ * (hf_..., ghp_..., xox?-..., AKIA..., sk-...) replaced. */
 char *nd_redact_text(const char *text);
 /* The key: NPU_DOCTOR_REDACT_KEY when set (the same value on every node of
  * a cluster run), else a random key per host and user kept in the cache

@@ -52,6 +52,31 @@ static bool nd_secret_option(const char *w)
     return *w && isalpha((unsigned char)*w) && strlen(w) < 128 && nd_redact_name_is_secret(w);
 }
 
+/* Element i after an option word ("-u", "--user"): the two read as one
+ * command-line text ("-u alice:password"), and the element takes what the
+ * text scrubber made of its half. True when it changed. */
+static bool nd_option_pair_redacted(json_t *arr, size_t i)
+{
+    const char *opt = json_string_value(json_array_get(arr, i - 1));
+    const char *v = json_string_value(json_array_get(arr, i));
+    if (!opt || !v || opt[0] != '-' || strchr(opt, ' ') || strlen(opt) > 128)
+        return false;
+    size_t olen = strlen(opt);
+    char *pair = malloc(olen + strlen(v) + 2);
+    if (!pair)
+        return false;
+    memcpy(pair, opt, olen);
+    pair[olen] = ' ';
+    strcpy(pair + olen + 1, v);
+    char *r = nd_redact_text(pair);
+    bool changed = strncmp(r, pair, olen + 1) == 0 && strcmp(r + olen + 1, v) != 0;
+    if (changed)
+        json_array_set_new(arr, i, nd_json_str(r + olen + 1));
+    free(r);
+    free(pair);
+    return changed;
+}
+
 static void nd_redact_object(json_t *obj, int depth)
 {
     /* {"name": "HF_TOKEN", "value": "..."}: the value belongs to that name. */
@@ -90,6 +115,9 @@ static void nd_redact_node(json_t *node, const char *name, int depth)
                 char *m = nd_redact_marker(json_string_value(el));
                 json_array_set_new(node, i, nd_json_str(m));
                 free(m);
+                continue;
+            }
+            if (json_is_string(el) && i > 0 && nd_option_pair_redacted(node, i)) {
                 continue;
             }
             if (json_is_string(el)) {

@@ -73,7 +73,7 @@ int nd_report_print_json(const struct nd_report *rep, FILE *fp)
     json_t *o = nd_report_to_json(rep);
     /* Strings were made with nd_json_str(), so invalid UTF-8 from logs was
      * already replaced and nothing is silently dropped here. */
-    int rc = json_dumpf(o, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    int rc = nd_json_dumpf_safe(o, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (rc != 0 || fputc('\n', fp) == EOF)
         return -EIO;

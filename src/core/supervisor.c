@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "core/array.h"
+#include "core/escaped.h"
 #include "core/linecount.h"
 #include "core/spawn.h"
 #include "core/strbuf.h"
@@ -66,11 +67,85 @@ struct nd_supervisor {
     bool hup_ignored;
     struct sigaction old_pipe;
     char *buf;
+    pid_t escaped[ND_SV_ESCAPED_MAX]; /* the job's daemons, re-parented to us; -pid once reaped */
+    size_t nescaped;
+    bool escaped_scanned;  /* looked again once the group was gone */
+    double escaped_killed; /* when they got SIGKILL: one we may not kill is not waited for long */
 };
 
 static bool nd_group_alive(pid_t pgid)
 {
     return kill(-pgid, 0) == 0 || errno == EPERM;
+}
+
+/* A daemon made its own session and group (setsid): signals go to that
+ * group, so what it started goes with it. */
+static bool nd_escaped_alive(const struct nd_supervisor *sv)
+{
+    for (size_t i = 0; i < sv->nescaped; i++)
+        if (sv->escaped[i] > 0 || nd_group_alive(sv->escaped[i] > 0 ? sv->escaped[i] : -sv->escaped[i]))
+            return true;
+    return false;
+}
+
+static void nd_signal_escaped(const struct nd_supervisor *sv, int sig)
+{
+    for (size_t i = 0; i < sv->nescaped; i++) {
+        pid_t p = sv->escaped[i] > 0 ? sv->escaped[i] : -sv->escaped[i];
+        kill(-p, sig);
+        if (sv->escaped[i] > 0)
+            kill(p, sig);
+    }
+}
+
+/* Daemons the job started (setsid) are out of its group, so a signal to the
+ * group misses them; once the job is gone they are our children. They go
+ * with the job, as its group's stragglers do, instead of running on with
+ * no parent and their output cut. */
+static void nd_collect_escaped(struct nd_supervisor *sv, double now)
+{
+    pid_t found[ND_SV_ESCAPED_MAX];
+    size_t n = nd_escaped_children(sv->self, found, ND_SV_ESCAPED_MAX), added = 0;
+    for (size_t i = 0; i < n && sv->nescaped < ND_SV_ESCAPED_MAX; i++) {
+        bool known = false;
+        for (size_t j = 0; j < sv->nescaped && !known; j++)
+            known = sv->escaped[j] == found[i];
+        for (size_t j = 0; j < sv->nescaped && !known; j++)
+            known = -sv->escaped[j] == found[i];
+        if (!known) {
+            sv->escaped[sv->nescaped++] = found[i];
+            kill(-found[i], SIGTERM);
+            kill(found[i], SIGTERM);
+            added++;
+        }
+    }
+    if (added) {
+        fprintf(stderr,
+                "npu-doctor: the job left %zu process%s in a session of %s own (a daemon); %s SIGTERM now and "
+                "SIGKILL after %g s (--grace)\n",
+                added, added == 1 ? "" : "es", added == 1 ? "its" : "their", added == 1 ? "it gets" : "they get",
+                sv->grace_s);
+        if (sv->kill_at == 0)
+            sv->kill_at = now + sv->grace_s;
+    }
+}
+
+/* Reaps the daemons and, once re-parented to us, what they started in
+ * their group. A reaped daemon stays listed as -pid: its group may live on. */
+static void nd_reap_escaped(struct nd_supervisor *sv)
+{
+    for (size_t i = 0; i < sv->nescaped; i++) {
+        pid_t p = sv->escaped[i] > 0 ? sv->escaped[i] : -sv->escaped[i];
+        int st;
+        pid_t r;
+        while ((r = waitpid(-p, &st, WNOHANG)) > 0)
+            for (size_t j = 0; j < sv->nescaped; j++)
+                if (sv->escaped[j] == r)
+                    sv->escaped[j] = -r;
+        /* Reaped here, or by someone else (ECHILD): it is gone either way. */
+        if (sv->escaped[i] > 0 && ((r = waitpid(p, &st, WNOHANG)) == p || (r < 0 && errno == ECHILD)))
+            sv->escaped[i] = -p;
+    }
 }
 
 static void nd_set_cloexec(int fd)
@@ -466,8 +541,10 @@ static void nd_reap(struct nd_supervisor *sv, double now)
                             sv->grace_s);
                 nd_send_term(sv, now);
             }
+            nd_collect_escaped(sv, now);
         }
     }
+    nd_reap_escaped(sv);
 }
 
 static void nd_handle_signals(struct nd_supervisor *sv, double now)
@@ -520,6 +597,12 @@ void nd_supervisor_run(struct nd_supervisor *sv, const struct nd_supervisor_hook
         double now = nd_monotonic_now();
         nd_reap(sv, now);
         bool group = nd_group_alive(sv->pid);
+        if (sv->reaped && !group && !sv->escaped_scanned) {
+            /* A daemon whose parent stayed in the group until now. */
+            sv->escaped_scanned = true;
+            nd_collect_escaped(sv, now);
+        }
+        group = group || (nd_escaped_alive(sv) && (sv->escaped_killed == 0 || now < sv->escaped_killed + 2));
         bool streams = sv->st[0].fd >= 0 || sv->st[1].fd >= 0;
         if (sv->reaped && !group) {
             if (!streams)
@@ -538,6 +621,9 @@ void nd_supervisor_run(struct nd_supervisor *sv, const struct nd_supervisor_hook
         }
         if (sv->kill_at > 0 && now >= sv->kill_at) {
             kill(-sv->pid, SIGKILL);
+            nd_signal_escaped(sv, SIGKILL);
+            if (sv->nescaped)
+                sv->escaped_killed = now;
             sv->kill_at = 0;
         }
         double deadline = hooks->tick ? next_tick : now + 1;

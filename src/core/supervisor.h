@@ -15,6 +15,7 @@
 
 #define ND_SV_LINE_MAX 4096         /* a line spanning reads is matched on its first bytes */
 #define ND_SV_ESCALATE_WINDOW_S 3.0 /* a second Ctrl-C within this escalates */
+#define ND_SV_ESCAPED_MAX 64        /* daemons of the job (setsid) stopped with it */
 
 struct nd_supervisor_opts {
     char *const *argv; /* the job; PATH searched */

@@ -1,8 +1,11 @@
 /* Terminal-safe copies of outside strings (see termsafe.h). */
 #include "core/termsafe.h"
 
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/strbuf.h"
@@ -104,4 +107,20 @@ char *nd_term_printable(const char *s)
         i += n;
     }
     return nd_strbuf_detach(&sb, NULL);
+}
+
+void nd_term_eprintf(const char *fmt, ...)
+{
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    nd_strbuf_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    bool nl = sb.len > 0 && sb.buf[sb.len - 1] == '\n';
+    if (nl)
+        sb.buf[--sb.len] = '\0';
+    char *shown = nd_term_printable(sb.buf);
+    fprintf(stderr, "%s%s", shown, nl ? "\n" : "");
+    free(shown);
+    nd_strbuf_release(&sb);
 }

@@ -17,5 +17,9 @@ size_t nd_utf8_valid_seq(const unsigned char *s, size_t len);
 char *nd_term_printable(const char *s);
 /* True when nd_term_printable(s) would return s unchanged. */
 int nd_term_is_printable(const char *s);
+/* fprintf(stderr, fmt, ...) for messages that quote outside strings (paths,
+ * rule files, errors from below): the formatted text goes through
+ * nd_term_printable, but for one final newline, so it stays one line. */
+void nd_term_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -58,6 +58,10 @@ hs_database_t *nd_kb_cache_load(const char *key)
     char *dir = nd_kb_cache_dir();
     if (!dir)
         return NULL;
+    if (nd_cache_dir_check(dir) < 0) { /* a database is code for the matcher: only our own */
+        free(dir);
+        return NULL;
+    }
     char *path = nd_xasprintf("%s/rules-%s.hsdb", dir, key);
     char *buf = NULL;
     size_t len = 0;
@@ -127,7 +131,10 @@ void nd_kb_cache_store(const hs_database_t *db, const char *key)
     if (!dir)
         return;
     /* Best effort: a cache that cannot be written is simply not used. */
-    nd_cache_dir_make(dir);
+    if (nd_cache_dir_make(dir) < 0) {
+        free(dir);
+        return;
+    }
     char *bytes = NULL;
     size_t len = 0;
     if (hs_serialize_database(db, &bytes, &len) == HS_SUCCESS) {

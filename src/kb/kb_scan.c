@@ -680,6 +680,34 @@ static void nd_kb_flush_line(struct nd_kb_scan *s)
     }
 }
 
+/* Where the evidence of a match deep in a long line starts, near ls: never
+ * inside a word, and with the two words before it ("password = x",
+ * "token: x"), so that redaction sees a secret's name with its value; a cut
+ * "password=x" would show "=x", which nothing recognises. A word longer
+ * than the look-back is dropped instead of cut. */
+static const char *nd_kb_window_start(const char *p, const char *ls, const char *m)
+{
+    const char *q = ls;
+    while (q > p && ls - q < 64 && q[-1] != ' ' && q[-1] != '\t')
+        q--;
+    if (q > p && q[-1] != ' ' && q[-1] != '\t') {
+        for (q = ls; q < m && *q != ' ' && *q != '\t'; q++)
+            ;
+        return q;
+    }
+    for (int words = 0; words < 2 && q > p && ls - q < 128; words++) {
+        const char *w = q;
+        while (w > p && (w[-1] == ' ' || w[-1] == '\t'))
+            w--;
+        while (w > p && w[-1] != ' ' && w[-1] != '\t' && ls - w < 128)
+            w--;
+        if (w > p && w[-1] != ' ' && w[-1] != '\t')
+            break; /* that word reaches further back: keep the cut at q */
+        q = w;
+    }
+    return q;
+}
+
 /* Vectorscan does not promise matches in end-offset order across its
  * engines, and line mapping and wrapper deferral need that order; so the
  * callback only collects (offset, pattern), and the chunk is processed
@@ -851,7 +879,7 @@ static void nd_kb_process(struct nd_kb_scan *s, unsigned id, unsigned long long 
     if (cr)
         ls = cr + 1;
     else if (m - p >= ND_KB_CONTEXT)
-        ls = m - ND_KB_EVIDENCE_MAX / 2;
+        ls = nd_kb_window_start(p, m - ND_KB_EVIDENCE_MAX / 2, m);
     const char *end = s->chunk + leo;
     if (end - m > ND_KB_CONTEXT)
         end = m + ND_KB_CONTEXT;
@@ -952,7 +980,21 @@ struct nd_kb_in {
     gzFile gz;
     const char *mem;
     size_t memlen, mempos;
+    bool sparse;               /* a regular file: holes are skipped with SEEK_DATA */
+    off_t end;                 /* a regular file's size when opened (0: unknown) */
+    unsigned long long holes;  /* bytes of holes skipped so */
+    unsigned long long out_gz; /* bytes gzip gave */
+    bool bomb;                 /* gzip stopped: it expands too far */
 };
+
+/* A gzip input is read to its end unless it expands past this many bytes
+ * at more than ND_KB_GZ_RATIO times its compressed size (logs compress 10
+ * to 50 times, a log of one line repeated a few hundred; a decompression
+ * bomb about 1000), or past ND_KB_GZ_MAX at all: time stays bounded, and
+ * the note says where the scan stopped and how to read it all. */
+#define ND_KB_GZ_BOMB (1ull << 30)
+#define ND_KB_GZ_RATIO 200
+#define ND_KB_GZ_MAX (16ull << 30)
 
 static long nd_kb_in_read(struct nd_kb_in *in, char *buf, size_t n, int *err)
 {
@@ -963,12 +1005,38 @@ static long nd_kb_in_read(struct nd_kb_in *in, char *buf, size_t n, int *err)
         return (long)k;
     }
     if (in->gz) {
+        unsigned long long raw = (unsigned long long)gzoffset(in->gz);
+        if (in->out_gz > ND_KB_GZ_MAX || (in->out_gz > ND_KB_GZ_BOMB && in->out_gz > raw * ND_KB_GZ_RATIO)) {
+            in->bomb = true;
+            return 0;
+        }
         int r = gzread(in->gz, buf, (unsigned)n);
         if (r < 0) {
             *err = EIO;
             return -1;
         }
+        in->out_gz += (unsigned long long)r;
         return r;
+    }
+    if (in->sparse) {
+        /* A 20 GiB file of holes (preallocated, or truncated under its
+         * writer) would be read as 20 GiB of NULs: jump to its data. */
+        off_t at = lseek(in->fd, 0, SEEK_CUR), data = at < 0 ? -1 : lseek(in->fd, at, SEEK_DATA);
+        if (data < 0 && errno == ENXIO) /* only a hole up to the end */
+            data = lseek(in->fd, 0, SEEK_END);
+        if (data > at)
+            in->holes += (unsigned long long)(data - at);
+        else if (data < 0 && at >= 0)
+            lseek(in->fd, at, SEEK_SET);
+        /* A log still written to is read as it was when opened: a writer
+         * faster than the scan would otherwise keep it going for ever. */
+        off_t now = data > at ? data : at;
+        if (in->end > 0 && now >= 0) {
+            if (now >= in->end)
+                return 0;
+            if ((off_t)n > in->end - now)
+                n = (size_t)(in->end - now);
+        }
     }
     for (;;) {
         ssize_t r = read(in->fd, buf, n);
@@ -1145,6 +1213,13 @@ static int nd_kb_scan_stream(struct nd_kb_scan *s, const char *name, struct nd_k
     }
     if (s->npending)
         nd_kb_pending_run(s, true);
+    got += in->holes;
+    nuls += in->holes;
+    if (in->bomb)
+        nd_kb_note(s,
+                   "%s: gzip data expands more than %d times (a decompression bomb?); scanned its first %llu MiB "
+                   "(zcat FILE | npu-doctor explain - reads it all)",
+                   name, ND_KB_GZ_RATIO, (unsigned long long)(in->out_gz >> 20));
     if (nuls)
         nd_kb_note(s, "%s: %llu NUL bytes skipped (a log cut short or preallocated while it was written)", name, nuls);
     if (in->gz && !failed) {
@@ -1195,6 +1270,8 @@ static int nd_kb_scan_fd(struct nd_kb_scan *s, const char *path, int fd)
     struct nd_kb_in in = {.fd = fd};
     struct stat st;
     bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    in.sparse = regular;
+    in.end = regular ? st.st_size : 0;
     /* Regular files are sniffed for the gzip magic; streams always go
      * through zlib, which passes plain text through unchanged. */
     if (!regular || (pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)) {

@@ -374,7 +374,7 @@ static void nd_kb_collect(struct nd_monitor *m, bool wait)
     m->loader = NULL;
     m->kb = m->kb_owned = kb;
     if (!kb)
-        fprintf(stderr, "npu-doctor: warning: knowledge base not loaded (%s); output lines are not explained\n", why);
+        nd_term_eprintf("npu-doctor: warning: knowledge base not loaded (%s); output lines are not explained\n", why);
 }
 
 void nd_monitor_free(struct nd_monitor *m)
@@ -477,7 +477,7 @@ static void nd_write_metrics(struct nd_monitor *m)
     struct nd_error err = {0};
     if (nd_prom_write(m->opt.metrics_path, &snap, &err) < 0 && !m->metrics_warned) {
         m->metrics_warned = true;
-        fprintf(stderr, "npu-doctor: warning: %s\n", err.msg);
+        nd_term_eprintf("npu-doctor: warning: %s\n", err.msg);
     }
 }
 
@@ -926,7 +926,7 @@ static void nd_print_summary(const struct nd_monitor *m, int exit_status, double
 
 static int nd_write_json_file(const char *path, json_t *doc, struct nd_error *err)
 {
-    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    char *text = nd_json_dumps_safe(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     if (!text)
         return nd_error_set(err, -ENOMEM, "%s: cannot encode JSON", path);
     struct nd_strbuf sb = ND_STRBUF_INIT;
@@ -973,7 +973,7 @@ static int nd_write_reports(const struct nd_monitor *m, int exit_status, double 
         rc = err.code;
     free(svg);
     if (rc < 0)
-        fprintf(stderr, "npu-doctor: cannot write the report: %s\n", err.msg);
+        nd_term_eprintf("npu-doctor: cannot write the report: %s\n", err.msg);
     return rc;
 }
 
@@ -1034,7 +1034,7 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
     int rc = 0;
     if (m->opt.json_summary) {
         json_t *doc = nd_monitor_json(m, exit_status, duration_s, false);
-        if (json_dumpf(doc, m->opt.json_summary, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ||
+        if (nd_json_dumpf_safe(doc, m->opt.json_summary, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 ||
             fputc('\n', m->opt.json_summary) == EOF || fflush(m->opt.json_summary) != 0) {
             fprintf(stderr, "npu-doctor: cannot write the JSON summary: %s\n", strerror(errno));
             rc = -EIO;
@@ -1072,6 +1072,9 @@ int nd_monitor_check_outputs(const char *report_dir, const char *metrics_path, s
         struct stat st;
         if (stat(report_dir, &st) == 0 && !S_ISDIR(st.st_mode))
             return nd_error_set(err, -ENOTDIR, "--report %s: not a directory", report_dir);
+        struct nd_error e1 = {0};
+        if (nd_output_path_trusted(report_dir, &e1) < 0) /* before mkdir creates folders behind a link */
+            return nd_error_set(err, e1.code, "--report %s", e1.msg);
         int rc = nd_mkdir_p(report_dir);
         if (rc < 0)
             return nd_error_set(err, rc, "--report %s: cannot create the directory: %s", report_dir, strerror(-rc));

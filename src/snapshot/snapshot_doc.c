@@ -9,6 +9,7 @@
 #include "core/json_util.h"
 #include "core/redact.h"
 #include "core/strbuf.h"
+#include "core/termsafe.h"
 
 struct nd_env_pair {
     const char *name, *value;
@@ -66,17 +67,44 @@ static void nd_print_limit(struct nd_strbuf *sb, const json_t *limits, const cha
     }
 }
 
+/* Strings of a snapshot are another host's (or user's) bytes: the text
+ * summary shows them escaped (core/termsafe.h). The copies live until the
+ * summary is printed. */
+struct nd_safe_pool {
+    char *v[64];
+    size_t n;
+};
+
+static void nd_snapshot_print_text_safe(const json_t *doc, FILE *fp, bool color, struct nd_safe_pool *pool);
+
+static const char *nd_safe(struct nd_safe_pool *pool, const char *s)
+{
+    if (pool->n == sizeof pool->v / sizeof *pool->v)
+        return "?";
+    return pool->v[pool->n++] = nd_term_printable(s);
+}
+
 void nd_snapshot_print_text(const json_t *doc, FILE *fp, bool color)
+{
+    struct nd_safe_pool pool = {.n = 0};
+    nd_snapshot_print_text_safe(doc, fp, color, &pool);
+    for (size_t i = 0; i < pool.n; i++)
+        free(pool.v[i]);
+}
+
+static void nd_snapshot_print_text_safe(const json_t *doc, FILE *fp, bool color, struct nd_safe_pool *pool)
 {
     const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
     json_t *id = json_object_get(doc, "identity");
-    fprintf(fp, "%ssnapshot of %s%s at %s", bold, nd_str_or(id, "hostname", "?"), reset, nd_str_or(id, "time", "?"));
+    fprintf(fp, "%ssnapshot of %s%s at %s", bold, nd_safe(pool, nd_str_or(id, "hostname", "?")), reset,
+            nd_safe(pool, nd_str_or(id, "time", "?")));
     json_t *rank = json_object_get(id, "rank");
     if (json_is_integer(rank))
         fprintf(fp, ", rank %lld", (long long)json_integer_value(rank));
     json_t *k8s = json_object_get(id, "kubernetes");
     if (k8s)
-        fprintf(fp, ", pod %s/%s", nd_str_or(k8s, "namespace", "?"), nd_str_or(k8s, "pod", "?"));
+        fprintf(fp, ", pod %s/%s", nd_safe(pool, nd_str_or(k8s, "namespace", "?")),
+                nd_safe(pool, nd_str_or(k8s, "pod", "?")));
     fputc('\n', fp);
 
     /* One line per vendor: "8 x 910B3, driver 24.1.rc2", or why none. */
@@ -94,21 +122,21 @@ void nd_snapshot_print_text(const json_t *doc, FILE *fp, bool color)
             json_t *d;
             json_array_foreach (devices, j, d)
                 if (strcmp(nd_str_or(d, "vendor", ""), vendor) == 0) {
-                    name = nd_str_or(d, "name", "?");
+                    name = nd_safe(pool, nd_str_or(d, "name", "?"));
                     break;
                 }
-            fprintf(fp, "  %-10s %lld x %s", vendor, (long long)count, name);
+            fprintf(fp, "  %-10s %lld x %s", nd_safe(pool, vendor), (long long)count, name);
             const char *drv = nd_json_get_str(l, "driver_version");
             if (drv)
-                fprintf(fp, ", driver %s", drv);
+                fprintf(fp, ", driver %s", nd_safe(pool, drv));
             fputc('\n', fp);
         } else {
             /* The error's first clause is enough here; the JSON has it all. */
-            const char *e = nd_str_or(l, "error", "none found");
+            const char *e = nd_safe(pool, nd_str_or(l, "error", "none found"));
             size_t n = strcspn(e, "(:;");
             while (n > 0 && e[n - 1] == ' ')
                 n--;
-            fprintf(fp, "  %-10s no devices (%.*s)\n", vendor, (int)n, e);
+            fprintf(fp, "  %-10s no devices (%.*s)\n", nd_safe(pool, vendor), (int)n, e);
         }
     }
 
@@ -121,7 +149,8 @@ void nd_snapshot_print_text(const json_t *doc, FILE *fp, bool color)
     json_object_foreach (facts, group, g) {
         if (sb.len)
             nd_strbuf_adds(&sb, ", ");
-        nd_strbuf_addf(&sb, "%s (%zu)", group, json_is_object(g) ? json_object_size(g) : json_array_size(g));
+        nd_strbuf_addf(&sb, "%s (%zu)", nd_safe(pool, group),
+                       json_is_object(g) ? json_object_size(g) : json_array_size(g));
     }
     fprintf(fp, "  %-10s %s\n", "facts", sb.len ? sb.buf : "none gathered");
     nd_strbuf_reset(&sb);
@@ -129,24 +158,24 @@ void nd_snapshot_print_text(const json_t *doc, FILE *fp, bool color)
     json_t *py = json_object_get(doc, "python");
     json_t *pk = json_object_get(py, "packages");
     if (nd_json_get_str(py, "executable")) {
-        fprintf(fp, "  %-10s %s %s, %zu packages", "python", nd_str_or(py, "executable", "?"),
-                nd_str_or(py, "version", "?"), json_object_size(pk));
+        fprintf(fp, "  %-10s %s %s, %zu packages", "python", nd_safe(pool, nd_str_or(py, "executable", "?")),
+                nd_safe(pool, nd_str_or(py, "version", "?")), json_object_size(pk));
         static const char *const key_pkgs[] = {"torch", "torch_npu", "torch-npu", "transformers", "deepspeed"};
         for (size_t k = 0; k < sizeof key_pkgs / sizeof *key_pkgs; k++) {
             const char *v = nd_json_get_str(pk, key_pkgs[k]);
             if (v)
-                fprintf(fp, ", %s %s", key_pkgs[k], v);
+                fprintf(fp, ", %s %s", key_pkgs[k], nd_safe(pool, v));
         }
         fputc('\n', fp);
     } else {
-        fprintf(fp, "  %-10s %s\n", "python", nd_str_or(py, "error", "not found"));
+        fprintf(fp, "  %-10s %s\n", "python", nd_safe(pool, nd_str_or(py, "error", "not found")));
     }
 
     json_t *limits = json_object_get(doc, "limits");
     nd_print_limit(&sb, limits, "shm_bytes", "/dev/shm", true);
     nd_print_limit(&sb, limits, "memlock_bytes", "memlock", true);
     nd_print_limit(&sb, limits, "nofile", "nofile", false);
-    fprintf(fp, "  %-10s %s\n", "limits", sb.len ? sb.buf : "unknown");
+    fprintf(fp, "  %-10s %s\n", "limits", sb.len ? nd_safe(pool, sb.buf) : "unknown");
     nd_strbuf_release(&sb);
 
     json_t *env = json_object_get(doc, "env");

@@ -1,0 +1,67 @@
+/* Finding the job's daemons among our re-parented children (see escaped.h). */
+#include "core/escaped.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int nd_escaped_parse_stat(const char *line, pid_t *ppid, pid_t *sid)
+{
+    /* The command name may hold spaces and ')': fields count from the last ')'. */
+    const char *p = strrchr(line, ')');
+    if (!p)
+        return -1;
+    p++;
+    while (*p == ' ')
+        p++;
+    if (!*p || *p == ' ')
+        return -1;
+    p++; /* the state letter */
+    long f[3];
+    for (int i = 0; i < 3; i++) { /* ppid, pgrp, session */
+        char *end;
+        errno = 0;
+        f[i] = strtol(p, &end, 10);
+        if (end == p || errno || f[i] < 0 || f[i] > INT_MAX || (*end != ' ' && *end != '\0' && *end != '\n'))
+            return -1;
+        p = end;
+    }
+    *ppid = (pid_t)f[0];
+    *sid = (pid_t)f[2];
+    return 0;
+}
+
+size_t nd_escaped_children(pid_t self, pid_t *out, size_t max)
+{
+    pid_t our_sid = getsid(0);
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 0;
+    size_t n = 0;
+    struct dirent *e;
+    while (n < max && (e = readdir(d))) {
+        if (!isdigit((unsigned char)e->d_name[0]))
+            continue;
+        char path[300], buf[1024];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t k = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (k <= 0)
+            continue;
+        buf[k] = '\0';
+        pid_t ppid, sid;
+        if (nd_escaped_parse_stat(buf, &ppid, &sid) == 0 && ppid == self && sid != our_sid)
+            out[n++] = (pid_t)atol(e->d_name);
+    }
+    closedir(d);
+    return n;
+}
