@@ -131,6 +131,12 @@ else
   fail "$none_err logs with an error line get no finding at all: ${none_err_ids:-}"
 fi
 
+# One thread gives at most one case (tests/corpus/README.md): two cases from
+# the same source would count one diagnosis twice, and could put a log a rule
+# writer read into the check half.
+dups=$(cat "${labels[@]}" | awk -F'\t' '$1 ~ /^[0-9]+$/ {print $4}' | sort | uniq -d | tr '\n' ' ')
+if [ -z "$dups" ]; then pass "no source gives more than one case"; else fail "sources with more than one case: $dups"; fi
+
 # Benign cases must come out as warnings, not errors: 006 is loss-scale
 # calibration (labelled numerics, harmless).
 if [ -f "$CORPUS/006.txt" ]; then
