@@ -1,5 +1,5 @@
 /* Never silent on a failure: when a log ends in an exception or says ERROR
- * and no rule matched, explain turns that line into a low-confidence
+ * and no rule explains that line, explain turns it into a low-confidence
  * finding. Its category comes from a small keyword classifier whose
  * vocabulary is rule data ([vocab.CATEGORY] sections, rules/classifier.rules),
  * and its fix says what to search for: the exception type and message with

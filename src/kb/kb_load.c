@@ -125,7 +125,7 @@ static int nd_kb_parse_path(struct nd_kb_ruleset *set, const char *host_path, bo
  * the words failed, fatal, exception and error (not "errors": "0 errors" is
  * no failure), exception class names anywhere in a line ("raise
  * ValueError(") and error-code fields ("errorCode=", "error_msg").
- * Only used when no rule matched at all. */
+ * Used when no rule names the failure: the lines no rule's match explains. */
 static const char *const nd_kb_exc_pattern = "^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Fault)(: |$)";
 static const char *const nd_kb_err_pattern =
     "\\[ERROR\\]|(^|[^A-Za-z_])ERROR([^A-Za-z_]|$)|[Ee]rror: |^Error:|(^|\\]:\\[|\\[)E[0-9]{4} [0-9]{2}:[0-9]{2}|"

@@ -47,6 +47,7 @@ struct nd_shape_stack {
     bool ended;       /* a traceback ended in an exception line */
     bool interrupted; /* ... and that exception is KeyboardInterrupt */
     bool want_code;   /* the next line is the code of the last frame */
+    int more_code;    /* IPython: numbered lines after the arrow still join it */
     struct nd_shape_frame *f;
     size_t n;
 };
@@ -207,6 +208,111 @@ static bool nd_shape_pyframe(const char *s, const char **file, size_t *fl, const
     return true;
 }
 
+/* IPython and Jupyter print a traceback's frames in their own layout:
+ *   IPython 8: `File ~/x.py:118, in func(args)`, `File /x.py:8` (module
+ *              level), `Cell In[3], line 5`, `Input In [3], in <cell line: 5>()`
+ *   IPython 7: `~/x.py in func(args)`, `<ipython-input-3-ab> in <module>`
+ * Their code follows as numbered lines, the current one behind an arrow
+ * (`--> 118 code`, `----> 5 code`). fn gets the length of func, 0 when the
+ * frame names none. */
+static bool nd_shape_ipyframe(const char *s, size_t indent, const char **file, size_t *fl, const char **func,
+                              size_t *fn)
+{
+    *func = "";
+    *fn = 0;
+    if (nd_shape_prefix(s, "Cell In[") || nd_shape_prefix(s, "Input In [")) {
+        const char *q = strchr(s, ']');
+        if (!q || !nd_shape_prefix(q + 1, ", line ") || !isdigit((unsigned char)q[8])) {
+            if (!q || !nd_shape_prefix(q + 1, ", in "))
+                return false;
+        }
+        *file = s;
+        *fl = (size_t)(q + 1 - s);
+        const char *in = strstr(q, ", in ");
+        if (in) {
+            *func = in + 5;
+            *fn = strlen(in + 5);
+        }
+        return true;
+    }
+    if (nd_shape_prefix(s, "File ") && s[5] != '"' && s[5] != ' ') {
+        /* The path ends at the first ":<line>" followed by ", in " or the end. */
+        for (const char *p = s + 5; (p = strchr(p, ':')) != NULL; p++) {
+            const char *d = p + 1;
+            if (!isdigit((unsigned char)*d))
+                continue;
+            while (isdigit((unsigned char)*d))
+                d++;
+            if (*d && !nd_shape_prefix(d, ", in "))
+                continue;
+            *file = s + 5;
+            *fl = (size_t)(p - (s + 5));
+            if (*d) {
+                *func = d + 5;
+                *fn = strlen(d + 5);
+            }
+            return true;
+        }
+        return false;
+    }
+    /* IPython 7 starts a frame at the margin: a path without spaces, then
+     * " in " and the function. */
+    if (indent > 0)
+        return false;
+    const char *in = strstr(s, " in ");
+    if (!in || in == s || memchr(s, ' ', (size_t)(in - s)))
+        return false;
+    /* ... and the function as IPython prints it: `name(args)` or `<module>`. */
+    const char *w = in + 4;
+    while (isalnum((unsigned char)*w) || *w == '_' || *w == '.')
+        w++;
+    if (in[4] != '<' && (w == in + 4 || *w != '('))
+        return false;
+    size_t n = (size_t)(in - s);
+    bool py = n > 3 && strncmp(in - 3, ".py", 3) == 0 && (s[0] == '/' || s[0] == '~' || s[0] == '.' || isalpha((unsigned char)s[0]));
+    bool cell = nd_shape_prefix(s, "<ipython-input-") && in[-1] == '>';
+    if (!py && !cell)
+        return false;
+    *file = s;
+    *fl = n;
+    *func = in + 4;
+    *fn = strlen(in + 4);
+    return true;
+}
+
+/* IPython's numbered code lines: the arrow marks the line being run
+ * (`--> 118 code`, code returned in *code), the others are context
+ * (`    115 code`, `(...)`). */
+static bool nd_shape_ipycode(const char *s, bool *arrow, const char **code)
+{
+    const char *p = s;
+    *arrow = false;
+    if (nd_shape_prefix(p, "(...)")) {
+        *code = p + 5;
+        return true;
+    }
+    if (*p == '-') {
+        while (*p == '-')
+            p++;
+        if (*p != '>')
+            return false;
+        p++;
+        *arrow = true;
+        while (*p == ' ')
+            p++;
+    }
+    if (!isdigit((unsigned char)*p))
+        return false;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (*p && *p != ' ')
+        return false;
+    while (*p == ' ')
+        p++;
+    *code = p;
+    return true;
+}
+
 /* The line that ends a traceback: `SomeError: message`, `KeyboardInterrupt`. */
 static bool nd_shape_exception_line(const char *s, bool *interrupt)
 {
@@ -263,8 +369,12 @@ static void nd_shape_stacks(struct nd_shape_ctx *c)
                 cur = NULL;
             continue;
         }
-        if (strstr(s, "Traceback (most recent call last):")) {
+        if (strstr(s, "Traceback (most recent call last)")) {
             cur = nd_shape_stack_new(c, ND_STK_TRACEBACK, true, (long)i);
+            /* IPython names the exception in its header
+             * ("KeyboardInterrupt     Traceback (most recent call last)"). */
+            if (cur && nd_shape_prefix(s, "KeyboardInterrupt "))
+                cur->interrupted = true;
             continue;
         }
         if (strstr(s, "(most recent call first):") &&
@@ -287,6 +397,32 @@ static void nd_shape_stacks(struct nd_shape_ctx *c)
                 nd_shape_frame_add(cur, i, func, strlen(func), file, fl);
                 cur->want_code = comma;
             }
+            continue;
+        }
+        size_t fn = 0;
+        if (nd_shape_ipyframe(s, c->l[i].indent, &file, &fl, &func, &fn)) {
+            if (!cur || cur->kind != ND_STK_TRACEBACK || cur->ended)
+                cur = nd_shape_stack_new(c, ND_STK_TRACEBACK, true, -1);
+            if (cur) {
+                nd_shape_frame_add(cur, i, func, fn, file, fl);
+                cur->want_code = false;
+                cur->more_code = 0;
+            }
+            continue;
+        }
+        bool arrow = false;
+        const char *code = NULL;
+        if (cur && cur->kind == ND_STK_TRACEBACK && !cur->ended && cur->n && nd_shape_ipycode(s, &arrow, &code)) {
+            /* The arrow's line is the frame's code; a few numbered lines
+             * after it finish a call written over several lines. */
+            struct nd_shape_frame *fr = &cur->f[cur->n - 1];
+            if (arrow || (cur->more_code > 0 && *code && !nd_shape_prefix(s, "(...)"))) {
+                char *t = nd_xasprintf("%s %s", fr->text, code);
+                free(fr->text);
+                fr->text = t;
+                cur->more_code = arrow ? 3 : cur->more_code - 1;
+            } else
+                cur->more_code = 0;
             continue;
         }
         if (nd_shape_pytest_frame(s, &fl, &intr)) {
@@ -368,11 +504,12 @@ static const struct nd_shape_frame *nd_shape_inner(const struct nd_shape_stack *
 /* The class that names the waiter: the strongest one matched in the
  * innermost frames, the innermost match among equals (file order breaks
  * ties on one frame). */
-static const struct nd_shape_entry *nd_shape_classify(const struct nd_shape_ctx *c, const struct nd_shape_stack *st,
-                                                      const struct nd_shape_frame **at)
+static const struct nd_shape_entry *nd_shape_classify_to(const struct nd_shape_ctx *c,
+                                                         const struct nd_shape_stack *st, size_t depth,
+                                                         const struct nd_shape_frame **at)
 {
     const struct nd_shape_entry *best = NULL;
-    for (size_t k = 0; k < ND_SHAPE_DEPTH; k++) {
+    for (size_t k = 0; k < depth; k++) {
         const struct nd_shape_frame *fr = nd_shape_inner(st, k);
         if (!fr)
             break;
@@ -389,6 +526,12 @@ static const struct nd_shape_entry *nd_shape_classify(const struct nd_shape_ctx 
     return best;
 }
 
+static const struct nd_shape_entry *nd_shape_classify(const struct nd_shape_ctx *c, const struct nd_shape_stack *st,
+                                                      const struct nd_shape_frame **at)
+{
+    return nd_shape_classify_to(c, st, ND_SHAPE_DEPTH, at);
+}
+
 static const struct nd_shape_frame *nd_shape_waits(const struct nd_shape_ctx *c, const struct nd_shape_stack *st)
 {
     const struct nd_shape_entry *w = nd_kb_shape_find(c->set, ND_SHAPE_WAIT, NULL);
@@ -401,17 +544,19 @@ static const struct nd_shape_frame *nd_shape_waits(const struct nd_shape_ctx *c,
 }
 
 /* A stack that shows a stall: a dump, a Ctrl-C traceback, or a traceback
- * cut off while it waited. A traceback that ends in another exception is
- * a failure, not a stall. */
+ * cut off while it waited (in a blocking primitive, or with its innermost
+ * frame in a place that waits: a collective, a lock, a build). A traceback
+ * that ends in another exception is a failure, not a stall. */
 static bool nd_shape_stall_stack(const struct nd_shape_ctx *c, const struct nd_shape_stack *st)
 {
     if (st->n == 0)
         return false;
     if (st->kind != ND_STK_TRACEBACK)
         return true;
-    if (st->ended)
+    if (st->ended || st->interrupted)
         return st->interrupted;
-    return nd_shape_waits(c, st) != NULL;
+    const struct nd_shape_frame *at = NULL;
+    return nd_shape_waits(c, st) != NULL || nd_shape_classify_to(c, st, 1, &at) != NULL;
 }
 
 static void nd_shape_stack_finding(struct nd_shape_ctx *c, struct nd_findings *out)

@@ -46,6 +46,7 @@ struct nd_kb_match {
 #define ND_KB_PENDING_MAX 256 /* lines waiting for their context */
 #define ND_KB_FB_ERRS 3       /* ERROR lines kept for the fallback */
 #define ND_KB_FB_CANDS 8      /* exception lines waiting to learn whether a rule explains them */
+#define ND_KB_FB_UERRS 8      /* ERROR lines waiting to learn whether a rule explains them */
 
 /* One rule's match on the logical line being collected. */
 struct nd_kb_grp {
@@ -153,6 +154,11 @@ struct nd_kb_scan {
     struct nd_kb_fb_cand fb_cand[ND_KB_FB_CANDS];
     size_t fb_ncand;
     bool fb_cand_full;         /* an unexplained one was not kept: the first is known */
+    /* The first ERROR lines no rule's match explains (yet), and how many
+     * such lines there were: the fallback when only hidden rules matched. */
+    struct nd_kb_fb_cand fb_uerr[ND_KB_FB_UERRS];
+    size_t fb_nuerr;
+    long fb_uerrcount;
     bool no_fallback;          /* callers with a fallback of their own (check) */
     struct nd_kb_elide *elide; /* repeated lines left out of the scan; NULL when off */
     char no_ts[512];           /* the last matched line found without a timestamp */
@@ -247,6 +253,8 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
     nd_kb_occ_release(&s->wrap_occ);
     for (size_t i = 0; i < s->fb_nerr; i++)
         nd_kb_occ_release(&s->fb_err[i]);
+    for (size_t i = 0; i < s->fb_nuerr; i++)
+        nd_kb_occ_release(&s->fb_uerr[i].occ);
     nd_strv_release(&s->names);
     nd_strv_release(&s->notes);
     free(s->buf);
@@ -491,18 +499,28 @@ static int nd_kb_cond_eval(const struct nd_kb_scan *s, const struct nd_kb_rule *
     return wait ? ND_COND_WAIT : ND_COND_YES;
 }
 
-/* A rule accepted logical line `logical` of source src: an exception
- * there is explained, and stops being a candidate for the fallback. */
+/* Drops the entries of v on logical line `logical` of source src; returns
+ * how many it dropped. */
+static size_t nd_kb_fb_drop(struct nd_kb_fb_cand *v, size_t *n, unsigned src, long logical)
+{
+    size_t w = 0, was = *n;
+    for (size_t i = 0; i < was; i++) {
+        if (v[i].src == src && v[i].logical == logical)
+            nd_kb_occ_release(&v[i].occ);
+        else
+            v[w++] = v[i];
+    }
+    *n = w;
+    return was - w;
+}
+
+/* A rule accepted logical line `logical` of source src: an exception or
+ * ERROR line there is explained, and stops being a candidate for the
+ * fallback. */
 static void nd_kb_fb_explained(struct nd_kb_scan *s, unsigned src, long logical)
 {
-    size_t w = 0;
-    for (size_t i = 0; i < s->fb_ncand; i++) {
-        if (s->fb_cand[i].src == src && s->fb_cand[i].logical == logical)
-            nd_kb_occ_release(&s->fb_cand[i].occ);
-        else
-            s->fb_cand[w++] = s->fb_cand[i];
-    }
-    s->fb_ncand = w;
+    nd_kb_fb_drop(s->fb_cand, &s->fb_ncand, src, logical);
+    s->fb_uerrcount -= (long)nd_kb_fb_drop(s->fb_uerr, &s->fb_nuerr, src, logical);
 }
 
 /* A line whose context was decided later ranks and defers wrappers as if
@@ -1503,6 +1521,16 @@ static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls
         s->fb_err[s->fb_nerr].text = NULL;
         nd_kb_occ_set(&s->fb_err[s->fb_nerr++], &o, ls + pre, llen - pre, NULL);
     }
+    if (s->fb_nuerr && s->fb_uerr[s->fb_nuerr - 1].src == s->src && s->fb_uerr[s->fb_nuerr - 1].logical == logical)
+        return;
+    s->fb_uerrcount++;
+    if (s->fb_nuerr < ND_KB_FB_UERRS) {
+        struct nd_kb_fb_cand *c = &s->fb_uerr[s->fb_nuerr++];
+        c->occ.text = NULL;
+        nd_kb_occ_set(&c->occ, &o, ls + pre, llen - pre, NULL);
+        c->src = s->src;
+        c->logical = logical;
+    }
 }
 
 void nd_kb_scan_no_fallback(struct nd_kb_scan *s)
@@ -1545,6 +1573,13 @@ void nd_kb_scan_finish(struct nd_kb_scan *s, struct nd_findings *out, bool all)
     } else if (!any && out->n == before && (s->fb_exc.text || s->fb_nerr)) {
         /* Nothing known matched, but the log ends in an exception or says ERROR. */
         nd_kb_fallback_finding(s->kb, s->fb_exc.text ? &s->fb_exc : NULL, s->fb_err, s->fb_nerr, s->fb_errcount, out);
+    } else if (out->n == before && s->fb_nuerr) {
+        /* Only rules that report nothing (info, context) matched, and a line
+         * that says ERROR is on none of their lines: that line is the news. */
+        struct nd_kb_occ errs[ND_KB_FB_UERRS];
+        for (size_t i = 0; i < s->fb_nuerr; i++)
+            errs[i] = s->fb_uerr[i].occ;
+        nd_kb_fallback_finding(s->kb, NULL, errs, s->fb_nuerr, s->fb_uerrcount, out);
     }
     /* Still nothing, or only a rule that says the job was stuck without
      * saying where: the shape of the log may tell. */

@@ -179,6 +179,43 @@ static void test_no_rule_first_real_exception(void **state)
     nd_kb_free(kb);
 }
 
+/* A rule that reports nothing (info) matched, yet another line says ERROR:
+ * that line is still a finding; an ERROR on the info rule's own line is
+ * explained by it and stays quiet. */
+static void test_hidden_rule_does_not_silence_error(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    struct nd_findings out = ND_FINDINGS_INIT;
+    explain(kb,
+            "STEPINFO step 1\n"
+            "step 2 loss 1.9\n"
+            "[ERROR] 2024-05-01 10:00:00 writer: failed to flush shard 3\n"
+            "step 3 loss 1.8\n",
+            &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->id, "generic.unexplained-error");
+    assert_non_null(strstr(out.v[0]->title, "failed to flush shard"));
+    assert_int_equal(out.v[0]->nevidence, 1);
+    assert_int_equal(out.v[0]->evidence[0].line, 3);
+    nd_findings_release(&out);
+    explain(kb, "step 1 loss 2.0\nSTEPINFO ERROR: retrying, nothing lost\nstep 2 loss 1.9\n", &out);
+    assert_int_equal(out.n, 0);
+    nd_findings_release(&out);
+    /* Several ERROR lines, the first ones on the info rule's lines: the
+     * unexplained one leads. */
+    explain(kb,
+            "STEPINFO ERROR: retry 1\nSTEPINFO ERROR: retry 2\nstep 2\n"
+            "ERROR: checkpoint write failed\nSTEPINFO ERROR: retry 3\n",
+            &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->id, "generic.unexplained-error");
+    assert_non_null(strstr(out.v[0]->title, "checkpoint write failed"));
+    assert_int_equal(out.v[0]->count, 1);
+    nd_findings_release(&out);
+    nd_kb_free(kb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -188,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_before_wrapper_and_warning),
         cmocka_unit_test(test_no_error_no_finding),
         cmocka_unit_test(test_no_rule_first_real_exception),
+        cmocka_unit_test(test_hidden_rule_does_not_silence_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -136,6 +136,69 @@ static void test_ctrl_c_traceback(void **state)
     nd_kb_free(kb);
 }
 
+/* IPython and Jupyter print tracebacks in their own layout (a header that
+ * names the exception, "File path:line, in func(...)" or "path in func(...)"
+ * frames, numbered code with an arrow); the innermost frames count the same. */
+static void test_ipython_traceback(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    /* IPython 8, a cell interrupted while the DataLoader waited. */
+    const char *v8 = "---------------------------------------------------------------------------\n"
+                     "KeyboardInterrupt                         Traceback (most recent call last)\n"
+                     "Cell In[3], line 5\n"
+                     "      3 import torch\n"
+                     "----> 5 trainer.fit(model)\n"
+                     "\n"
+                     "File ~/lib/python3.10/site-packages/torch/utils/data/dataloader.py:1284, in "
+                     "_MultiProcessingDataLoaderIter._get_data(self)\n"
+                     "   1283 while True:\n"
+                     "-> 1284     success, data = self._try_get_data()\n"
+                     "\n"
+                     "File /usr/lib/python3.10/multiprocessing/connection.py:424, in _poll(self, timeout)\n"
+                     "    423 def _poll(self, timeout):\n"
+                     "--> 424     r = wait([self], timeout)\n"
+                     "\n"
+                     "KeyboardInterrupt: \n";
+    struct nd_findings out = ND_FINDINGS_INIT;
+    explain(kb, v8, &out);
+    assert_true(out.n >= 1);
+    assert_string_equal(out.v[0]->id, "shape.stack.loader");
+    assert_int_equal(out.v[0]->first_line, 2);
+    assert_non_null(strstr(out.v[0]->cause, "_try_get_data"));
+    nd_findings_release(&out);
+    /* IPython 7: "path in func(args)" frames, the end of the log cut off. */
+    assert_string_equal(top(kb, "KeyboardInterrupt                         Traceback (most recent call last)\n"
+                                "<ipython-input-3-334d309cf512> in <module>\n"
+                                "----> 1 dist.barrier()\n"
+                                "\n"
+                                "/usr/lib/python3/site-packages/torch/distributed/distributed_c10d.py in "
+                                "barrier(group, async_op, device_ids)\n"
+                                "   2520     else:\n"
+                                "-> 2521         work = group.barrier(opts=opts)\n"),
+                        "shape.stack.collective");
+    /* One frame pasted alone, no header and no exception: its innermost
+     * frame waits in a known place, so it still reads as a stall. */
+    assert_string_equal(top(kb, "File ~/venv/lib/python3.11/site-packages/torch/utils/data/dataloader.py:1, in "
+                                "_get_data(self)\n"
+                                "--> 1 x = self._data_queue.get()\n"),
+                        "shape.stack.loader");
+    /* ... but a cut-off traceback in busy code says nothing. */
+    assert_string_equal(top(kb, "File ~/work/model.py:40, in forward(self, x)\n"
+                                "---> 40 x = self.linear(x)\n"),
+                        "");
+    /* A notebook cell that failed is a failure, not a stall. */
+    assert_string_equal(top(kb, "ValueError                                Traceback (most recent call last)\n"
+                                "File ~/lib/torch/utils/data/dataloader.py:1, in _get_data(self)\n"
+                                "--> 1 x = self._data_queue.get()\n"
+                                "\n"
+                                "ValueError: bad sample\n"),
+                        "generic.unexplained-error");
+    /* Lines that only look like IPython 7 frames start no stack. */
+    assert_string_equal(top(kb, "installing setup.py in develop mode\nsetup.py in develop mode\n"), "");
+    nd_kb_free(kb);
+}
+
 static void test_never_above_a_cause(void **state)
 {
     (void)state;
@@ -324,6 +387,15 @@ static void test_builtin_vocabulary(void **state)
                                 "Loading extension module fused_adam...\n"
                                 "Time to load fused_adam op: 0.1 seconds\n"),
                         "");
+    /* A notebook frame whose code (over several numbered lines) loads a JIT
+     * extension. */
+    assert_string_equal(top(kb, "File /opt/ext/kernels.py:8\n"
+                                "      5 from torch.utils.cpp_extension import load\n"
+                                "----> 8 KERNEL = load(\n"
+                                "      9     name=\"codebook_cuda\",\n"
+                                "     10     sources=[os.path.join(HERE, \"kernel.cpp\")],\n"
+                                "     11 )\n"),
+                        "shape.stack.jit-build");
     /* The generic step only on the very last line, and a named step wins. */
     assert_string_equal(top(kb, "epoch 0\nConnecting to the parameter server...\n"), "shape.stalled.in-progress");
     assert_string_equal(top(kb, "Connecting to the parameter server...\nepoch 0 step 1 loss 2.0\n"), "");
@@ -344,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_dumps),             cmocka_unit_test(test_long_log_lines),
         cmocka_unit_test(test_parser_problems),   cmocka_unit_test(test_override),
         cmocka_unit_test(test_builtin_vocabulary),
+        cmocka_unit_test(test_ipython_traceback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
