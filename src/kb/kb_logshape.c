@@ -80,8 +80,8 @@ static void nd_shape_evidence(struct nd_finding *f, const char *name, const stru
 
 /* A finding in the words of entry e, with the code's own sentence after its
  * cause. */
-static struct nd_finding *nd_shape_finding(struct nd_findings *out, const struct nd_shape_entry *e,
-                                           const char *idkind, const char *detail)
+static struct nd_finding *nd_shape_finding(struct nd_findings *out, const struct nd_shape_entry *e, const char *idkind,
+                                           const char *detail)
 {
     char *id = nd_xasprintf("shape.%s.%s", idkind, e->name);
     struct nd_finding *f = nd_findings_add(out, id, e->category, ND_SEV_WARNING, "%s", e->title);
@@ -151,8 +151,7 @@ static void nd_shape_lines(struct nd_shape_ctx *c, char *text, size_t len, long 
 
 /* ---- stacks ---- */
 
-static struct nd_shape_stack *nd_shape_stack_new(struct nd_shape_ctx *c, enum nd_stack_kind kind, bool main,
-                                                 long header)
+static struct nd_shape_stack *nd_shape_stack_new(struct nd_shape_ctx *c, enum nd_stack_kind kind, bool main, long header)
 {
     if (c->nst == ND_SHAPE_MAX_STACKS)
         return NULL;
@@ -215,8 +214,7 @@ static bool nd_shape_pyframe(const char *s, const char **file, size_t *fl, const
  * Their code follows as numbered lines, the current one behind an arrow
  * (`--> 118 code`, `----> 5 code`). fn gets the length of func, 0 when the
  * frame names none. */
-static bool nd_shape_ipyframe(const char *s, size_t indent, const char **file, size_t *fl, const char **func,
-                              size_t *fn)
+static bool nd_shape_ipyframe(const char *s, size_t indent, const char **file, size_t *fl, const char **func, size_t *fn)
 {
     *func = "";
     *fn = 0;
@@ -269,7 +267,8 @@ static bool nd_shape_ipyframe(const char *s, size_t indent, const char **file, s
     if (in[4] != '<' && (w == in + 4 || *w != '('))
         return false;
     size_t n = (size_t)(in - s);
-    bool py = n > 3 && strncmp(in - 3, ".py", 3) == 0 && (s[0] == '/' || s[0] == '~' || s[0] == '.' || isalpha((unsigned char)s[0]));
+    bool py = n > 3 && strncmp(in - 3, ".py", 3) == 0 &&
+              (s[0] == '/' || s[0] == '~' || s[0] == '.' || isalpha((unsigned char)s[0]));
     bool cell = nd_shape_prefix(s, "<ipython-input-") && in[-1] == '>';
     if (!py && !cell)
         return false;
@@ -504,9 +503,8 @@ static const struct nd_shape_frame *nd_shape_inner(const struct nd_shape_stack *
 /* The class that names the waiter: the strongest one matched in the
  * innermost frames, the innermost match among equals (file order breaks
  * ties on one frame). */
-static const struct nd_shape_entry *nd_shape_classify_to(const struct nd_shape_ctx *c,
-                                                         const struct nd_shape_stack *st, size_t depth,
-                                                         const struct nd_shape_frame **at)
+static const struct nd_shape_entry *nd_shape_classify_to(const struct nd_shape_ctx *c, const struct nd_shape_stack *st,
+                                                         size_t depth, const struct nd_shape_frame **at)
 {
     const struct nd_shape_entry *best = NULL;
     for (size_t k = 0; k < depth; k++) {
@@ -827,8 +825,7 @@ static void nd_shape_rate_findings(struct nd_shape_ctx *c, struct nd_findings *o
     if (e && nratio >= 3) {
         double m = nd_shape_median(ratio, nratio);
         if (m >= (e->has_min ? e->min : 0.5) && m <= 1.05) {
-            char *detail = nd_xasprintf("Loading data takes %.0f%% of each step (median of %zu steps).", 100 * m,
-                                        nratio);
+            char *detail = nd_xasprintf("Loading data takes %.0f%% of each step (median of %zu steps).", 100 * m, nratio);
             struct nd_finding *f = nd_shape_finding(out, e, "rate", detail);
             free(detail);
             nd_shape_evidence(f, c->name, &c->l[ratio_li]);
@@ -885,8 +882,7 @@ static int nd_shape_util(const char *s)
 /* A process row of either tool's process table. */
 static bool nd_shape_proc_row(const char *s, bool in_table)
 {
-    if (!in_table || s[0] != '|' || strstr(s, "No running processes") || strstr(s, "Process id") ||
-        strstr(s, "PID"))
+    if (!in_table || s[0] != '|' || strstr(s, "No running processes") || strstr(s, "Process id") || strstr(s, "PID"))
         return false;
     size_t n = strlen(s);
     if (strstr(s, "MiB |") || (n > 4 && strstr(s, "MiB") && s[n - 1] == '|'))
@@ -921,8 +917,7 @@ static void nd_shape_util_findings(struct nd_shape_ctx *c, struct nd_findings *o
         if (s[0] == '|' || s[0] == '+')
             continue;
         /* Job output beside the dump: progress or loss lines. */
-        if (strstr(s, "it/s") || strstr(s, "s/it") || strstr(s, "loss") || strstr(s, "Loss") ||
-            strstr(s, "samples/s")) {
+        if (strstr(s, "it/s") || strstr(s, "s/it") || strstr(s, "loss") || strstr(s, "Loss") || strstr(s, "samples/s")) {
             if (njob++ == 0)
                 job_li = i;
         }
@@ -940,8 +935,9 @@ static void nd_shape_util_findings(struct nd_shape_ctx *c, struct nd_findings *o
     const struct nd_shape_entry *e = nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL, nproc ? "device-idle" : "device-unused");
     if (!e)
         return;
-    char *detail = nd_xasprintf("%zu device%s at 0%% utilisation, %zu process%s on them, while the job prints progress.",
-                                ndev, ndev == 1 ? "" : "s", nproc, nproc == 1 ? "" : "es");
+    char *detail = nd_xasprintf(
+        "%zu device%s at 0%% utilisation, %zu process%s on them, while the job prints progress.", ndev,
+        ndev == 1 ? "" : "s", nproc, nproc == 1 ? "" : "es");
     struct nd_finding *f = nd_shape_finding(out, e, "device", detail);
     free(detail);
     nd_shape_evidence(f, c->name, &c->l[dev_li]);

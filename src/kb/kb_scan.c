@@ -153,7 +153,7 @@ struct nd_kb_scan {
     /* The first real exception lines no rule has explained (yet). */
     struct nd_kb_fb_cand fb_cand[ND_KB_FB_CANDS];
     size_t fb_ncand;
-    bool fb_cand_full;         /* an unexplained one was not kept: the first is known */
+    bool fb_cand_full; /* an unexplained one was not kept: the first is known */
     /* The first ERROR lines no rule's match explains (yet), and how many
      * such lines there were: the fallback when only hidden rules matched. */
     struct nd_kb_fb_cand fb_uerr[ND_KB_FB_UERRS];

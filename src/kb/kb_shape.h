@@ -47,15 +47,15 @@ struct nd_shape_entry {
     char *category, *title, *cause;
     char **fix;
     size_t nfix;
-    struct nd_shape_res pat;  /* frame / pattern / header / rule (as text) */
-    struct nd_shape_res done; /* step: done; dump: fault */
-    struct nd_shape_res ctx;  /* dump: a line elsewhere in the log that the fault needs */
+    struct nd_shape_res pat;   /* frame / pattern / header / rule (as text) */
+    struct nd_shape_res done;  /* step: done; dump: fault */
+    struct nd_shape_res ctx;   /* dump: a line elsewhere in the log that the fault needs */
     struct nd_shape_res alone; /* dump: the other lines of the dump, when pasted alone */
     char **example, **counter;
     long *example_line, *counter_line;
     size_t nexample, ncounter;
-    long tail;   /* step: how many non-blank lines from the end (default 6) */
-    double min;  /* signal: a threshold the code reads (ratio, minutes) */
+    long tail;    /* step: how many non-blank lines from the end (default 6) */
+    double min;   /* signal: a threshold the code reads (ratio, minutes) */
     int priority; /* frames, steps: the stronger entry wins over a weaker one */
     bool has_min;
 };
@@ -69,8 +69,8 @@ struct nd_kb_shape_set {
  * first key since the section header (a section of an earlier file with
  * the same name is then replaced). cont: an indented line continuing the
  * previous value. Problems are appended as "file:line: message". */
-void nd_kb_shape_key(struct nd_kb_shape_set *set, const char *file, long line, unsigned parse_id, bool fresh,
-                     bool cont, const char *section, const char *key, const char *val, struct nd_strv *problems);
+void nd_kb_shape_key(struct nd_kb_shape_set *set, const char *file, long line, unsigned parse_id, bool fresh, bool cont,
+                     const char *section, const char *key, const char *val, struct nd_strv *problems);
 /* Checks what a key alone cannot: category, title, fix, patterns, examples. */
 void nd_kb_shape_check(const struct nd_kb_shape_set *set, struct nd_strv *problems);
 /* Runs the examples (must match) and counters (must not); failures to fp. */

@@ -30,8 +30,8 @@ static const struct {
     enum nd_shape_kind kind;
     bool named;
 } nd_shape_kinds[] = {
-    {"frames.", ND_SHAPE_FRAMES, true}, {"step.", ND_SHAPE_STEP, true},     {"dump.", ND_SHAPE_DUMP, true},
-    {"signal.", ND_SHAPE_SIGNAL, true}, {"wait", ND_SHAPE_WAIT, false},     {"end", ND_SHAPE_END, false},
+    {"frames.", ND_SHAPE_FRAMES, true},   {"step.", ND_SHAPE_STEP, true}, {"dump.", ND_SHAPE_DUMP, true},
+    {"signal.", ND_SHAPE_SIGNAL, true},   {"wait", ND_SHAPE_WAIT, false}, {"end", ND_SHAPE_END, false},
     {"refines", ND_SHAPE_REFINES, false},
 };
 
@@ -79,8 +79,7 @@ void nd_kb_shape_release(struct nd_kb_shape_set *set)
     memset(set, 0, sizeof *set);
 }
 
-const struct nd_shape_entry *nd_kb_shape_find(const struct nd_kb_shape_set *set, enum nd_shape_kind kind,
-                                              const char *name)
+const struct nd_shape_entry *nd_kb_shape_find(const struct nd_kb_shape_set *set, enum nd_shape_kind kind, const char *name)
 {
     for (size_t i = 0; set && i < set->n; i++)
         if (set->v[i].kind == kind && (!name || strcmp(set->v[i].name, name) == 0))
@@ -145,9 +144,8 @@ static void nd_shape_single(char **slot, bool cont, const char *val, const char 
 
 /* The entry a key goes to: the last one of this kind and name, or a new
  * one. A section met again in a later file replaces the earlier one. */
-static struct nd_shape_entry *nd_shape_entry_for(struct nd_kb_shape_set *set, enum nd_shape_kind kind,
-                                                 const char *name, const char *file, long line, unsigned parse_id,
-                                                 bool fresh)
+static struct nd_shape_entry *nd_shape_entry_for(struct nd_kb_shape_set *set, enum nd_shape_kind kind, const char *name,
+                                                 const char *file, long line, unsigned parse_id, bool fresh)
 {
     for (size_t i = set->n; i-- > 0;) {
         struct nd_shape_entry *e = &set->v[i];
@@ -173,8 +171,8 @@ static struct nd_shape_entry *nd_shape_entry_for(struct nd_kb_shape_set *set, en
     return e;
 }
 
-void nd_kb_shape_key(struct nd_kb_shape_set *set, const char *file, long line, unsigned parse_id, bool fresh,
-                     bool cont, const char *section, const char *key, const char *val, struct nd_strv *problems)
+void nd_kb_shape_key(struct nd_kb_shape_set *set, const char *file, long line, unsigned parse_id, bool fresh, bool cont,
+                     const char *section, const char *key, const char *val, struct nd_strv *problems)
 {
     enum nd_shape_kind kind = ND_SHAPE_END;
     const char *name = NULL;
@@ -194,8 +192,7 @@ void nd_kb_shape_key(struct nd_kb_shape_set *set, const char *file, long line, u
         return;
     }
     struct nd_shape_entry *e = nd_shape_entry_for(set, kind, name, file, line, parse_id, fresh);
-    bool described = kind == ND_SHAPE_FRAMES || kind == ND_SHAPE_STEP || kind == ND_SHAPE_DUMP ||
-                     kind == ND_SHAPE_SIGNAL;
+    bool described = kind == ND_SHAPE_FRAMES || kind == ND_SHAPE_STEP || kind == ND_SHAPE_DUMP || kind == ND_SHAPE_SIGNAL;
     if (cont && strcmp(key, "title") != 0 && strcmp(key, "cause") != 0 && strcmp(key, "fix") != 0) {
         nd_shape_problem(problems, file, line, "indented line continues '%s', which cannot span lines", key);
         return;
@@ -269,9 +266,10 @@ void nd_kb_shape_check(const struct nd_kb_shape_set *set, struct nd_strv *proble
         const struct nd_shape_entry *e = &set->v[i];
         bool described = e->kind == ND_SHAPE_FRAMES || e->kind == ND_SHAPE_STEP || e->kind == ND_SHAPE_DUMP ||
                          e->kind == ND_SHAPE_SIGNAL;
-        const char *what = e->kind == ND_SHAPE_DUMP ? "header" : e->kind == ND_SHAPE_REFINES ? "rule"
-                           : e->kind == ND_SHAPE_FRAMES || e->kind == ND_SHAPE_WAIT         ? "frame"
-                                                                                            : "pattern";
+        const char *what = e->kind == ND_SHAPE_DUMP                                 ? "header"
+                           : e->kind == ND_SHAPE_REFINES                            ? "rule"
+                           : e->kind == ND_SHAPE_FRAMES || e->kind == ND_SHAPE_WAIT ? "frame"
+                                                                                    : "pattern";
         if (described && !e->category)
             nd_shape_problem(problems, e->file, e->line, "[shape] %s has no category", e->name);
         if (described && !e->title)
@@ -312,8 +310,8 @@ size_t nd_kb_shape_test(const struct nd_kb_shape_set *set, FILE *fp, size_t *nch
         for (size_t j = 0; j < e->ncounter; j++, checked++)
             if (nd_shape_res_match(res, e->counter[j]) &&
                 !(e->kind == ND_SHAPE_STEP && nd_shape_res_match(&e->done, e->counter[j]))) {
-                fprintf(fp, "%s:%ld: [shape.%s] counter example matches: %s\n", e->file, e->counter_line[j],
-                        e->name, e->counter[j]);
+                fprintf(fp, "%s:%ld: [shape.%s] counter example matches: %s\n", e->file, e->counter_line[j], e->name,
+                        e->counter[j]);
                 fails++;
             }
     }

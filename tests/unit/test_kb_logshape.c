@@ -93,10 +93,11 @@ static void test_faulthandler_and_gdb(void **state)
 {
     (void)state;
     struct nd_kb *kb = make_kb();
-    assert_string_equal(top(kb, "Timeout (0:02:00)!\n"
-                                "Thread 0x00007f5a1c3fe700 (most recent call first):\n"
-                                "  File \"/usr/lib/python3/torch/utils/data/dataloader.py\", line 1133 in _try_get_data\n"
-                                "  File \"train.py\", line 10 in main\n"),
+    assert_string_equal(top(kb,
+                            "Timeout (0:02:00)!\n"
+                            "Thread 0x00007f5a1c3fe700 (most recent call first):\n"
+                            "  File \"/usr/lib/python3/torch/utils/data/dataloader.py\", line 1133 in _try_get_data\n"
+                            "  File \"train.py\", line 10 in main\n"),
                         "shape.stack.loader");
     /* gdb: #0 is innermost; no class, but it sleeps in a condition wait. */
     assert_string_equal(top(kb, "#0  0x00007f12 in pthread_cond_wait () from /lib/libpthread.so.0\n"
@@ -319,8 +320,8 @@ static void test_parser_problems(void **state)
 {
     (void)state;
     assert_int_equal(parse_problems("[shape.wait]\nframe = wait\nexample = wait x\n"), 0);
-    assert_int_equal(parse_problems("[shape.wait]\nframe = wait\n"), 1);                      /* no example */
-    assert_int_equal(parse_problems("[shape.wait]\nframe = (wait\nexample = x\n"), 1);         /* bad regex */
+    assert_int_equal(parse_problems("[shape.wait]\nframe = wait\n"), 1);                         /* no example */
+    assert_int_equal(parse_problems("[shape.wait]\nframe = (wait\nexample = x\n"), 1);           /* bad regex */
     assert_int_equal(parse_problems("[shape.wait]\nframe = wait\nexample = w\nbogus = 1\n"), 1); /* unknown key */
     assert_int_equal(parse_problems("[shape.nonsense]\nframe = wait\n"), 1);
     assert_int_equal(parse_problems("[shape.step.x]\ncategory = nope\ntitle = t\nfix = f\npattern = a\nexample = a\n"),
@@ -366,22 +367,25 @@ static void test_builtin_vocabulary(void **state)
     struct nd_error err = {0};
     assert_int_equal(nd_kb_load(&kb, NULL, 0, &err), 0);
     /* A specific rule knows the cpp_extension lock dump; filelock's has none. */
-    assert_string_equal(top(kb, "Timeout (0:02:00)!\n"
-                                "File \"/opt/venv/lib/python3.12/site-packages/torch/utils/file_baton.py\", line 50 in wait\n"),
-                        "hang.torch-extensions-stale-lock");
-    assert_string_equal(top(kb, "Thread 0x00007f5a1c3fe700 (most recent call first):\n"
-                                "  File \"/usr/lib/python3/site-packages/filelock/_api.py\", line 332 in acquire\n"
-                                "  File \"/usr/lib/python3/site-packages/datasets/builder.py\", line 900 in download\n"),
+    assert_string_equal(
+        top(kb, "Timeout (0:02:00)!\n"
+                "File \"/opt/venv/lib/python3.12/site-packages/torch/utils/file_baton.py\", line 50 in wait\n"),
+        "hang.torch-extensions-stale-lock");
+    assert_string_equal(top(kb,
+                            "Thread 0x00007f5a1c3fe700 (most recent call first):\n"
+                            "  File \"/usr/lib/python3/site-packages/filelock/_api.py\", line 332 in acquire\n"
+                            "  File \"/usr/lib/python3/site-packages/datasets/builder.py\", line 900 in download\n"),
                         "shape.stack.build-lock");
     assert_string_equal(top(kb, "Thread 1 (idle): \"MainThread\"\n"
                                 "    wait (c10d::TCPStore::doWait)\n"
                                 "    init_process_group (torch/distributed/distributed_c10d.py:1500)\n"),
                         "shape.stack.collective");
-    assert_string_equal(top(kb, "Detected CUDA files, patching ldflags\n"
-                                "Emitting ninja build file /root/.cache/torch_extensions/py38_cu118/dvr/build.ninja...\n"
-                                "Building extension module dvr...\n"
-                                "ninja: no work to do.\n"
-                                "Loading extension module dvr...\n"),
+    assert_string_equal(top(kb,
+                            "Detected CUDA files, patching ldflags\n"
+                            "Emitting ninja build file /root/.cache/torch_extensions/py38_cu118/dvr/build.ninja...\n"
+                            "Building extension module dvr...\n"
+                            "ninja: no work to do.\n"
+                            "Loading extension module dvr...\n"),
                         "shape.stalled.extension-build");
     assert_string_equal(top(kb, "Using /root/.cache/torch_extensions/py310_cu118 as PyTorch extensions root...\n"
                                 "Loading extension module fused_adam...\n"
@@ -410,11 +414,16 @@ static void test_builtin_vocabulary(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pyspy_collective),  cmocka_unit_test(test_faulthandler_and_gdb),
-        cmocka_unit_test(test_ctrl_c_traceback),  cmocka_unit_test(test_never_above_a_cause),
-        cmocka_unit_test(test_last_step),         cmocka_unit_test(test_rates),
-        cmocka_unit_test(test_dumps),             cmocka_unit_test(test_long_log_lines),
-        cmocka_unit_test(test_parser_problems),   cmocka_unit_test(test_override),
+        cmocka_unit_test(test_pyspy_collective),
+        cmocka_unit_test(test_faulthandler_and_gdb),
+        cmocka_unit_test(test_ctrl_c_traceback),
+        cmocka_unit_test(test_never_above_a_cause),
+        cmocka_unit_test(test_last_step),
+        cmocka_unit_test(test_rates),
+        cmocka_unit_test(test_dumps),
+        cmocka_unit_test(test_long_log_lines),
+        cmocka_unit_test(test_parser_problems),
+        cmocka_unit_test(test_override),
         cmocka_unit_test(test_builtin_vocabulary),
         cmocka_unit_test(test_ipython_traceback),
     };
