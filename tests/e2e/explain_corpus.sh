@@ -9,10 +9,10 @@
 
 # Floors, in integer percent, for top-1 agreement. They record what the rules
 # achieve today so that a regression fails; raise them as the rules improve.
-# Measured on 288 cases: the 219 earlier ones (89% whole, 76% of their
-# check half) and 69 fresh ones (labels-fresh.tsv; 88%, their check half 77%).
-MIN_WHOLE_PCT=88
-MIN_CHECK_PCT=76
+# Measured on 371 cases, 58 of them (labels-blind.tsv) collected and labelled
+# while nobody wrote rules against them: 86% whole, 75% of the check half.
+MIN_WHOLE_PCT=86
+MIN_CHECK_PCT=75
 
 CORPUS=${ND_SRC:?ND_SRC must name the source tree}/tests/corpus
 shopt -s nullglob
