@@ -23,6 +23,9 @@ struct nd_strv {
 
 void nd_strv_push(struct nd_strv *sv, const char *s, long line);
 void nd_strv_release(struct nd_strv *sv);
+/* Adds "file:line: message" to problems (rule-file lint and load errors). */
+void nd_kb_problem(struct nd_strv *problems, const char *file, long line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* How a rule takes part in ranking (design: causes before their symptoms). */
 enum nd_kb_role { ND_ROLE_CAUSE = 0, ND_ROLE_SYMPTOM = 1, ND_ROLE_WRAPPER = 2 };

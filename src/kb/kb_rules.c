@@ -57,10 +57,7 @@ struct nd_kb_reader {
     struct nd_strv *problems;
 };
 
-static void nd_kb_problem(struct nd_strv *problems, const char *file, long line, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void nd_kb_problem(struct nd_strv *problems, const char *file, long line, const char *fmt, ...)
+void nd_kb_problem(struct nd_strv *problems, const char *file, long line, const char *fmt, ...)
 {
     char msg[600];
     va_list ap;

@@ -10,21 +10,6 @@
 #include "kb/kb_internal.h"
 #include "kb/kb_shape.h"
 
-static void nd_shape_problem(struct nd_strv *problems, const char *file, long line, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void nd_shape_problem(struct nd_strv *problems, const char *file, long line, const char *fmt, ...)
-{
-    char msg[600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    char *s = nd_xasprintf("%s:%ld: %s", file, line, msg);
-    nd_strv_push(problems, s, line);
-    free(s);
-}
-
 static const struct {
     const char *prefix;
     enum nd_shape_kind kind;
@@ -109,7 +94,7 @@ static void nd_shape_res_add(struct nd_shape_res *r, const char *src, long line,
     if (rc != 0) {
         char msg[200];
         regerror(rc, &x->re, msg, sizeof msg);
-        nd_shape_problem(problems, file, line, "pattern does not compile (%s): %s", msg, src);
+        nd_kb_problem(problems, file, line, "pattern does not compile (%s): %s", msg, src);
         return;
     }
     x->ok = true;
@@ -136,7 +121,7 @@ static void nd_shape_single(char **slot, bool cont, const char *val, const char 
         return;
     }
     if (*slot) {
-        nd_shape_problem(problems, file, line, "key '%s' given twice", key);
+        nd_kb_problem(problems, file, line, "key '%s' given twice", key);
         return;
     }
     *slot = nd_xstrdup(val);
@@ -185,7 +170,7 @@ void nd_kb_shape_key(struct nd_kb_shape_set *set, const char *file, long line, u
         }
     }
     if (!name) {
-        nd_shape_problem(problems, file, line,
+        nd_kb_problem(problems, file, line,
                          "[shape.%s]: not a shape section (frames.NAME, step.NAME, dump.NAME, signal.NAME, wait, end, "
                          "refines)",
                          section);
@@ -194,13 +179,13 @@ void nd_kb_shape_key(struct nd_kb_shape_set *set, const char *file, long line, u
     struct nd_shape_entry *e = nd_shape_entry_for(set, kind, name, file, line, parse_id, fresh);
     bool described = kind == ND_SHAPE_FRAMES || kind == ND_SHAPE_STEP || kind == ND_SHAPE_DUMP || kind == ND_SHAPE_SIGNAL;
     if (cont && strcmp(key, "title") != 0 && strcmp(key, "cause") != 0 && strcmp(key, "fix") != 0) {
-        nd_shape_problem(problems, file, line, "indented line continues '%s', which cannot span lines", key);
+        nd_kb_problem(problems, file, line, "indented line continues '%s', which cannot span lines", key);
         return;
     }
     if (described && strcmp(key, "category") == 0) {
         nd_shape_single(&e->category, false, val, key, file, line, problems);
         if (!nd_category_is_valid(val))
-            nd_shape_problem(problems, file, line, "[shape.%s]: '%s' is not a known category", section, val);
+            nd_kb_problem(problems, file, line, "[shape.%s]: '%s' is not a known category", section, val);
     } else if (described && strcmp(key, "title") == 0) {
         nd_shape_single(&e->title, cont, val, key, file, line, problems);
     } else if (described && strcmp(key, "cause") == 0) {
@@ -232,21 +217,21 @@ void nd_kb_shape_key(struct nd_kb_shape_set *set, const char *file, long line, u
         char *end = NULL;
         long n = strtol(val, &end, 10);
         if (end == val || *end || n < 1 || n > 200)
-            nd_shape_problem(problems, file, line, "tail must be a number of lines (1-200)");
+            nd_kb_problem(problems, file, line, "tail must be a number of lines (1-200)");
         else
             e->tail = n;
     } else if (strcmp(key, "priority") == 0 && (kind == ND_SHAPE_FRAMES || kind == ND_SHAPE_STEP)) {
         char *end = NULL;
         long n = strtol(val, &end, 10);
         if (end == val || *end || n < 1 || n > 9)
-            nd_shape_problem(problems, file, line, "priority must be 1-9");
+            nd_kb_problem(problems, file, line, "priority must be 1-9");
         else
             e->priority = (int)n;
     } else if (strcmp(key, "min") == 0 && kind == ND_SHAPE_SIGNAL) {
         char *end = NULL;
         double v = strtod(val, &end);
         if (end == val || *end || v <= 0)
-            nd_shape_problem(problems, file, line, "min must be a positive number");
+            nd_kb_problem(problems, file, line, "min must be a positive number");
         else {
             e->min = v;
             e->has_min = true;
@@ -256,7 +241,7 @@ void nd_kb_shape_key(struct nd_kb_shape_set *set, const char *file, long line, u
     } else if (strcmp(key, "counter") == 0 && kind != ND_SHAPE_REFINES && kind != ND_SHAPE_SIGNAL) {
         nd_shape_strs_add(&e->counter, &e->counter_line, &e->ncounter, val, line);
     } else {
-        nd_shape_problem(problems, file, line, "unknown key '%s' in [shape.%s]", key, section);
+        nd_kb_problem(problems, file, line, "unknown key '%s' in [shape.%s]", key, section);
     }
 }
 
@@ -271,17 +256,17 @@ void nd_kb_shape_check(const struct nd_kb_shape_set *set, struct nd_strv *proble
                            : e->kind == ND_SHAPE_FRAMES || e->kind == ND_SHAPE_WAIT ? "frame"
                                                                                     : "pattern";
         if (described && !e->category)
-            nd_shape_problem(problems, e->file, e->line, "[shape] %s has no category", e->name);
+            nd_kb_problem(problems, e->file, e->line, "[shape] %s has no category", e->name);
         if (described && !e->title)
-            nd_shape_problem(problems, e->file, e->line, "[shape] %s has no title", e->name);
+            nd_kb_problem(problems, e->file, e->line, "[shape] %s has no title", e->name);
         if (described && e->nfix == 0)
-            nd_shape_problem(problems, e->file, e->line, "[shape] %s has no fix", e->name);
+            nd_kb_problem(problems, e->file, e->line, "[shape] %s has no fix", e->name);
         if (e->kind != ND_SHAPE_SIGNAL && e->pat.n == 0)
-            nd_shape_problem(problems, e->file, e->line, "[shape] %s has no %s", e->name, what);
+            nd_kb_problem(problems, e->file, e->line, "[shape] %s has no %s", e->name, what);
         if (e->kind == ND_SHAPE_DUMP && e->done.n == 0)
-            nd_shape_problem(problems, e->file, e->line, "[shape] %s has no fault", e->name);
+            nd_kb_problem(problems, e->file, e->line, "[shape] %s has no fault", e->name);
         if (e->kind != ND_SHAPE_SIGNAL && e->kind != ND_SHAPE_REFINES && e->nexample == 0)
-            nd_shape_problem(problems, e->file, e->line, "[shape] %s has no example", e->name);
+            nd_kb_problem(problems, e->file, e->line, "[shape] %s has no example", e->name);
     }
 }
 

@@ -57,6 +57,35 @@ void nd_detect_describe_busy(const struct nd_detect_context *ctx, size_t max, ch
     free(v);
 }
 
+void nd_detect_name_procs(const struct nd_detect_context *ctx, bool (*pick)(const struct nd_detect_proc *),
+                          void (*where)(const struct nd_detect_proc *, char *, size_t), char *buf, size_t size)
+{
+    size_t used = 0, shown = 0, total = 0;
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    for (size_t i = 0; i < ctx->nprocs; i++) {
+        const struct nd_detect_proc *p = &ctx->procs[i];
+        if (!pick(p))
+            continue;
+        total++;
+        if (shown >= 3 || used + 1 >= size)
+            continue;
+        char at[96];
+        where(p, at, sizeof at);
+        int n = snprintf(buf + used, size - used, "%s%d %s (%s)", shown ? ", " : "", (int)p->pid,
+                         p->cmd[0] ? p->cmd : p->comm, at);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+        if (used >= size)
+            used = size - 1;
+        shown++;
+    }
+    if (total > shown && used + 1 < size)
+        snprintf(buf + used, size - used, ", and %zu more", total - shown);
+}
+
 void nd_detect_all(const struct nd_series *s, const struct nd_detect_config *cfg, const struct nd_detect_context *ctx,
                    struct nd_findings *out)
 {

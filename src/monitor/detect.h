@@ -230,6 +230,10 @@ unsigned nd_detect_device_frameworks(const char *vendor);
 void nd_detect_frameworks_text(unsigned frameworks, char *buf, size_t size);
 /* "3 processes: 1234 python train.py (1.9 cores), ..." for evidence, at most max shown. */
 void nd_detect_describe_busy(const struct nd_detect_context *ctx, size_t max, char *buf, size_t size);
+/* "1234 python train.py (in futex_wait), ..., and 2 more": the first three
+ * processes pick() accepts, each with what where() writes of it. */
+void nd_detect_name_procs(const struct nd_detect_context *ctx, bool (*pick)(const struct nd_detect_proc *),
+                          void (*where)(const struct nd_detect_proc *, char *, size_t), char *buf, size_t size);
 
 /* The output facts other detectors use as evidence (loglines.c): operator
  * fallbacks and DataLoader bus errors, taken from the lines the knowledge

@@ -14,28 +14,14 @@
 #define ND_STARVED_MAX_IOWAIT 0.2
 
 /* The job's sleeping processes and where they sleep, for evidence. */
-static void nd_describe_sleepers(const struct nd_detect_context *ctx, char *buf, size_t size)
+static bool nd_is_sleeper(const struct nd_detect_proc *p)
 {
-    size_t used = 0, shown = 0, total = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < ctx->nprocs; i++) {
-        const struct nd_detect_proc *p = &ctx->procs[i];
-        if (p->state != 'S' || !p->wchan[0])
-            continue;
-        total++;
-        if (shown >= 3 || used + 1 >= size)
-            continue;
-        int n = snprintf(buf + used, size - used, "%s%d %s (in %s)", shown ? ", " : "", (int)p->pid,
-                         p->cmd[0] ? p->cmd : p->comm, p->wchan);
-        if (n < 0)
-            break;
-        used += (size_t)n;
-        if (used >= size)
-            used = size - 1;
-        shown++;
-    }
-    if (total > shown && used + 1 < size)
-        snprintf(buf + used, size - used, ", and %zu more", total - shown);
+    return p->state == 'S' && p->wchan[0];
+}
+
+static void nd_sleeps_in(const struct nd_detect_proc *p, char *buf, size_t size)
+{
+    snprintf(buf, size, "in %s", p->wchan);
 }
 
 void nd_detect_starved(const struct nd_series *s, const struct nd_detect_config *cfg,
@@ -85,7 +71,7 @@ void nd_detect_starved(const struct nd_series *s, const struct nd_detect_config 
         nd_finding_add_evidence(f, NULL, 0, "progress: it read %.0f KiB/s over the window, so it is not stuck",
                                 rate / 1024);
     char who[512];
-    nd_describe_sleepers(ctx, who, sizeof who);
+    nd_detect_name_procs(ctx, nd_is_sleeper, nd_sleeps_in, who, sizeof who);
     if (who[0])
         nd_finding_add_evidence(f, NULL, 0, "sleeping: %s", who);
     nd_finding_set_cause(f, "Each step waits on something slow that is neither the CPU nor disk I/O: the latency "

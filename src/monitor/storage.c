@@ -48,29 +48,14 @@ long nd_detect_free_cores(const struct nd_detect_context *ctx, double job_cores)
 }
 
 /* The readers to name: waiting processes, their wait channel. */
-static void nd_describe_waiters(const struct nd_detect_context *ctx, char *buf, size_t size)
+static bool nd_is_waiter(const struct nd_detect_proc *p)
 {
-    size_t used = 0, shown = 0, total = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < ctx->nprocs; i++) {
-        const struct nd_detect_proc *p = &ctx->procs[i];
-        if (p->state != 'D' && !nd_wchan_is_input_wait(p->wchan))
-            continue;
-        total++;
-        if (shown >= 3 || used + 1 >= size)
-            continue;
-        int n = snprintf(buf + used, size - used, "%s%d %s (%s%s%s)", shown ? ", " : "", (int)p->pid,
-                         p->cmd[0] ? p->cmd : p->comm, p->state == 'D' ? "state D" : "sleeping",
-                         p->wchan[0] ? " in " : "", p->wchan);
-        if (n < 0)
-            break;
-        used += (size_t)n;
-        if (used >= size)
-            used = size - 1;
-        shown++;
-    }
-    if (total > shown && used + 1 < size)
-        snprintf(buf + used, size - used, ", and %zu more", total - shown);
+    return p->state == 'D' || nd_wchan_is_input_wait(p->wchan);
+}
+
+static void nd_waits_in(const struct nd_detect_proc *p, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s%s", p->state == 'D' ? "state D" : "sleeping", p->wchan[0] ? " in " : "", p->wchan);
 }
 
 void nd_detect_storage_bound(const struct nd_series *s, const struct nd_detect_config *cfg,
@@ -117,7 +102,7 @@ void nd_detect_storage_bound(const struct nd_series *s, const struct nd_detect_c
                             b->nprocs);
     nd_finding_add_evidence(f, NULL, 0, "a process of the job waited on input %.0f%% of the window", wait * 100);
     char who[512];
-    nd_describe_waiters(ctx, who, sizeof who);
+    nd_detect_name_procs(ctx, nd_is_waiter, nd_waits_in, who, sizeof who);
     if (who[0])
         nd_finding_add_evidence(f, NULL, 0, "waiting: %s", who);
     if (rate >= 1024 * 1024)
