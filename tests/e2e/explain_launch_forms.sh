@@ -21,8 +21,13 @@ expect_first() { # LOG WANT DESCRIPTION
 printf '%s\n' 'bash: line 1: prted: command not found' '--------------------------------------------------------------------------' \
   'PRTE was unable to reliably start one or more daemons.' 'This usually is caused by:' >"$T/prted.log"
 expect_first "$T/prted.log" "mpi.remote-daemon-not-found env-not-loaded error" "a daemon missing on the remote node is the MPI environment"
-printf '%s\n' 'Host key verification failed.' 'ORTE was unable to reliably start one or more daemons.' >"$T/banner.log"
+printf '%s\n' 'Host key verification failed.' 'ORTE was unable to reliably start one or more daemons.' >"$T/hostkey.log"
+expect_first "$T/hostkey.log" "mpi.remote-shell-refused distributed error" "an ssh refusal before the banner names the reason"
+printf '%s\n' '--------------------------------------------------------------------------' 'ORTE was unable to reliably start one or more daemons.' >"$T/banner.log"
 expect_first "$T/banner.log" "mpi.daemon-start-failed distributed error" "the banner alone is a distributed start-up failure"
+printf '%s\n' 'Host key verification failed.' 'fatal: Could not read from remote repository.' >"$T/git.log"
+run_nd "$T/out" "$T/err" explain --json "$T/git.log"
+assert_not_contains "$T/out" "mpi.remote-shell-refused" "an ssh refusal outside a launch is not a launcher problem"
 
 # A time limit is the symptom of what came before it.
 printf '%s\n' 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.1 GiB' \
