@@ -171,9 +171,9 @@ void nd_kb_shape_key(struct nd_kb_shape_set *set, const char *file, long line, u
     }
     if (!name) {
         nd_kb_problem(problems, file, line,
-                         "[shape.%s]: not a shape section (frames.NAME, step.NAME, dump.NAME, signal.NAME, wait, end, "
-                         "refines)",
-                         section);
+                      "[shape.%s]: not a shape section (frames.NAME, step.NAME, dump.NAME, signal.NAME, wait, end, "
+                      "refines)",
+                      section);
         return;
     }
     struct nd_shape_entry *e = nd_shape_entry_for(set, kind, name, file, line, parse_id, fresh);

@@ -10,8 +10,9 @@
 # Floors, in integer percent, for top-1 agreement. They record what the rules
 # achieve today so that a regression fails; raise them as the rules improve.
 # Measured on 371 cases, 58 of them (labels-blind.tsv) collected and labelled
-# while nobody wrote rules against them: 86% whole, 75% of the check half.
-MIN_WHOLE_PCT=86
+# while nobody wrote rules against them (their dev half has since been read):
+# 88% whole, 75% of the check half.
+MIN_WHOLE_PCT=88
 MIN_CHECK_PCT=75
 
 CORPUS=${ND_SRC:?ND_SRC must name the source tree}/tests/corpus
