@@ -86,6 +86,7 @@ void nd_sample_merge(struct nd_sample *a, const struct nd_sample *b)
     a->iowait_s = b->iowait_s;
     a->stopped_s = b->stopped_s;
     a->read_bytes = b->read_bytes;
+    a->write_bytes = b->write_bytes;
     a->held_s = b->held_s;
     a->job_util_s = b->job_util_s;
     a->job_util_valid_s = b->job_util_valid_s;

@@ -47,6 +47,7 @@ struct nd_sample {
     float iowait;                        /* 1 when a process of the job sleeps waiting on input (state D, a read) */
     float stopped;                 /* 1 when every process of the job is stopped (state T: SIGSTOP, SIGTSTP, SIGTTIN) */
     uint64_t read_bytes;           /* cumulative bytes the job read so far (rchar; counted while it holds a device) */
+    uint64_t write_bytes;          /* the same for what it wrote (wchar: files, pipes, its own output) */
     uint8_t io_valid;              /* read_bytes and iowait were looked at for this tick */
     uint8_t out_valid;             /* 1 when the job's output is observed (run; watch on files) */
     uint64_t out_bytes, out_lines; /* cumulative output so far */

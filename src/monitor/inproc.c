@@ -21,6 +21,9 @@
  * mostly waiting its turn at exit or start-up (an interpreter tearing
  * down), not stepping through a model. */
 #define ND_INPROC_MIN_CORES 0.15
+/* What a model computing on the CPU writes besides its output: event files
+ * and metrics, a few KiB/s. A job writing more is saving or syncing data. */
+#define ND_INPROC_WRITE_RATE (64.0 * 1024.0) /* bytes/s */
 
 /* A process's use: its sustained mean, or its last interval's when more
  * (its mean may reach back before the window, into a phase on the device). */
@@ -58,6 +61,13 @@ bool nd_inproc_window(const struct nd_series *s, const struct nd_detect_config *
     out->read_rate = span > 0 && b->read_bytes >= a->read_bytes ? (double)(b->read_bytes - a->read_bytes) / span : 0;
     if (out->read_rate >= ND_INPROC_READ_RATE)
         return false; /* it reads its data: the input pipeline */
+    /* Writing other than its output (a checkpoint, a record and fsync per
+     * step) is I/O work too: the storage forms' story, not a model on the
+     * CPU. On a fast disk such a loop barely waits, so iowait alone misses it. */
+    uint64_t wrote = b->write_bytes >= a->write_bytes ? b->write_bytes - a->write_bytes : 0;
+    uint64_t printed = b->out_bytes >= a->out_bytes ? b->out_bytes - a->out_bytes : 0;
+    if (span > 0 && wrote > printed && (double)(wrote - printed) / span >= ND_INPROC_WRITE_RATE)
+        return false;
     double total = 0;
     for (size_t i = 0; i < ctx->nprocs; i++) {
         const struct nd_detect_proc *p = &ctx->procs[i];

@@ -82,6 +82,7 @@ struct nd_track {
     char rank[12], local_rank[12];
     bool distributed;
     uint64_t rchar;    /* at the last read */
+    uint64_t wchar;    /* at the last read; valid with rchar */
     int iofd, wchanfd; /* /proc/PID/io and wchan kept open while read (-1 none) */
     uint64_t io_ticks; /* CPU ticks at the last io/wchan look */
     char io_state;     /* state then */
@@ -133,9 +134,10 @@ struct nd_sampler {
     bool have_cgroup;
     bool cgroup_v1;
     char cgroup_dir[512];
-    bool job_held;       /* the job held a device at the last tick */
-    bool job_dev_low;    /* ... whose utilisation was low or unknown: only then can it starve */
-    uint64_t read_total; /* bytes the job read so far (deltas summed) */
+    bool job_held;        /* the job held a device at the last tick */
+    bool job_dev_low;     /* ... whose utilisation was low or unknown: only then can it starve */
+    uint64_t read_total;  /* bytes the job read so far (deltas summed) */
+    uint64_t write_total; /* bytes the job wrote so far (deltas summed) */
     double loadavg1;
     bool root_exit_seen;
     int root_exit;
@@ -566,7 +568,10 @@ static void nd_read_io(struct nd_sampler *s, struct nd_track *t, struct nd_sampl
         if (n > 0 && nd_proc_parse_io(buf, (size_t)n, &io) == 0 && io.rchar_valid) {
             if (t->io_seen && io.rchar >= t->rchar)
                 s->read_total += io.rchar - t->rchar;
+            if (t->io_seen && io.wchar_valid && io.wchar >= t->wchar)
+                s->write_total += io.wchar - t->wchar;
             t->rchar = io.rchar;
+            t->wchar = io.wchar_valid ? io.wchar : t->wchar;
             t->io_seen = true;
         }
     }
@@ -990,6 +995,7 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
     out->nprocs = (uint32_t)s->ntr;
     out->stopped = s->ntr > 0 && all_stopped ? 1.0f : 0.0f;
     out->read_bytes = s->read_total;
+    out->write_bytes = s->write_total;
     s->job_held = out->on_device;
 
     out->ndev = (uint8_t)s->ndev;

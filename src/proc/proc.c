@@ -231,6 +231,11 @@ int nd_proc_parse_io(const char *buf, size_t len, struct nd_proc_io *out)
                 out->rchar = (uint64_t)n;
                 out->rchar_valid = true;
             }
+        } else if (nd_key_is(p, eol, "wchar:", &v)) {
+            if (nd_parse_i64(nd_skip_spaces(v, eol), eol, &n) && n >= 0) {
+                out->wchar = (uint64_t)n;
+                out->wchar_valid = true;
+            }
         } else if (nd_key_is(p, eol, "read_bytes:", &v)) {
             if (nd_parse_i64(nd_skip_spaces(v, eol), eol, &n) && n >= 0) {
                 out->read_bytes = (uint64_t)n;

@@ -27,8 +27,8 @@ struct nd_proc_stat {
 /* /proc/PID/io: what a process read, through the page cache (rchar) and
  * from storage (read_bytes). */
 struct nd_proc_io {
-    bool rchar_valid, read_bytes_valid;
-    uint64_t rchar, read_bytes;
+    bool rchar_valid, read_bytes_valid, wchar_valid;
+    uint64_t rchar, read_bytes, wchar; /* wchar: what it wrote, pipes and files alike */
 };
 
 #define ND_PROC_MAX_NSPID 8

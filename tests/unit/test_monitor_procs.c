@@ -77,8 +77,9 @@ static struct nd_detect_proc *proc(struct synth *x, pid_t pid, pid_t ppid, doubl
     return p;
 }
 
-static float g_stopped;     /* the stopped share of the next pushed samples */
-static uint64_t g_out_step; /* output lines added per pushed sample (run: output observed when > 0) */
+static float g_stopped;       /* the stopped share of the next pushed samples */
+static uint64_t g_write_rate; /* bytes the job writes per pushed second */
+static uint64_t g_out_step;   /* output lines added per pushed sample (run: output observed when > 0) */
 
 /* n samples one second apart; the job holds npu:0 at util %, iowait 0/1, reading rate bytes/s. */
 static void push(struct synth *x, int n, float cores, bool held, int util, float iowait, uint64_t rate)
@@ -103,6 +104,7 @@ static void push(struct synth *x, int n, float cores, bool held, int util, float
         sm.stopped = g_stopped;
         sm.io_valid = 1;
         sm.read_bytes = (prev ? prev->read_bytes : 0) + rate;
+        sm.write_bytes = (prev ? prev->write_bytes : 0) + g_write_rate;
         sm.out_valid = g_out_step > 0;
         sm.out_lines = (prev ? prev->out_lines : 0) + g_out_step;
         sm.oom_kill = -1;
@@ -437,6 +439,20 @@ static void test_inproc_fallback(void **state)
     synth_init(&x);
     proc(&x, 100, 1, 0.95, true, TORCH | ND_FW_TORCH_NPU, NULL);
     push(&x, 16, 0.95f, true, 3, 0.0f, 8u << 20);
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_null(find(&out, "fallback.in-process"));
+    assert_non_null(find(&out, "idle.input-bound"));
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
+
+    /* It writes a record and syncs it every step (a fast disk: hardly any
+     * iowait): I/O work, not a model on the CPU. Its own output does not
+     * count as such writing. */
+    synth_init(&x);
+    proc(&x, 100, 1, 0.95, true, TORCH | ND_FW_TORCH_NPU, NULL);
+    g_write_rate = 2u << 20;
+    push(&x, 16, 0.95f, true, 3, 0.0f, 0);
+    g_write_rate = 0;
     nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
     assert_null(find(&out, "fallback.in-process"));
     assert_non_null(find(&out, "idle.input-bound"));

@@ -274,6 +274,8 @@ static void test_parse_io(void **state)
     assert_true(out.rchar_valid && out.read_bytes_valid);
     assert_int_equal(out.rchar, 2012);
     assert_int_equal(out.read_bytes, 4096);
+    assert_true(out.wchar_valid);
+    assert_int_equal(out.wchar, 0);
     /* Truncated after rchar: what is there counts. */
     assert_int_equal(nd_proc_parse_io(io, 11, &out), 0);
     assert_true(out.rchar_valid && !out.read_bytes_valid);
