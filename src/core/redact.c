@@ -38,12 +38,14 @@ static const char *const nd_secret_tails[] = {"TOKEN",     "SECRET",    "PASSWOR
  * DB_PASS, MYSQL_PWD; not PWD or OLDPWD (the shell's folders). */
 static const char *const nd_secret_last_words[] = {"PASS", "PWD", "PW"};
 /* A last word that says the variable describes a secret instead of holding
- * one: AUTH_MODE, TOKEN_COUNT, KEY_TYPE. */
+ * one (AUTH_MODE, TOKEN_COUNT, KEY_TYPE), or a training metric of it that
+ * logs print (token_acc, token_loss). */
 static const char *const nd_descriptive_last[] = {
-    "MODE",    "TYPE",     "TYPES",   "METHOD", "METHODS",  "ENABLED",  "ENABLE",      "DISABLED",
-    "DISABLE", "REQUIRED", "LEVEL",   "COUNT",  "COUNTS",   "NUM",      "SIZE",        "LEN",
-    "LENGTH",  "LIMIT",    "MAX",     "MIN",    "TIMEOUT",  "TTL",      "PARALLELISM", "PROVIDER",
-    "VERSION", "ERROR",    "BACKEND", "SCHEME", "STRATEGY", "INTERVAL", "RETRIES",
+    "MODE",     "TYPE",     "TYPES",   "METHOD", "METHODS",  "ENABLED",  "ENABLE",      "DISABLED",
+    "DISABLE",  "REQUIRED", "LEVEL",   "COUNT",  "COUNTS",   "NUM",      "SIZE",        "LEN",
+    "LENGTH",   "LIMIT",    "MAX",     "MIN",    "TIMEOUT",  "TTL",      "PARALLELISM", "PROVIDER",
+    "VERSION",  "ERROR",    "BACKEND", "SCHEME", "STRATEGY", "INTERVAL", "RETRIES",     "ACC",
+    "ACCURACY", "LOSS",     "RATIO",   "RATE",   "PCT",      "PERCENT",  "THROUGHPUT",
 };
 /* Tokenizer special tokens (bos_token: <s>) are vocabulary, not secrets. */
 static const char *const nd_vocab_words[] = {"BOS", "EOS",  "PAD",     "UNK",   "SEP",
