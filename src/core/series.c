@@ -258,6 +258,25 @@ double nd_series_iowait_frac(const struct nd_sample *a, const struct nd_sample *
     return dt > 0 ? (b->iowait_s - a->iowait_s) / dt : 0;
 }
 
+static uint64_t nd_counter_delta(uint64_t from, uint64_t to)
+{
+    return to >= from ? to - from : 0;
+}
+
+double nd_series_read_rate(const struct nd_sample *a, const struct nd_sample *b)
+{
+    double dt = b->t - a->t;
+    return dt > 0 ? (double)nd_counter_delta(a->read_bytes, b->read_bytes) / dt : 0;
+}
+
+double nd_series_write_rate(const struct nd_sample *a, const struct nd_sample *b)
+{
+    double dt = b->t - a->t;
+    uint64_t wrote = nd_counter_delta(a->write_bytes, b->write_bytes);
+    uint64_t printed = nd_counter_delta(a->out_bytes, b->out_bytes);
+    return dt > 0 && wrote > printed ? (double)(wrote - printed) / dt : 0;
+}
+
 double nd_series_stopped_frac(const struct nd_sample *a, const struct nd_sample *b)
 {
     double dt = nd_span(a, b);

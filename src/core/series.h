@@ -101,6 +101,10 @@ double nd_series_avg_cores(const struct nd_sample *a, const struct nd_sample *b)
 double nd_series_runnable_frac(const struct nd_sample *a, const struct nd_sample *b);
 double nd_series_held_frac(const struct nd_sample *a, const struct nd_sample *b);
 double nd_series_iowait_frac(const struct nd_sample *a, const struct nd_sample *b);
+/* Bytes per second the job read (rchar) and wrote (wchar, its own output
+ * excluded) from a to b; 0 over no time or when a counter went back. */
+double nd_series_read_rate(const struct nd_sample *a, const struct nd_sample *b);
+double nd_series_write_rate(const struct nd_sample *a, const struct nd_sample *b);
 double nd_series_stopped_frac(const struct nd_sample *a, const struct nd_sample *b);
 /* Mean utilisation % over the span; returns false when never known. */
 bool nd_series_avg_job_util(const struct nd_sample *a, const struct nd_sample *b, double *pct);

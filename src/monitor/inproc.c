@@ -57,16 +57,13 @@ bool nd_inproc_window(const struct nd_series *s, const struct nd_detect_config *
     bool job_busy = out->cores >= ND_BUSY_CORES || nd_series_runnable_frac(a, b) >= ND_BUSY_RUNNABLE;
     if (nd_series_iowait_frac(a, b) >= 0.5)
         return false; /* asleep in reads: storage.c */
-    double span = b->t - a->t;
-    out->read_rate = span > 0 && b->read_bytes >= a->read_bytes ? (double)(b->read_bytes - a->read_bytes) / span : 0;
+    out->read_rate = nd_series_read_rate(a, b);
     if (out->read_rate >= ND_INPROC_READ_RATE)
         return false; /* it reads its data: the input pipeline */
     /* Writing other than its output (a checkpoint, a record and fsync per
      * step) is I/O work too: the storage forms' story, not a model on the
      * CPU. On a fast disk such a loop barely waits, so iowait alone misses it. */
-    uint64_t wrote = b->write_bytes >= a->write_bytes ? b->write_bytes - a->write_bytes : 0;
-    uint64_t printed = b->out_bytes >= a->out_bytes ? b->out_bytes - a->out_bytes : 0;
-    if (span > 0 && wrote > printed && (double)(wrote - printed) / span >= ND_INPROC_WRITE_RATE)
+    if (nd_series_write_rate(a, b) >= ND_INPROC_WRITE_RATE)
         return false;
     double total = 0;
     for (size_t i = 0; i < ctx->nprocs; i++) {

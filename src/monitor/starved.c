@@ -48,9 +48,8 @@ void nd_detect_starved(const struct nd_series *s, const struct nd_detect_config 
         return; /* a holder computing in a thread of its own: inproc.c */
     /* Progress: new output where it is seen (run); where it is not (watch),
      * data read. No progress at all is a hang's picture. */
-    double span = b->t - a->t;
     uint64_t lines = b->out_lines >= a->out_lines ? b->out_lines - a->out_lines : 0;
-    double rate = span > 0 && b->read_bytes > a->read_bytes ? (double)(b->read_bytes - a->read_bytes) / span : 0;
+    double rate = nd_series_read_rate(a, b);
     if (b->out_valid ? lines == 0 : rate <= 0)
         return;
 

@@ -74,8 +74,7 @@ void nd_detect_storage_bound(const struct nd_series *s, const struct nd_detect_c
     double wait = nd_series_iowait_frac(a, b);
     if (wait < 0.5)
         return;
-    double span = b->t - a->t;
-    double rate = span > 0 && b->read_bytes >= a->read_bytes ? (double)(b->read_bytes - a->read_bytes) / span : 0;
+    double rate = nd_series_read_rate(a, b);
     /* Nothing read, and nobody in the disk's I/O wait (state D): a read from
      * a pipe or socket that nothing feeds (a dead worker's queue, stdin, a
      * store that never answers) is a hang's picture, not slow storage. */
