@@ -42,6 +42,8 @@ static const char *const nd_forms[] = {
     "PASSWORD\t" ND_PLANTED,
     "DB_PASSWORD    " ND_PLANTED,
     "AccountName=a;AccountKey=" ND_PLANTED ";EndpointSuffix=x",
+    "setenv DB_PASSWORD " ND_PLANTED,
+    "- name: API_KEY\n  value: " ND_PLANTED,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -972,6 +972,7 @@ char *nd_redact_text(const char *text)
     s = nd_scrub_netrc(s);
     s = nd_redact_scrub_tool_options(s);
     s = nd_redact_scrub_table_rows(s);
+    s = nd_redact_scrub_env_lists(s);
     s = nd_scrub_b64_lines(s);
     return nd_scrub_cut_tail(nd_scrub_tokens(nd_scrub_bearer(s)));
 }

@@ -110,9 +110,36 @@ static size_t nd_option_secret(const char *p, const char *prev, size_t prevlen, 
     return 0;
 }
 
+/* "setenv NAME value" (csh) and "ENV NAME value" (a Dockerfile's old
+ * form, also quoted in a log line): the word after a secret NAME that
+ * follows the keyword at q. */
+static size_t nd_keyword_pair(const char *q, const char **vs)
+{
+    size_t kw = strncmp(q, "setenv ", 7) == 0 ? 7 : strncmp(q, "ENV ", 4) == 0 ? 4 : 0;
+    if (!kw)
+        return 0;
+    const char *n = q + kw;
+    while (*n == ' ' || *n == '\t')
+        n++;
+    size_t nlen = 0;
+    while (isalnum((unsigned char)n[nlen]) || n[nlen] == '_')
+        nlen++;
+    if (nlen == 0 || nlen >= 128 || (n[nlen] != ' ' && n[nlen] != '\t'))
+        return 0;
+    char nbuf[128];
+    memcpy(nbuf, n, nlen);
+    nbuf[nlen] = '\0';
+    if (!nd_redact_name_is_secret(nbuf))
+        return 0;
+    const char *v = n + nlen;
+    while (*v == ' ' || *v == '\t')
+        v++;
+    return *v && *v != '\n' ? nd_word_value(v, vs) : 0;
+}
+
 char *nd_redact_scrub_tool_options(char *s)
 {
-    if (!strchr(s, '-'))
+    if (!strchr(s, '-') && !strstr(s, "setenv ") && !strstr(s, "ENV "))
         return s;
     struct nd_strbuf out = ND_STRBUF_INIT;
     nd_strbuf_grow(&out, strlen(s));
@@ -132,7 +159,9 @@ char *nd_redact_scrub_tool_options(char *s)
             continue;
         }
         const char *vs = NULL;
-        size_t vlen = nd_option_secret(p, prev, prevlen, t, &vs);
+        size_t vlen = nd_keyword_pair(p, &vs);
+        if (!vlen)
+            vlen = nd_option_secret(p, prev, prevlen, t, &vs);
         size_t wlen = strcspn(p, " \t\n");
         if (vlen == 0) {
             prev = p;
@@ -206,6 +235,55 @@ char *nd_redact_scrub_hash_arrows(char *s)
         nd_strbuf_add(&out, p, (size_t)(vs - p));
         nd_redact_add_marker(&out, vs, vlen);
         p = vs + vlen;
+    }
+    free(s);
+    return nd_strbuf_detach(&out, NULL);
+}
+
+/* A Kubernetes env list printed as YAML: "- name: API_KEY" and, on the
+ * next line, "value: x"; the value of a secret name is replaced. */
+char *nd_redact_scrub_env_lists(char *s)
+{
+    if (!strstr(s, "name:") || !strstr(s, "value:"))
+        return s;
+    struct nd_strbuf out = ND_STRBUF_INIT;
+    nd_strbuf_grow(&out, strlen(s));
+    const char *p = s;
+    bool secret_next = false;
+    while (*p) {
+        size_t llen = strcspn(p, "\n");
+        const char *q = p + strspn(p, " \t");
+        if (*q == '-' && q[1] == ' ')
+            q += 2 + strspn(q + 2, " \t");
+        bool was_secret = secret_next;
+        secret_next = false;
+        if (strncmp(q, "name:", 5) == 0) {
+            const char *n = q + 5 + strspn(q + 5, " \t\"'");
+            size_t nlen = strcspn(n, " \t\"'\n\r");
+            char nbuf[128];
+            if (nlen > 0 && nlen < sizeof nbuf) {
+                memcpy(nbuf, n, nlen);
+                nbuf[nlen] = '\0';
+                secret_next = nd_redact_name_is_secret(nbuf);
+            }
+        } else if (was_secret && strncmp(q, "value:", 6) == 0) {
+            const char *v = q + 6 + strspn(q + 6, " \t");
+            const char *vs;
+            size_t vlen = *v && *v != '\n' ? nd_word_value(v, &vs) : 0;
+            if (vlen) {
+                nd_strbuf_add(&out, p, (size_t)(vs - p));
+                nd_redact_add_marker(&out, vs, vlen);
+                nd_strbuf_add(&out, vs + vlen, (size_t)(p + llen - vs - vlen));
+                p += llen;
+                if (*p == '\n')
+                    nd_strbuf_addc(&out, *p++);
+                continue;
+            }
+        }
+        nd_strbuf_add(&out, p, llen);
+        p += llen;
+        if (*p == '\n')
+            nd_strbuf_addc(&out, *p++);
     }
     free(s);
     return nd_strbuf_detach(&out, NULL);

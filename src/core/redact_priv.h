@@ -23,10 +23,13 @@ bool nd_redact_names_tool(const char *word);
 /* Each takes a malloc'd string and returns one (possibly the same). */
 /* Secrets that database and shell tools take in their own option forms:
  * mysql -pX, sshpass -pX, redis-cli -a X / --pass X, curl -uUSER:X,
- * smbclient -U USER%X, openssl -passin pass:X. */
+ * smbclient -U USER%X, openssl -passin pass:X; and "setenv NAME X",
+ * "ENV NAME X" for a secret NAME. */
 char *nd_redact_scrub_tool_options(char *s);
 /* Ruby and Perl hash pairs: password => "x", :token => 'x', 'key'=>"x". */
 char *nd_redact_scrub_hash_arrows(char *s);
+/* A Kubernetes env list: "- name: API_KEY", then "value: x" on the next line. */
+char *nd_redact_scrub_env_lists(char *s);
 /* Table rows of env dumps and secret listings: "PASSWORD<TAB>x",
  * "DB_PASSWORD    x" (a secret name, then a tab or two spaces or more). */
 char *nd_redact_scrub_table_rows(char *s);

@@ -36,6 +36,8 @@ SxHubTok17
 CRUdJTiBQUklWQVRFIEtFWS0tLS0tClN4
 SxLongJwtClaims0007
 SxLongKeyBody0123456789ABCDEFabcdef0150
+SxCshPw18
+SxDockerTok19
 EOF
 cat >"$T/forms.txt" <<EOF
 mysql -h db -u root -pSxMysqlPw1 train
@@ -58,6 +60,8 @@ HUGGING_FACE_HUB_TOKEN: SxHubTok17
   tls.key: LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tClN4UGxhbnRlZEtleUJvZHk=
 Authorization: $LONGJWT
 -----BEGIN PRIVATE KEY-----$LONGKEY-----END PRIVATE KEY-----
+setenv DB_PASSWORD SxCshPw18
+Step 4/9 : ENV HF_TOKEN SxDockerTok19
 EOF
 
 scan() { # scan WHAT FILE...: no needle in the files

@@ -1,7 +1,8 @@
 /* Unit tests for the third round of secret forms: tool option spellings
  * (mysql -pX, sshpass -pX, redis-cli -a X, curl -uU:X, smbclient -U U%X,
  * openssl -passin pass:X), Ruby/Perl hash pairs, table rows of env dumps,
- * YAML/JSON pairs, exported variables, URL query secrets, Azure connection
+ * YAML/JSON pairs, exported variables (setenv, a Dockerfile's ENV, a
+ * Kubernetes env list), URL query secrets, Azure connection
  * strings, base64 of a PEM key or a registry login, and secrets longer
  * than any cap (a JWT cut short, a long key). Look-alikes stay as they are. */
 #include <setjmp.h>
@@ -56,6 +57,9 @@ static const struct nd_case nd_cases[] = {
     {"BlobEndpoint=https://x;SharedAccessSignature=sv=2020&sig=AzurePlant30", "AzurePlant30"},
     {"  tls.key: LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JSUV2UGxhbnQzMQ==", "CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JSUV2"},
     {"  .dockerconfigjson: eyJhdXRocyI6eyJyZWcuZXhhbXBsZSI6e319fQ==", "eyJyZWcuZXhhbXBsZSI6e319fQ"},
+    {"setenv DB_PASSWORD CshPlant33", "CshPlant33"},
+    {"ENV HF_TOKEN DockerPlant34", "DockerPlant34"},
+    {"env:\n  - name: API_KEY\n    value: K8sPlant35\n  - name: MODEL\n    value: llama", "K8sPlant35"},
     /* Cut by a length cap and marked so ("..."): what is left goes. */
     {"connecting to https://trainer:CutPlantPw12...", "CutPlantPw12"},
     {"login hf_CutPlantTok...", "CutPlantTok"},
@@ -77,6 +81,9 @@ static const char *const nd_keep[] = {
     "LOSS\t0.5\nSTEP\t10",
     "eyJhbGciOiJIUzI1NiJ9 header only",
     "Loading checkpoint shards...",
+    "env:\n  - name: MODEL\n    value: llama",
+    "setenv PATH /usr/bin",
+    "ENV LANG C.UTF-8",
     "saving to /data/Run2024/ckpt/Step0001/model...",
 };
 
