@@ -34,6 +34,16 @@ static const char *const nd_forms[] = {
     "sk-proj-" ND_PLANTED,
     "eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0." ND_PLANTED,
     "-----BEGIN PRIVATE KEY-----" ND_PLANTED "-----END PRIVATE KEY-----",
+    "mysql -u root -p" ND_PLANTED " db",
+    "redis-cli -h cache -a " ND_PLANTED " ping",
+    "curl -ualice:" ND_PLANTED " https://example.com",
+    "{ password => \"" ND_PLANTED "\" }",
+    "{ ':token' => '" ND_PLANTED "' }",
+    "PASSWORD\t" ND_PLANTED,
+    "DB_PASSWORD    " ND_PLANTED,
+    "AccountName=a;AccountKey=" ND_PLANTED ";EndpointSuffix=x",
+    "setenv DB_PASSWORD " ND_PLANTED,
+    "- name: API_KEY\n  value: " ND_PLANTED,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

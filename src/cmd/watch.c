@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,12 +41,52 @@ static const char nd_watch_footer[] = "exit status:\n"
                                       "  it does when --for runs out first. 3: --fail-fast stopped the job.\n"
                                       "\nexample:\n  npu-doctor watch --pid 4242 --for 60\n";
 
+/* When the watched process started (ticks since boot): a process that has
+ * its number once it exited is another one, never watched or signalled. */
+static uint64_t nd_watched_start;
+
 static bool nd_alive(pid_t pid)
 {
     if (kill(pid, 0) < 0 && errno == ESRCH)
         return false;
     struct nd_proc_stat st;
-    return nd_proc_read_stat(pid, &st) == 0 && st.state != 'Z' && st.state != 'X';
+    return nd_proc_read_stat(pid, &st) == 0 && st.state != 'Z' && st.state != 'X' &&
+           (nd_watched_start == 0 || st.starttime_ticks == nd_watched_start);
+}
+
+/* Why pid cannot be watched, as one line for the user, or 0 when it can:
+ * gone, ended (a zombie its parent has not collected), or another user's
+ * that we may not read (unprivileged: its io, fd and environ are closed to
+ * us, and a report without them would say "no problems" falsely). */
+static int nd_watch_target(pid_t pid, char *why, size_t size)
+{
+    struct nd_proc_stat st;
+    if ((kill(pid, 0) < 0 && errno == ESRCH) || nd_proc_read_stat(pid, &st) != 0) {
+        snprintf(why, size, "--pid %d: no such process", (int)pid);
+        return -1;
+    }
+    if (st.state == 'Z' || st.state == 'X') {
+        snprintf(why, size, "--pid %d has already exited (a zombie its parent has not collected): nothing to watch",
+                 (int)pid);
+        return -1;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/io", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+        struct stat sb;
+        snprintf(path, sizeof path, "/proc/%d", (int)pid);
+        long uid = stat(path, &sb) == 0 ? (long)sb.st_uid : -1;
+        snprintf(why, size,
+                 "--pid %d belongs to uid %ld and npu-doctor runs as uid %ld, which may not read its /proc files: "
+                 "run it as that user or as root",
+                 (int)pid, uid, (long)geteuid());
+        return -1;
+    }
+    if (fd >= 0)
+        close(fd);
+    nd_watched_start = st.starttime_ticks;
+    return 0;
 }
 
 static int nd_pidfd_open(pid_t pid)
@@ -98,8 +141,9 @@ int cmd_watch(int argc, char **argv)
     if (rc)
         return rc;
     pid_t pid = (pid_t)o.pid;
-    if (!nd_alive(pid))
-        return nd_cmd_fail("watch", ND_EXIT_NOINPUT, "--pid %d: no such process", (int)pid);
+    char why[256];
+    if (nd_watch_target(pid, why, sizeof why) < 0)
+        return nd_cmd_fail("watch", ND_EXIT_NOINPUT, "%s", why);
     FILE *summary = NULL;
     rc = nd_run_prepare("watch", &o, &summary);
     if (rc)

@@ -1,5 +1,6 @@
 /* Finding the job's daemons among our re-parented children (see escaped.h). */
 #include "core/escaped.h"
+#include "core/ownkids.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -12,6 +13,12 @@
 #include <unistd.h>
 
 int nd_escaped_parse_stat(const char *line, pid_t *ppid, pid_t *sid)
+{
+    pid_t pgid;
+    return nd_escaped_parse_stat_pg(line, ppid, &pgid, sid);
+}
+
+int nd_escaped_parse_stat_pg(const char *line, pid_t *ppid, pid_t *pgid, pid_t *sid)
 {
     /* The command name may hold spaces and ')': fields count from the last ')'. */
     const char *p = strrchr(line, ')');
@@ -33,13 +40,14 @@ int nd_escaped_parse_stat(const char *line, pid_t *ppid, pid_t *sid)
         p = end;
     }
     *ppid = (pid_t)f[0];
+    *pgid = (pid_t)f[1];
     *sid = (pid_t)f[2];
     return 0;
 }
 
-size_t nd_escaped_children(pid_t self, pid_t *out, size_t max)
+size_t nd_escaped_children(pid_t self, pid_t job, pid_t *out, bool *daemon, size_t max)
 {
-    pid_t our_sid = getsid(0);
+    pid_t our_sid = getsid(0), our_pgid = getpgrp();
     DIR *d = opendir("/proc");
     if (!d)
         return 0;
@@ -58,9 +66,15 @@ size_t nd_escaped_children(pid_t self, pid_t *out, size_t max)
         if (k <= 0)
             continue;
         buf[k] = '\0';
-        pid_t ppid, sid;
-        if (nd_escaped_parse_stat(buf, &ppid, &sid) == 0 && ppid == self && sid != our_sid)
-            out[n++] = (pid_t)atol(e->d_name);
+        pid_t ppid, pgid, sid, pid = (pid_t)atol(e->d_name);
+        if (nd_escaped_parse_stat_pg(buf, &ppid, &pgid, &sid) != 0 || ppid != self || pid == job)
+            continue;
+        /* In our session: the job's only when its group is none of ours
+         * (a helper leads a group of its own, its children stay in it). */
+        if (sid == our_sid && (pgid == our_pgid || nd_ownkids_has(pid) || nd_ownkids_has(pgid)))
+            continue;
+        daemon[n] = sid != our_sid;
+        out[n++] = pid;
     }
     closedir(d);
     return n;

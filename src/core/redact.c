@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/array.h"
+#include "core/redact_priv.h"
 #include "core/strbuf.h"
 
 #define ND_REDACT_MAX_PATTERNS 64
@@ -131,7 +132,7 @@ static bool nd_builtin_secret_name(const char *name)
 /* In prose ("password: x", "token = y"), a lower-case one-word name is only
  * taken for a secret when the word can mean nothing else: "key: layer.0" and
  * "auth: ok" are left alone. */
-static bool nd_prose_secret_name(const char *name)
+bool nd_redact_prose_name(const char *name)
 {
     bool lower = false;
     for (const char *p = name; *p; p++)
@@ -230,8 +231,6 @@ static bool nd_scheme_char(char c)
     return isalnum((unsigned char)c) || c == '+' || c == '-' || c == '.';
 }
 
-static void nd_add_marker(struct nd_strbuf *sb, const char *value, size_t len);
-
 /* A URL's user part that is a token, not a name (git over HTTPS takes a
  * token there): 20 or more letters, digits, '_' or '-', with letters and
  * digits both. "git@", "x-access-token@" and e-mail addresses are names. */
@@ -278,7 +277,7 @@ static void nd_scrub_urls(struct nd_strbuf *sb, const char *text)
         if (scheme != sep && at && !colon && plain && nd_url_user_is_token(auth, (size_t)(at - auth))) {
             /* https://<token>@github.com: the token is the whole user part. */
             nd_strbuf_add(sb, p, (size_t)(auth - p));
-            nd_add_marker(sb, auth, (size_t)(at - auth));
+            nd_redact_add_marker(sb, auth, (size_t)(at - auth));
             p = at;
             continue;
         }
@@ -304,7 +303,7 @@ static void nd_scrub_urls(struct nd_strbuf *sb, const char *text)
  * holds them: a prefix, then at least min characters of the token's alphabet
  * (alphanumeric for Hugging Face and GitHub tokens, so a Python name such as
  * hf_hub_download_with_retries is not one). */
-enum nd_token_alphabet { ND_TOK_ALNUM, ND_TOK_UPPER, ND_TOK_WORD };
+enum nd_token_alphabet { ND_TOK_ALNUM, ND_TOK_UPPER, ND_TOK_WORD, ND_TOK_B64 };
 
 struct nd_token_shape {
     const char *prefix;
@@ -314,13 +313,31 @@ struct nd_token_shape {
 };
 
 static const struct nd_token_shape nd_token_shapes[] = {
-    {"hf_", 30, ND_TOK_ALNUM, 0},        {"ghp_", 30, ND_TOK_ALNUM, 0},  {"gho_", 30, ND_TOK_ALNUM, 0},
-    {"ghu_", 30, ND_TOK_ALNUM, 0},       {"ghs_", 30, ND_TOK_ALNUM, 0},  {"ghr_", 30, ND_TOK_ALNUM, 0},
-    {"github_pat_", 50, ND_TOK_WORD, 0}, {"glpat-", 20, ND_TOK_WORD, 0}, {"xoxb-", 10, ND_TOK_WORD, 0},
-    {"xoxp-", 10, ND_TOK_WORD, 0},       {"xoxa-", 10, ND_TOK_WORD, 0},  {"xoxr-", 10, ND_TOK_WORD, 0},
-    {"xoxs-", 10, ND_TOK_WORD, 0},       {"xoxo-", 10, ND_TOK_WORD, 0},  {"xoxe-", 10, ND_TOK_WORD, 0},
-    {"xapp-", 10, ND_TOK_WORD, 0},       {"AKIA", 16, ND_TOK_UPPER, 16}, {"ASIA", 16, ND_TOK_UPPER, 16},
-    {"sk-", 20, ND_TOK_WORD, 0},         {"AIza", 35, ND_TOK_WORD, 35},  {"npm_", 30, ND_TOK_ALNUM, 0},
+    {"hf_", 30, ND_TOK_ALNUM, 0},
+    {"ghp_", 30, ND_TOK_ALNUM, 0},
+    {"gho_", 30, ND_TOK_ALNUM, 0},
+    {"ghu_", 30, ND_TOK_ALNUM, 0},
+    {"ghs_", 30, ND_TOK_ALNUM, 0},
+    {"ghr_", 30, ND_TOK_ALNUM, 0},
+    {"github_pat_", 50, ND_TOK_WORD, 0},
+    {"glpat-", 20, ND_TOK_WORD, 0},
+    {"xoxb-", 10, ND_TOK_WORD, 0},
+    {"xoxp-", 10, ND_TOK_WORD, 0},
+    {"xoxa-", 10, ND_TOK_WORD, 0},
+    {"xoxr-", 10, ND_TOK_WORD, 0},
+    {"xoxs-", 10, ND_TOK_WORD, 0},
+    {"xoxo-", 10, ND_TOK_WORD, 0},
+    {"xoxe-", 10, ND_TOK_WORD, 0},
+    {"xapp-", 10, ND_TOK_WORD, 0},
+    {"AKIA", 16, ND_TOK_UPPER, 16},
+    {"ASIA", 16, ND_TOK_UPPER, 16},
+    {"sk-", 20, ND_TOK_WORD, 0},
+    {"AIza", 35, ND_TOK_WORD, 35},
+    {"npm_", 30, ND_TOK_ALNUM, 0},
+    /* Base64 of "-----BEGIN" (a PEM key in a Kubernetes secret's data or
+     * a CI variable) and of '{"auths":' (a registry login's config). */
+    {"LS0tLS1CRUdJTi", 20, ND_TOK_B64, 0},
+    {"eyJhdXRocyI6", 20, ND_TOK_B64, 0},
 };
 
 static bool nd_b64url_char(char c)
@@ -339,6 +356,10 @@ static size_t nd_jwt_at(const char *p)
         size_t k = 0;
         while (nd_b64url_char(p[n + k]))
             k++;
+        /* A token cut short by a length cap (a quoted line's window, a
+         * report line's size) still gives its header and claims away. */
+        if (part == 1 && k >= 10 && p[n + k] == '\0')
+            return n + k;
         if (part < 2 && (k < 10 || p[n + k] != '.'))
             return 0;
         n += k + (part < 2 ? 1 : 0);
@@ -351,6 +372,7 @@ static bool nd_token_char(char c, enum nd_token_alphabet a)
     switch (a) {
     case ND_TOK_UPPER: return isupper((unsigned char)c) || isdigit((unsigned char)c);
     case ND_TOK_ALNUM: return isalnum((unsigned char)c);
+    case ND_TOK_B64: return isalnum((unsigned char)c) || c == '+' || c == '/' || c == '=';
     default: return isalnum((unsigned char)c) || c == '_' || c == '-';
     }
 }
@@ -432,7 +454,7 @@ static size_t nd_value_span(const char *v, const char *stops, const char **start
 }
 
 /* Appends the marker for value[0..len) (kept when it already is one). */
-static void nd_add_marker(struct nd_strbuf *sb, const char *value, size_t len)
+void nd_redact_add_marker(struct nd_strbuf *sb, const char *value, size_t len)
 {
     if (len == ND_REDACT_MARKER_LEN && nd_redact_is_marker(value)) {
         nd_strbuf_add(sb, value, len);
@@ -504,7 +526,7 @@ static char *nd_scrub_colon_pairs(char *s)
         char nbuf[128];
         memcpy(nbuf, name, nlen);
         nbuf[nlen] = '\0';
-        if (!nd_prose_secret_name(nbuf))
+        if (!nd_redact_prose_name(nbuf))
             continue;
         const char *v = p;
         while (*v == ' ' || *v == '\t')
@@ -515,7 +537,7 @@ static char *nd_scrub_colon_pairs(char *s)
         if (vlen == 0)
             continue;
         nd_strbuf_add(&out, p, (size_t)(vstart - p));
-        nd_add_marker(&out, vstart, vlen);
+        nd_redact_add_marker(&out, vstart, vlen);
         p = vstart + vlen;
     }
     free(s);
@@ -541,7 +563,7 @@ static char *nd_scrub_bearer(char *s)
         size_t n = strspn(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/=<>:");
         nd_strbuf_add(&out, p, (size_t)(t - p));
         if (n >= 8)
-            nd_add_marker(&out, t, n);
+            nd_redact_add_marker(&out, t, n);
         else
             nd_strbuf_add(&out, t, n);
         p = t + n;
@@ -568,7 +590,8 @@ static char *nd_scrub_assignments(char *s)
         }
         nd_strbuf_add(&out, p, (size_t)(eq + 1 - p));
         p = eq + 1;
-        if (*p == '=' || (eq > s && strchr("=!<>", eq[-1]))) {
+        /* "name => value" is a hash pair (nd_redact_scrub_hash_arrows). */
+        if (*p == '=' || *p == '>' || (eq > s && strchr("=!<>", eq[-1]))) {
             while (*p == '=')
                 nd_strbuf_addc(&out, *p++);
             continue;
@@ -588,7 +611,7 @@ static char *nd_scrub_assignments(char *s)
         /* An Azure shared access signature: "...&sig=<secret>" in a URL. */
         bool url_sig = strcasecmp(nbuf, "sig") == 0 && name > s && (name[-1] == '&' || name[-1] == '?');
         /* Spaced ("password = x") is prose: judged as prose names are. */
-        if (!url_sig && (nend != eq ? !nd_prose_secret_name(nbuf) : !nd_redact_name_is_secret(nbuf)))
+        if (!url_sig && (nend != eq ? !nd_redact_prose_name(nbuf) : !nd_redact_name_is_secret(nbuf)))
             continue;
         const char *v = p;
         while ((*v == ' ' || *v == '\t') && v - p < 4)
@@ -599,7 +622,7 @@ static char *nd_scrub_assignments(char *s)
         if (vlen == 0)
             continue;
         nd_strbuf_add(&out, p, (size_t)(vstart - p));
-        nd_add_marker(&out, vstart, vlen);
+        nd_redact_add_marker(&out, vstart, vlen);
         p = vstart + vlen;
     }
     free(s);
@@ -664,7 +687,7 @@ static char *nd_scrub_option_words(char *s)
                 v++;
             const char *colon = memchr(v, ':', ulen);
             nd_strbuf_add(&out, p, (size_t)(colon + 1 - p));
-            nd_add_marker(&out, colon + 1, (size_t)(v + ulen - colon - 1));
+            nd_redact_add_marker(&out, colon + 1, (size_t)(v + ulen - colon - 1));
             p = v + ulen;
             continue;
         }
@@ -688,7 +711,7 @@ static char *nd_scrub_option_words(char *s)
         size_t vlen = nd_value_span(v, " \t\n", &vstart);
         nd_strbuf_add(&out, p, (size_t)(vstart - p));
         if (vlen)
-            nd_add_marker(&out, vstart, vlen);
+            nd_redact_add_marker(&out, vstart, vlen);
         p = vstart + vlen;
     }
     free(s);
@@ -739,7 +762,7 @@ static char *nd_scrub_private_keys(char *s)
         while (t > b && (t[-1] == ' ' || t[-1] == '\t' || t[-1] == '\r' || t[-1] == '\n'))
             t--;
         if (t > b)
-            nd_add_marker(&out, b, (size_t)(t - b));
+            nd_redact_add_marker(&out, b, (size_t)(t - b));
         nd_strbuf_add(&out, t, (size_t)(end - t));
         p = end;
         if (!*end)
@@ -800,7 +823,7 @@ static char *nd_scrub_netrc(char *s)
                 continue;
             }
             nd_strbuf_add(&out, q, (size_t)(v - q));
-            nd_add_marker(&out, v, vlen);
+            nd_redact_add_marker(&out, v, vlen);
             q = v + vlen;
         }
         free(line);
@@ -865,7 +888,7 @@ static char *nd_scrub_b64_lines(char *s)
                 changed = true;
             }
             nd_strbuf_add(&out, p, start);
-            nd_add_marker(&out, p + start, end - start);
+            nd_redact_add_marker(&out, p + start, end - start);
             nd_strbuf_add(&out, p + end, llen - end);
         } else if (changed) {
             nd_strbuf_add(&out, p, llen);
@@ -885,16 +908,71 @@ static char *nd_scrub_b64_lines(char *s)
     return nd_strbuf_detach(&out, NULL);
 }
 
+/* The last word of a text that a length cap cut short and marked so
+ * ("..."; explain keeps the first 1000 bytes of a line): the scrubbers
+ * above need what came after it (a URL password's '@', a token's full
+ * length, a word's end), so a secret cut there would come out half. A
+ * cut URL password, a cut known token or JWT, and a cut word of mixed
+ * case and digits 16 long or more are replaced. */
+static char *nd_scrub_cut_tail(char *s)
+{
+    size_t n = strlen(s);
+    if (n < 4 || strcmp(s + n - 3, "...") != 0)
+        return s;
+    size_t end = n - 3, w = end;
+    while (w > 0 && !strchr(" \t\n\"'<>=,;()[]{}", s[w - 1]))
+        w--;
+    const char *word = s + w;
+    size_t wlen = end - w, from = 0;
+    if (wlen == 0)
+        return s;
+    const char *sep = strstr(word, "://");
+    if (sep && sep < s + end) {
+        const char *auth = sep + 3;
+        const char *colon = memchr(auth, ':', (size_t)(s + end - auth));
+        if (!colon || memchr(auth, '@', (size_t)(s + end - auth)) || memchr(auth, '/', (size_t)(s + end - auth)))
+            return s;
+        from = (size_t)(colon + 1 - word);
+    } else {
+        bool known = strncmp(word, "eyJ", 3) == 0;
+        for (size_t i = 0; i < ND_ARRAY_SIZE(nd_token_shapes) && !known; i++)
+            known = strncmp(word, nd_token_shapes[i].prefix, strlen(nd_token_shapes[i].prefix)) == 0;
+        bool up = false, low = false, dig = false;
+        size_t slashes = 0;
+        for (size_t i = 0; i < wlen; i++) {
+            slashes += word[i] == '/';
+            up |= isupper((unsigned char)word[i]) != 0;
+            low |= islower((unsigned char)word[i]) != 0;
+            dig |= isdigit((unsigned char)word[i]) != 0;
+        }
+        /* A path's folders are not a secret's pieces. */
+        if (!known && !(wlen >= 16 && up && low && dig && slashes < 2))
+            return s;
+    }
+    if (from >= wlen)
+        return s;
+    struct nd_strbuf out = ND_STRBUF_INIT;
+    nd_strbuf_add(&out, s, w + from);
+    nd_redact_add_marker(&out, word + from, wlen - from);
+    nd_strbuf_adds(&out, "...");
+    free(s);
+    return nd_strbuf_detach(&out, NULL);
+}
+
 char *nd_redact_text(const char *text)
 {
     struct nd_strbuf urls = ND_STRBUF_INIT;
     nd_strbuf_grow(&urls, strlen(text));
     nd_scrub_urls(&urls, text);
     char *s = nd_scrub_private_keys(nd_strbuf_detach(&urls, NULL));
+    s = nd_redact_scrub_hash_arrows(s);
     s = nd_scrub_assignments(s);
     s = nd_scrub_colon_pairs(s);
     s = nd_scrub_option_words(s);
     s = nd_scrub_netrc(s);
+    s = nd_redact_scrub_tool_options(s);
+    s = nd_redact_scrub_table_rows(s);
+    s = nd_redact_scrub_env_lists(s);
     s = nd_scrub_b64_lines(s);
-    return nd_scrub_tokens(nd_scrub_bearer(s));
+    return nd_scrub_cut_tail(nd_scrub_tokens(nd_scrub_bearer(s)));
 }

@@ -3,6 +3,7 @@
  * a probe copied into a fact or a finding's evidence never leaves the program. */
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 
 #include "core/json_util.h"
 #include "core/redact.h"
+#include "core/redact_priv.h"
 
 /* Deep documents are redacted as deep as jansson parses them; the bound only
  * protects our own stack. */
@@ -77,6 +79,33 @@ static bool nd_option_pair_redacted(json_t *arr, size_t i)
     return changed;
 }
 
+/* Element i of an argv array that names a tool (mysql -pX, redis-cli -a
+ * X): the word, after the option word before it when there is one, read
+ * with the tool's name in front, and the element takes what the text
+ * scrubber made of it. True when it changed. */
+static bool nd_tool_word_redacted(json_t *arr, size_t i, const char *tool)
+{
+    const char *prev = json_string_value(json_array_get(arr, i - 1));
+    const char *v = json_string_value(json_array_get(arr, i));
+    if (!v || strlen(tool) > 256)
+        return false;
+    if (!prev || prev[0] != '-' || strchr(prev, ' ') || strlen(prev) > 128)
+        prev = "";
+    size_t plen = strlen(tool) + 1 + strlen(prev) + (*prev ? 1 : 0);
+    char *text = malloc(plen + strlen(v) + 1);
+    if (!text)
+        return false;
+    snprintf(text, plen + 1, "%s %s%s", tool, prev, *prev ? " " : "");
+    strcpy(text + plen, v);
+    char *r = nd_redact_text(text);
+    bool changed = strncmp(r, text, plen) == 0 && strcmp(r + plen, v) != 0;
+    if (changed)
+        json_array_set_new(arr, i, nd_json_str(r + plen));
+    free(r);
+    free(text);
+    return changed;
+}
+
 static void nd_redact_object(json_t *obj, int depth)
 {
     /* {"name": "HF_TOKEN", "value": "..."}: the value belongs to that name. */
@@ -108,8 +137,16 @@ static void nd_redact_node(json_t *node, const char *name, int depth)
     } else if (json_is_array(node)) {
         /* Elements of a secret-named array ("HF_TOKENS": [...]) are secrets
          * too; in an argv array, so is the word after "--password". */
+        /* The last word that named a tool (a copy: its element may be
+         * replaced on the way) is read in front of the words after it. */
+        char tool[257] = "";
         for (size_t i = 0; i < json_array_size(node); i++) {
             json_t *el = json_array_get(node, i);
+            const char *w = json_string_value(el);
+            if (w && *tool && nd_tool_word_redacted(node, i, tool))
+                continue;
+            if (w && strlen(w) < sizeof tool && !strchr(w, ' ') && nd_redact_names_tool(w))
+                snprintf(tool, sizeof tool, "%s", w);
             if (json_is_string(el) && i > 0 && nd_secret_option(json_string_value(json_array_get(node, i - 1))) &&
                 !nd_redact_is_marker(json_string_value(el))) {
                 char *m = nd_redact_marker(json_string_value(el));

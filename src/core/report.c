@@ -31,11 +31,12 @@ void nd_report_line(struct nd_report *rep, const char *area, enum nd_check_statu
 {
     struct nd_strbuf sb = ND_STRBUF_INIT;
     va_list ap;
+    /* Whole: a line cut to a fixed size could cut a secret in its middle
+     * and leave redaction, which runs when the line is printed, a part of
+     * it that no longer looks like one. */
     va_start(ap, fmt);
-    char tmp[1024];
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    nd_strbuf_vaddf(&sb, fmt, ap);
     va_end(ap);
-    nd_strbuf_adds(&sb, tmp);
     rep->lines = nd_xrealloc(rep->lines, (rep->nlines + 1) * sizeof *rep->lines);
     rep->lines[rep->nlines].area = nd_xstrdup(area);
     rep->lines[rep->nlines].status = status;

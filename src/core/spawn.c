@@ -2,6 +2,7 @@
  * its own process group so that a hung grandchild dies with it. */
 #include "core/spawn.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -13,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/escaped.h"
+#include "core/ownkids.h"
 #include "core/strbuf.h"
 
 double nd_monotonic_now(void)
@@ -76,6 +79,7 @@ void nd_kill_and_reap(pid_t pid)
     kill(pid, SIGKILL);
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
         ;
+    nd_ownkids_del(pid);
 }
 
 static void nd_result_status(struct nd_spawn_result *res, int status)
@@ -137,6 +141,56 @@ static bool nd_drain(int fds[2], struct nd_strbuf *bufs[2], size_t max, bool tru
     return true;
 }
 
+/* A probe past its deadline goes with all it started: what left its
+ * group (setsid, a shell's "set -m" job) would otherwise run on with no
+ * one to stop it. The tree is read from /proc/<pid>/stat parents, a few
+ * rounds deep, while the probe still holds it together. */
+#define ND_TREE_MAX 256
+static void nd_kill_tree(pid_t root)
+{
+    pid_t tree[ND_TREE_MAX];
+    size_t n = 0;
+    tree[n++] = root;
+    for (int round = 0; round < 8; round++) {
+        size_t before = n;
+        DIR *d = opendir("/proc");
+        if (!d)
+            break;
+        struct dirent *e;
+        while (n < ND_TREE_MAX && (e = readdir(d))) {
+            if (e->d_name[0] < '1' || e->d_name[0] > '9')
+                continue;
+            char path[300], buf[1024];
+            snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                continue;
+            ssize_t k = read(fd, buf, sizeof buf - 1);
+            close(fd);
+            pid_t ppid, pgid, sid, pid = (pid_t)atol(e->d_name);
+            if (k <= 0)
+                continue;
+            buf[k] = '\0';
+            if (nd_escaped_parse_stat_pg(buf, &ppid, &pgid, &sid) != 0)
+                continue;
+            bool parent_in = false, in = false;
+            for (size_t i = 0; i < n; i++) {
+                parent_in |= tree[i] == ppid;
+                in |= tree[i] == pid;
+            }
+            if (parent_in && !in)
+                tree[n++] = pid;
+        }
+        closedir(d);
+        if (n == before)
+            break;
+    }
+    for (size_t i = 0; i < n; i++) {
+        kill(-tree[i], SIGKILL);
+        kill(tree[i], SIGKILL);
+    }
+}
+
 /* Waits for pid until the deadline; kills the group at the deadline. */
 static void nd_wait_deadline(pid_t pid, double deadline, struct nd_spawn_result *res)
 {
@@ -149,18 +203,21 @@ static void nd_wait_deadline(pid_t pid, double deadline, struct nd_spawn_result 
         if (r == pid) {
             nd_result_status(res, status);
             kill(-pid, SIGKILL); /* leftovers in the group */
+            nd_ownkids_del(pid);
             return;
         }
-        if (r < 0 && errno != EINTR)
+        if (r < 0 && errno != EINTR) {
+            nd_ownkids_del(pid);
             return;
+        }
         if (nd_monotonic_now() >= deadline) {
             res->timed_out = true;
-            kill(-pid, SIGKILL);
-            kill(pid, SIGKILL);
+            nd_kill_tree(pid);
             while ((r = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
                 ;
             if (r == pid)
                 nd_result_status(res, status);
+            nd_ownkids_del(pid);
             return;
         }
         struct timespec ts = {0, sleep_ns};
@@ -263,6 +320,7 @@ int nd_spawn_capture(char *const argv[], char *const envp[], double timeout_s, s
         _exit(127);
     }
     setpgid(pid, pid);
+    nd_ownkids_add(pid);
     close(outp[1]);
     close(errp[1]);
     close(execp[1]);
@@ -345,6 +403,7 @@ int nd_guard_call(int (*fn)(void *arg, int out_fd), void *arg, double timeout_s,
         _exit(rc & 0xff);
     }
     setpgid(pid, pid);
+    nd_ownkids_add(pid);
     res->started = true;
     close(chan[1]);
     close(noise[1]);

@@ -102,10 +102,11 @@ static void nd_signal_escaped(const struct nd_supervisor *sv, int sig)
  * group misses them; once the job is gone they are our children. They go
  * with the job, as its group's stragglers do, instead of running on with
  * no parent and their output cut. */
-static void nd_collect_escaped(struct nd_supervisor *sv, double now)
+static size_t nd_collect_escaped(struct nd_supervisor *sv, double now)
 {
     pid_t found[ND_SV_ESCAPED_MAX];
-    size_t n = nd_escaped_children(sv->self, found, ND_SV_ESCAPED_MAX), added = 0;
+    bool daemon[ND_SV_ESCAPED_MAX];
+    size_t n = nd_escaped_children(sv->self, sv->pid, found, daemon, ND_SV_ESCAPED_MAX), added = 0, grouped = 0;
     for (size_t i = 0; i < n && sv->nescaped < ND_SV_ESCAPED_MAX; i++) {
         bool known = false;
         for (size_t j = 0; j < sv->nescaped && !known; j++)
@@ -116,9 +117,20 @@ static void nd_collect_escaped(struct nd_supervisor *sv, double now)
             sv->escaped[sv->nescaped++] = found[i];
             kill(-found[i], SIGTERM);
             kill(found[i], SIGTERM);
-            added++;
+            if (daemon[i])
+                added++;
+            else
+                grouped++;
         }
     }
+    if (grouped)
+        fprintf(stderr,
+                "npu-doctor: the job left %zu process%s in a process group of %s own (a shell job under set -m, a "
+                "double fork); %s SIGTERM now and SIGKILL after %g s (--grace)\n",
+                grouped, grouped == 1 ? "" : "es", grouped == 1 ? "its" : "their",
+                grouped == 1 ? "it gets" : "they get", sv->grace_s);
+    if (grouped && !added && sv->kill_at == 0)
+        sv->kill_at = now + sv->grace_s;
     if (added) {
         fprintf(stderr,
                 "npu-doctor: the job left %zu process%s in a session of %s own (a daemon); %s SIGTERM now and "
@@ -128,6 +140,7 @@ static void nd_collect_escaped(struct nd_supervisor *sv, double now)
         if (sv->kill_at == 0)
             sv->kill_at = now + sv->grace_s;
     }
+    return added + grouped;
 }
 
 /* Reaps the daemons and, once re-parented to us, what they started in
@@ -597,12 +610,17 @@ void nd_supervisor_run(struct nd_supervisor *sv, const struct nd_supervisor_hook
         double now = nd_monotonic_now();
         nd_reap(sv, now);
         bool group = nd_group_alive(sv->pid);
-        if (sv->reaped && !group && !sv->escaped_scanned) {
-            /* A daemon whose parent stayed in the group until now. */
-            sv->escaped_scanned = true;
+        if (sv->reaped && (!sv->escaped_scanned || group || nd_escaped_alive(sv))) {
+            /* A daemon whose parent stayed in the group until now, or one
+             * a straggler we stopped leaves orphaned as it goes (a "set -m"
+             * subshell's own job): looked for until none is left. */
+            sv->escaped_scanned = !group;
             nd_collect_escaped(sv, now);
         }
         group = group || (nd_escaped_alive(sv) && (sv->escaped_killed == 0 || now < sv->escaped_killed + 2));
+        /* The last of them may have orphaned one more as it went. */
+        if (sv->reaped && !group && nd_collect_escaped(sv, now) > 0)
+            group = true;
         bool streams = sv->st[0].fd >= 0 || sv->st[1].fd >= 0;
         if (sv->reaped && !group) {
             if (!streams)

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/ownkids.h"
 #include "core/spawn.h"
 #include "device/device.h"
 #include "device/device_internal.h"
@@ -359,6 +360,7 @@ static void nd_session_kill(struct nd_device_session *s, bool timed_out)
         pid_t r;
         while ((r = waitpid(s->pid, &status, 0)) < 0 && errno == EINTR)
             ;
+        nd_ownkids_del(s->pid);
         if (r == s->pid) {
             if (WIFSIGNALED(status)) {
                 res.signaled = true;
@@ -464,6 +466,7 @@ int nd_device_session_open(const struct nd_vendor *v, double timeout_s, struct n
         _exit(0);
     }
     setpgid(pid, pid);
+    nd_ownkids_add(pid);
     close(sv[1]);
     s->pid = pid;
     s->sock = sv[0];

@@ -109,7 +109,14 @@ static int nd_kb_parse_path(struct nd_kb_ruleset *set, const char *host_path, bo
         char *buf = NULL;
         size_t len = 0;
         rc = nd_read_file(files.v[i], ND_KB_RULE_FILE_MAX, &buf, &len, err);
-        if (rc == 0)
+        /* A NUL would end a value early without a word: the file is refused. */
+        const char *nul = rc == 0 ? memchr(buf, '\0', len) : NULL;
+        if (nul) {
+            long line = 1;
+            for (const char *c = buf; c < nul; c++)
+                line += *c == '\n';
+            nd_kb_problem(problems, files.v[i], line, "a NUL byte: not a text file");
+        } else if (rc == 0)
             nd_kb_parse_any(set, files.v[i], buf, len, replace, problems);
         free(buf);
     }

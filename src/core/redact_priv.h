@@ -1,0 +1,37 @@
+/* Internal contract between the redaction files (redact.c and the
+ * scrubbers of command-line and table forms in redact_cli.c); nothing
+ * outside src/core/redact*.c includes it. */
+#ifndef ND_CORE_REDACT_PRIV_H
+#define ND_CORE_REDACT_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/strbuf.h"
+
+/* Appends the marker for value[0..len) to sb (a marker stays as it is). */
+void nd_redact_add_marker(struct nd_strbuf *sb, const char *value, size_t len);
+/* nd_redact_name_is_secret for a name found in prose: a lower-case
+ * one-word name counts only when it can mean nothing but a secret. */
+bool nd_redact_prose_name(const char *name);
+
+/* True when word names a tool whose options nd_redact_scrub_tool_options
+ * reads (mysql, mariadb, sshpass, redis-cli): an argv array holding it is
+ * read with it in front of each word. */
+bool nd_redact_names_tool(const char *word);
+
+/* Each takes a malloc'd string and returns one (possibly the same). */
+/* Secrets that database and shell tools take in their own option forms:
+ * mysql -pX, sshpass -pX, redis-cli -a X / --pass X, curl -uUSER:X,
+ * smbclient -U USER%X, openssl -passin pass:X; and "setenv NAME X",
+ * "ENV NAME X" for a secret NAME. */
+char *nd_redact_scrub_tool_options(char *s);
+/* Ruby and Perl hash pairs: password => "x", :token => 'x', 'key'=>"x". */
+char *nd_redact_scrub_hash_arrows(char *s);
+/* A Kubernetes env list: "- name: API_KEY", then "value: x" on the next line. */
+char *nd_redact_scrub_env_lists(char *s);
+/* Table rows of env dumps and secret listings: "PASSWORD<TAB>x",
+ * "DB_PASSWORD    x" (a secret name, then a tab or two spaces or more). */
+char *nd_redact_scrub_table_rows(char *s);
+
+#endif
