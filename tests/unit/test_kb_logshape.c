@@ -409,6 +409,40 @@ static void test_builtin_vocabulary(void **state)
     assert_string_equal(top(kb, "Connecting to the parameter server...\nepoch 0 step 1 loss 2.0\n"), "");
     assert_string_equal(top(kb, "Using /root/.cache/torch_extensions/py310_cu118 as PyTorch extensions root...\n"),
                         "shape.stalled.extension-build");
+    /* Where a job stopped: compile, launch, engine start, data-set map,
+     * the first step; and nothing once a step shows done or the run ended. */
+    assert_string_equal(top(kb, "epoch 0 step 10 loss 2.1\n"
+                                "[INFO] TBE(1234,python):2024-05-01-10:00:00.000.000 [fusion_manager.py:50] start "
+                                "compiling op TransData\n"),
+                        "shape.stalled.ascend-compile");
+    assert_string_equal(top(kb,
+                            "ATC start working now, please wait for a moment.\nATC run success, welcome to the next "
+                            "use.\n"),
+                        "");
+    assert_string_equal(top(kb, "torch._dynamo.eval_frame: [INFO] Step 1: torchdynamo start tracing forward\n"),
+                        "shape.stalled.torch-compile");
+    assert_string_equal(top(kb, "[2024-05-01 10:00:00,000] [INFO] [launch.py:163:main] dist_world_size=8\n"
+                                "[2024-05-01 10:00:00,000] [INFO] [launch.py:165:main] Setting "
+                                "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7\n"),
+                        "shape.stalled.launch");
+    assert_string_equal(
+        top(kb, "INFO 05-01 10:00:00 [gpu_model_runner.py:1000] Starting to load model /m/Qwen2-7B...\n"),
+        "shape.stalled.engine-startup");
+    assert_string_equal(top(kb, "INFO 05-01 10:00:00 [gpu_model_runner.py:1000] Starting to load model /m/Qwen2-7B...\n"
+                                "INFO 05-01 10:00:30 [gpu_model_runner.py:1100] Model loading took 14.2 GiB and 20.1 "
+                                "seconds\n"),
+                        "");
+    assert_string_equal(
+        top(kb, "Map (num_proc=16):  46%|████▌     | 460000/1000000 [01:10<01:23, 6489.13 examples/s]\n"),
+        "shape.stalled.dataset-map");
+    assert_string_equal(
+        top(kb, "Map (num_proc=16): 100%|██████████| 1000000/1000000 [02:30<00:00, 6600.00 examples/s]\n"), "");
+    assert_string_equal(top(kb, "Epoch 1:   0%|          | 0/1000 [00:00<?, ?it/s]\n"), "shape.stalled.first-step");
+    assert_string_equal(top(kb, "step 0\nstep 0 loss 2.31\n"), "");
+    assert_string_equal(top(kb, "step 0\nTraining completed.\n"), "");
+    assert_string_equal(
+        top(kb, "model-00002-of-00004.safetensors:  37%|███▋      | 1.84G/4.98G [01:10<02:01, 25.9MB/s]\n"),
+        "shape.stalled.dataset-download");
     assert_string_equal(top(kb, "The first epoch will be compiled for the graph, which may take a long time; You can "
                                 "come back later :)\n"),
                         "shape.stalled.graph-compile");
