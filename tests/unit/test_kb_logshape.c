@@ -440,6 +440,12 @@ static void test_builtin_vocabulary(void **state)
     assert_string_equal(top(kb, "Epoch 1:   0%|          | 0/1000 [00:00<?, ?it/s]\n"), "shape.stalled.first-step");
     assert_string_equal(top(kb, "step 0\nstep 0 loss 2.31\n"), "");
     assert_string_equal(top(kb, "step 0\nTraining completed.\n"), "");
+    /* A restore that finished and no step after it; a Done after an
+     * ellipsis ends that step, not the run. */
+    assert_string_equal(top(kb, "Trying to restore saved checkpoints from /data ...  Checkpoint found: /data/m.ckpt-1\n"
+                                "  Restoring... Done.\n"),
+                        "shape.stalled.after-restore");
+    assert_string_equal(top(kb, "Restoring parameters from /data/m.ckpt-1\nstep 1, loss: 2.3\n"), "");
     assert_string_equal(
         top(kb, "model-00002-of-00004.safetensors:  37%|███▋      | 1.84G/4.98G [01:10<02:01, 25.9MB/s]\n"),
         "shape.stalled.dataset-download");
