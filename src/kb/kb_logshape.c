@@ -708,41 +708,16 @@ static void nd_shape_dump_findings(struct nd_shape_ctx *c, struct nd_findings *o
     }
 }
 
-/* A number followed by unit (after optional spaces), anywhere in s. */
-static bool nd_shape_number_before(const char *s, const char *unit, double *v)
-{
-    for (const char *p = strstr(s, unit); p; p = strstr(p + 1, unit)) {
-        const char *q = p;
-        while (q > s && q[-1] == ' ')
-            q--;
-        const char *e = q;
-        while (q > s && (isdigit((unsigned char)q[-1]) || q[-1] == '.'))
-            q--;
-        if (q == e || !isdigit((unsigned char)*q))
-            continue;
-        *v = strtod(q, NULL);
-        return true;
-    }
-    return false;
-}
+/* The progress numbers of one unit ([shape.rate.*] entries that count the
+ * same thing share a series: tqdm's it/s turns into s/it when it slows). */
+struct nd_shape_series {
+    const char *unit;
+    double *v;
+    size_t *li;
+    size_t n;
+};
 
-/* The value after key ("data_time: 0.12"), key not preceded by a letter or '_'. */
-static bool nd_shape_number_after(const char *s, const char *key, double *v)
-{
-    size_t kn = strlen(key);
-    for (const char *p = strstr(s, key); p; p = strstr(p + 1, key)) {
-        if (p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
-            continue;
-        const char *q = p + kn;
-        while (*q == ' ' || *q == ':' || *q == '=')
-            q++;
-        if (!isdigit((unsigned char)*q))
-            continue;
-        *v = strtod(q, NULL);
-        return true;
-    }
-    return false;
-}
+#define ND_SHAPE_MAX_SERIES 16
 
 static int nd_shape_dcmp(const void *a, const void *b)
 {
@@ -756,87 +731,111 @@ static double nd_shape_median(double *v, size_t n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Rates seen in the tail (it/s, with s/it inverted), and data time against
- * step time. */
-static void nd_shape_rate_findings(struct nd_shape_ctx *c, struct nd_findings *out)
+static void nd_shape_series_add(struct nd_shape_series *ser, size_t *nser, const char *unit, double v, size_t li)
 {
-    static const char *const units[] = {"it/s", "samples/s", "tokens/s", "img/s"};
-    size_t nunits = sizeof units / sizeof units[0];
-    double *rate[4] = {0};
-    size_t *rli[4] = {0};
-    size_t nrate[4] = {0};
-    double *ratio = NULL;
-    size_t nratio = 0, ratio_li = 0;
+    size_t k = 0;
+    while (k < *nser && strcmp(ser[k].unit, unit) != 0)
+        k++;
+    if (k == *nser) {
+        if (*nser == ND_SHAPE_MAX_SERIES)
+            return;
+        ser[(*nser)++] = (struct nd_shape_series){.unit = unit};
+    }
+    struct nd_shape_series *x = &ser[k];
+    x->v = nd_xrealloc(x->v, (x->n + 1) * sizeof *x->v);
+    x->li = nd_xrealloc(x->li, (x->n + 1) * sizeof *x->li);
+    x->v[x->n] = v;
+    x->li[x->n++] = li;
+}
+
+/* The rate of the progress lines ([shape.rate.*]) against its own earlier
+ * value: a steady early rate that the last lines fall far below. */
+static void nd_shape_collapse_finding(struct nd_shape_ctx *c, struct nd_findings *out)
+{
+    struct nd_shape_series ser[ND_SHAPE_MAX_SERIES];
+    size_t nser = 0;
     for (size_t i = 0; i < c->n; i++) {
         const char *s = c->l[i].s;
         if (!*s)
             continue;
-        double v = 0, dt = 0, t = 0;
-        size_t u = nunits;
-        if (nd_shape_number_before(s, "it/s", &v))
-            u = 0;
-        else if (nd_shape_number_before(s, "s/it", &v) && v > 0) {
-            u = 0;
-            v = 1 / v;
-        } else {
-            for (size_t k = 1; k < nunits && u == nunits; k++)
-                if (nd_shape_number_before(s, units[k], &v))
-                    u = k;
-        }
-        if (u < nunits) {
-            rate[u] = nd_xrealloc(rate[u], (nrate[u] + 1) * sizeof *rate[u]);
-            rli[u] = nd_xrealloc(rli[u], (nrate[u] + 1) * sizeof *rli[u]);
-            rate[u][nrate[u]] = v;
-            rli[u][nrate[u]++] = i;
-        }
-        if (nd_shape_number_after(s, "data_time", &dt) && nd_shape_number_after(s, "time", &t) && t > 0) {
-            ratio = nd_xrealloc(ratio, (nratio + 1) * sizeof *ratio);
-            ratio[nratio++] = dt / t;
-            ratio_li = i;
+        for (size_t k = 0; k < c->set->n; k++) {
+            const struct nd_shape_entry *e = &c->set->v[k];
+            double v = 0;
+            if (e->kind == ND_SHAPE_RATE && e->unit && nd_shape_rate_of(e, s, &v)) {
+                nd_shape_series_add(ser, &nser, e->unit, v, i);
+                break; /* one rate a line: the first entry that reads it */
+            }
         }
     }
     size_t best = 0;
-    for (size_t k = 1; k < nunits; k++)
-        if (nrate[k] > nrate[best])
+    for (size_t k = 1; k < nser; k++)
+        if (ser[k].n > ser[best].n)
             best = k;
     const struct nd_shape_entry *e = nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL, "rate-collapse");
-    if (e && nrate[best] >= 8) {
+    if (e && nser && ser[best].n >= 8) {
         /* Skip the warm-up, compare the steady early rate with the last ones. */
-        size_t n = nrate[best], skip = n / 8 + 1, last = 3;
+        const struct nd_shape_series *x = &ser[best];
+        size_t n = x->n, skip = n / 8 + 1, last = 3;
         size_t early_n = (n - skip - last) / 2 ? (n - skip - last) / 2 : 1;
         double *tmp = nd_xmalloc(n * sizeof *tmp);
-        memcpy(tmp, rate[best] + skip, early_n * sizeof *tmp);
+        memcpy(tmp, x->v + skip, early_n * sizeof *tmp);
         double early = nd_shape_median(tmp, early_n);
-        memcpy(tmp, rate[best] + n - last, last * sizeof *tmp);
+        memcpy(tmp, x->v + n - last, last * sizeof *tmp);
         double late = nd_shape_median(tmp, last);
         free(tmp);
         double limit = e->has_min ? e->min : 0.2;
         if (early > 0 && late < early * limit) {
             char *detail = nd_xasprintf("The rate fell from about %.3g to %.3g %s (%.0f%% of it).", early, late,
-                                        units[best], 100 * late / early);
+                                        x->unit, 100 * late / early);
             struct nd_finding *f = nd_shape_finding(out, e, "rate", detail);
             free(detail);
-            nd_shape_evidence(f, c->name, &c->l[rli[best][skip]]);
-            nd_shape_evidence(f, c->name, &c->l[rli[best][n - 1]]);
+            nd_shape_evidence(f, c->name, &c->l[x->li[skip]]);
+            nd_shape_evidence(f, c->name, &c->l[x->li[n - 1]]);
             nd_shape_first(f);
         }
     }
-    e = nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL, "data-wait");
-    if (e && nratio >= 3) {
-        double m = nd_shape_median(ratio, nratio);
-        if (m >= (e->has_min ? e->min : 0.5) && m <= 1.05) {
-            char *detail = nd_xasprintf("Loading data takes %.0f%% of each step (median of %zu steps).", 100 * m, nratio);
-            struct nd_finding *f = nd_shape_finding(out, e, "rate", detail);
-            free(detail);
-            nd_shape_evidence(f, c->name, &c->l[ratio_li]);
-            nd_shape_first(f);
-        }
+    for (size_t k = 0; k < nser; k++) {
+        free(ser[k].v);
+        free(ser[k].li);
     }
-    for (size_t k = 0; k < nunits; k++) {
-        free(rate[k]);
-        free(rli[k]);
+}
+
+/* Two numbers of one line whose ratio names a cause ([shape.ratio.*], data
+ * time over step time): the median over the lines that show both. The first
+ * entry that holds gives the finding. */
+static void nd_shape_ratio_finding(struct nd_shape_ctx *c, struct nd_findings *out)
+{
+    double *ratio = nd_xmalloc((c->n ? c->n : 1) * sizeof *ratio);
+    for (size_t k = 0; k < c->set->n; k++) {
+        const struct nd_shape_entry *e = &c->set->v[k];
+        if (e->kind != ND_SHAPE_RATIO)
+            continue;
+        size_t n = 0, li = 0;
+        for (size_t i = 0; i < c->n; i++)
+            if (c->l[i].s[0] && nd_shape_ratio_of(e, c->l[i].s, &ratio[n])) {
+                n++;
+                li = i;
+            }
+        if (n < (size_t)e->count)
+            continue;
+        double m = nd_shape_median(ratio, n);
+        if (m < e->min || m > e->max)
+            continue;
+        char *detail = nd_xasprintf("In this log it is %.0f%% (the median of %zu lines that show both numbers).",
+                                    100 * m, n);
+        struct nd_finding *f = nd_shape_finding(out, e, "rate", detail);
+        free(detail);
+        nd_shape_evidence(f, c->name, &c->l[li]);
+        nd_shape_first(f);
+        break;
     }
     free(ratio);
+}
+
+static void nd_shape_rate_findings(struct nd_shape_ctx *c, struct nd_findings *out)
+{
+    nd_shape_collapse_finding(c, out);
+    nd_shape_ratio_finding(c, out);
 }
 
 /* Device rows of nvidia-smi ("| 15000MiB / 32510MiB |   0%  Default |") and

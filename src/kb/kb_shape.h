@@ -17,13 +17,15 @@ struct nd_strv;
 
 /* What a [shape.KIND.NAME] section describes. */
 enum nd_shape_kind {
-    ND_SHAPE_FRAMES, /* [shape.frames.NAME]: who waits, from a stack's innermost frames */
-    ND_SHAPE_WAIT,   /* [shape.wait]: blocking primitives (a thread that waits) */
-    ND_SHAPE_STEP,   /* [shape.step.NAME]: a blocking step a log may stop in */
-    ND_SHAPE_DUMP,   /* [shape.dump.NAME]: a tool dump and the lines in it that mean a fault */
-    ND_SHAPE_END,    /* [shape.end]: lines that mean the run ended or reported */
-    ND_SHAPE_SIGNAL, /* [shape.signal.NAME]: the words of a finding the code derives */
-    ND_SHAPE_REFINES /* [shape.refines]: rules a shape finding goes before */
+    ND_SHAPE_FRAMES,  /* [shape.frames.NAME]: who waits, from a stack's innermost frames */
+    ND_SHAPE_WAIT,    /* [shape.wait]: blocking primitives (a thread that waits) */
+    ND_SHAPE_STEP,    /* [shape.step.NAME]: a blocking step a log may stop in */
+    ND_SHAPE_DUMP,    /* [shape.dump.NAME]: a tool dump and the lines in it that mean a fault */
+    ND_SHAPE_END,     /* [shape.end]: lines that mean the run ended or reported */
+    ND_SHAPE_SIGNAL,  /* [shape.signal.NAME]: the words of a finding the code derives */
+    ND_SHAPE_REFINES, /* [shape.refines]: rules a shape finding goes before */
+    ND_SHAPE_RATE,    /* [shape.rate.NAME]: a progress line's throughput (one number) */
+    ND_SHAPE_RATIO    /* [shape.ratio.NAME]: two numbers of one line whose ratio means a cause */
 };
 
 struct nd_shape_re {
@@ -47,15 +49,19 @@ struct nd_shape_entry {
     char *category, *title, *cause;
     char **fix;
     size_t nfix;
-    struct nd_shape_res pat;   /* frame / pattern / header / rule (as text) */
-    struct nd_shape_res done;  /* step: done; dump: fault */
-    struct nd_shape_res ctx;   /* dump: a line elsewhere in the log that the fault needs */
+    struct nd_shape_res pat;   /* frame / pattern / header / rule (as text); rate: value; ratio: part */
+    struct nd_shape_res done;  /* step: done; dump: fault; rate: inverse; ratio: whole */
+    struct nd_shape_res ctx;   /* dump: a line elsewhere in the log that the fault needs; rate: skip */
     struct nd_shape_res alone; /* dump: the other lines of the dump, when pasted alone */
     char **example, **counter;
     long *example_line, *counter_line;
     size_t nexample, ncounter;
     long tail;    /* step: how many non-blank lines from the end (default 6) */
-    double min;   /* signal: a threshold the code reads (ratio, minutes) */
+    double min;   /* signal: a threshold the code reads (ratio, minutes); ratio: part/whole from */
+    double max;   /* ratio: part/whole up to (default 1.05: a part above the whole is another field) */
+    double scale; /* rate: the rate is value * scale, or scale / inverse (default 1) */
+    char *unit;   /* rate: what the rate counts per second, for the finding's sentence */
+    long count;   /* ratio: lines that must show it (default 3) */
     int priority; /* frames, steps: the stronger entry wins over a weaker one */
     bool has_min;
 };
@@ -80,6 +86,14 @@ const struct nd_shape_entry *nd_kb_shape_find(const struct nd_kb_shape_set *set,
                                               const char *name);
 /* True when some pattern of res matches the NUL-terminated text. */
 bool nd_shape_res_match(const struct nd_shape_res *res, const char *text);
+/* The number a pattern of res captures in text: in the first pattern that
+ * gives one, the last group outside any other group whose text starts with
+ * a number ("1.5", ".5"). */
+bool nd_shape_res_number(const struct nd_shape_res *res, const char *text, double *v);
+/* A rate entry's rate in text (value * scale, or scale / inverse). */
+bool nd_shape_rate_of(const struct nd_shape_entry *e, const char *text, double *rate);
+/* A ratio entry's part / whole in text. */
+bool nd_shape_ratio_of(const struct nd_shape_entry *e, const char *text, double *ratio);
 
 /* Analysis of one source's tail (kb_logshape.c), pure: text holds whole
  * lines, the first of them line first_line of the source called name.

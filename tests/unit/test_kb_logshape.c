@@ -40,7 +40,11 @@ static const char *shape_text =
     "[shape.dump.topo]\ncategory = distributed\ntitle = topo\nfix = f\nheader = ^GPU0 +GPU1\n"
     "fault = ^GPU[0-9]+ .* (PXB|PIX)( |$)\ncontext = hang\nalone = ^GPU[0-9]+ \nexample = GPU0 X PXB\n"
     "[shape.signal.rate-collapse]\ncategory = input-bound\ntitle = collapse\nfix = f\nmin = 0.2\n"
-    "[shape.signal.data-wait]\ncategory = input-bound\ntitle = data\nfix = f\n"
+    "[shape.ratio.data-wait]\ncategory = input-bound\ntitle = data\nfix = f\nmin = 0.5\n"
+    "part = data_time: ([0-9]+(\\.[0-9]+)?)\nwhole = (^|[^_])time: ([0-9]+(\\.[0-9]+)?)\n"
+    "example = time: 1.0, data_time: 0.9\ncounter = time: 1.0, data_time: 0.1\n"
+    "[shape.rate.tqdm]\nunit = it/s\nvalue = ([0-9]+(\\.[0-9]+)?)it/s\ninverse = ([0-9]+(\\.[0-9]+)?)s/it\n"
+    "example = 3.5it/s\n"
     "[shape.signal.device-idle]\ncategory = input-bound\ntitle = idle\nfix = f\n"
     "[shape.signal.device-unused]\ncategory = cpu-fallback\ntitle = unused\nfix = f\n";
 
@@ -405,9 +409,173 @@ static void test_builtin_vocabulary(void **state)
     assert_string_equal(top(kb, "Connecting to the parameter server...\nepoch 0 step 1 loss 2.0\n"), "");
     assert_string_equal(top(kb, "Using /root/.cache/torch_extensions/py310_cu118 as PyTorch extensions root...\n"),
                         "shape.stalled.extension-build");
+    /* Where a job stopped: compile, launch, engine start, data-set map,
+     * the first step; and nothing once a step shows done or the run ended. */
+    assert_string_equal(top(kb, "epoch 0 step 10 loss 2.1\n"
+                                "[INFO] TBE(1234,python):2024-05-01-10:00:00.000.000 [fusion_manager.py:50] start "
+                                "compiling op TransData\n"),
+                        "shape.stalled.ascend-compile");
+    assert_string_equal(top(kb,
+                            "ATC start working now, please wait for a moment.\nATC run success, welcome to the next "
+                            "use.\n"),
+                        "");
+    assert_string_equal(top(kb, "torch._dynamo.eval_frame: [INFO] Step 1: torchdynamo start tracing forward\n"),
+                        "shape.stalled.torch-compile");
+    assert_string_equal(top(kb, "[2024-05-01 10:00:00,000] [INFO] [launch.py:163:main] dist_world_size=8\n"
+                                "[2024-05-01 10:00:00,000] [INFO] [launch.py:165:main] Setting "
+                                "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7\n"),
+                        "shape.stalled.launch");
+    assert_string_equal(
+        top(kb, "INFO 05-01 10:00:00 [gpu_model_runner.py:1000] Starting to load model /m/Qwen2-7B...\n"),
+        "shape.stalled.engine-startup");
+    assert_string_equal(top(kb, "INFO 05-01 10:00:00 [gpu_model_runner.py:1000] Starting to load model /m/Qwen2-7B...\n"
+                                "INFO 05-01 10:00:30 [gpu_model_runner.py:1100] Model loading took 14.2 GiB and 20.1 "
+                                "seconds\n"),
+                        "");
+    assert_string_equal(
+        top(kb, "Map (num_proc=16):  46%|████▌     | 460000/1000000 [01:10<01:23, 6489.13 examples/s]\n"),
+        "shape.stalled.dataset-map");
+    assert_string_equal(
+        top(kb, "Map (num_proc=16): 100%|██████████| 1000000/1000000 [02:30<00:00, 6600.00 examples/s]\n"), "");
+    assert_string_equal(top(kb, "Epoch 1:   0%|          | 0/1000 [00:00<?, ?it/s]\n"), "shape.stalled.first-step");
+    assert_string_equal(top(kb, "step 0\nstep 0 loss 2.31\n"), "");
+    assert_string_equal(top(kb, "step 0\nTraining completed.\n"), "");
+    /* A restore that finished and no step after it; a Done after an
+     * ellipsis ends that step, not the run. */
+    assert_string_equal(top(kb, "Trying to restore saved checkpoints from /data ...  Checkpoint found: /data/m.ckpt-1\n"
+                                "  Restoring... Done.\n"),
+                        "shape.stalled.after-restore");
+    assert_string_equal(top(kb, "Restoring parameters from /data/m.ckpt-1\nstep 1, loss: 2.3\n"), "");
+    assert_string_equal(
+        top(kb, "model-00002-of-00004.safetensors:  37%|███▋      | 1.84G/4.98G [01:10<02:01, 25.9MB/s]\n"),
+        "shape.stalled.dataset-download");
     assert_string_equal(top(kb, "The first epoch will be compiled for the graph, which may take a long time; You can "
                                 "come back later :)\n"),
                         "shape.stalled.graph-compile");
+    nd_kb_free(kb);
+}
+
+/* [shape.rate.*] and [shape.ratio.*]: numbers read from groups, rates of
+ * one unit in one series, ratios with their bounds, and the parser's
+ * problems. */
+static void test_rate_ratio_format(void **state)
+{
+    (void)state;
+    const char *v =
+        "[shape.rate.r]\nunit = it/s\nscale = 1000\n"
+        "value = ([0-9]+(\\.[0-9]+)?) ?it/s([^a-z]|$)\n"
+        "inverse = per iteration \\(ms\\): *([0-9]+(\\.[0-9]+)?)\n"
+        "skip = throughput\nexample = 2.5 it/s\ncounter = throughput 2.5 it/s\n"
+        "[shape.ratio.q]\ncategory = input-bound\ntitle = q\nfix = f\nmin = 0.5\nmax = 1\ncount = 2\n"
+        "part = reader_cost: ([0-9.]+)\npart = data: ([0-9.]+)\n"
+        "whole = batch_cost: ([0-9.]+)\nwhole = (^|[^_])time: ([0-9.]+)\n"
+        "example = reader_cost: 0.6 s, batch_cost: 0.9 s\ncounter = reader_cost: 0.1 s, batch_cost: 0.9 s\n";
+    assert_int_equal(parse_problems(v), 0);
+    struct nd_kb_ruleset set = {0};
+    struct nd_strv problems = {0};
+    nd_kb_parse_rules(&set, "v.rules", v, strlen(v), false, &problems);
+    assert_int_equal(problems.n, 0);
+    const struct nd_shape_entry *r = nd_kb_shape_find(&set.shape, ND_SHAPE_RATE, "r");
+    const struct nd_shape_entry *q = nd_kb_shape_find(&set.shape, ND_SHAPE_RATIO, "q");
+    assert_non_null(r);
+    assert_non_null(q);
+    double x = 0;
+    /* The whole number, not the decimals' group nor the trailing one; value
+     * times scale. */
+    assert_true(nd_shape_rate_of(r, "[00:12<01:28, 12.75 it/s]", &x));
+    assert_true(x > 12749.9 && x < 12750.1);
+    /* A time per unit inverted: 1000 / 250 ms. */
+    assert_true(nd_shape_rate_of(r, "elapsed time per iteration (ms): 250.0 |", &x));
+    assert_true(x > 3.99 && x < 4.01);
+    assert_false(nd_shape_rate_of(r, "elapsed time per iteration (ms): 0 |", &x)); /* no division by zero */
+    assert_false(nd_shape_rate_of(r, "Avg throughput: 2.5 it/s", &x));             /* skip */
+    assert_false(nd_shape_rate_of(r, "loss 2.5", &x));
+    /* Ratios: each line pairs its own forms; data_time is no "time". */
+    assert_true(nd_shape_ratio_of(q, "reader_cost: 0.3 s, batch_cost: 0.6 s", &x));
+    assert_true(x > 0.499 && x < 0.501);
+    assert_true(nd_shape_ratio_of(q, "eta: 1:00  time: 0.8000  data: 0.2000", &x));
+    assert_true(x > 0.249 && x < 0.251);
+    assert_false(nd_shape_ratio_of(q, "data_time: 0.2", &x));
+    assert_false(nd_shape_ratio_of(q, "reader_cost: 0.3 s, batch_cost: 0 s", &x));
+    size_t checked = 0;
+    FILE *fp = fopen("/dev/null", "w");
+    assert_int_equal(nd_kb_shape_test(&set.shape, fp, &checked), 0);
+    assert_int_equal(checked, 4);
+    fclose(fp);
+    nd_strv_release(&problems);
+    nd_kb_ruleset_release(&set);
+    /* Problems: no unit, no number pattern, no min, min above max, bad
+     * scale or count, a key of another kind. */
+    assert_int_equal(parse_problems("[shape.rate.a]\nvalue = ([0-9]+) it/s\nexample = 1 it/s\n"), 1);
+    assert_int_equal(parse_problems("[shape.rate.a]\nunit = x\nexample = 1 it/s\n"), 1);
+    assert_int_equal(parse_problems("[shape.rate.a]\nunit = x\nscale = -1\nvalue = ([0-9]+)\nexample = 1\n"), 1);
+    assert_int_equal(parse_problems("[shape.rate.a]\nunit = x\nvalue = ([0-9]+)\nexample = 1\nmin = 2\n"), 1);
+    const char *ratio = "[shape.ratio.b]\ncategory = hang\ntitle = t\nfix = f\npart = a([0-9]+)\nwhole = b([0-9]+)\n"
+                        "example = a1 b2\n";
+    assert_int_equal(parse_problems(ratio), 1); /* no min */
+    char *withmin = nd_xasprintf("%smin = 0.4\n", ratio);
+    assert_int_equal(parse_problems(withmin), 0);
+    free(withmin);
+    char *inverted = nd_xasprintf("%smin = 0.4\nmax = 0.3\n", ratio);
+    assert_int_equal(parse_problems(inverted), 1);
+    free(inverted);
+    char *badcount = nd_xasprintf("%smin = 0.4\ncount = 0\n", ratio);
+    assert_int_equal(parse_problems(badcount), 1);
+    free(badcount);
+    /* The examples are checked: one outside the bounds fails. */
+    struct nd_kb *kb = nd_test_kb("[t.r]\ncategory = hang\npattern = ZZTOP\ntitle = t\nfix = f\nexample = ZZTOP\n"
+                                  "[shape.ratio.b]\ncategory = hang\ntitle = t\nfix = f\nmin = 0.6\n"
+                                  "part = a([0-9]+)\nwhole = b([0-9]+)\nexample = a1 b2\n");
+    fp = fopen("/dev/null", "w");
+    checked = 0;
+    assert_int_equal(nd_kb_test_examples(kb, fp, &checked), 1);
+    fclose(fp);
+    nd_kb_free(kb);
+}
+
+/* The built-in rates and ratios on the forms trainers print. */
+static void test_builtin_rates(void **state)
+{
+    (void)state;
+    setenv("NPU_DOCTOR_CACHE_DIR", "", 1);
+    struct nd_kb *kb = NULL;
+    struct nd_error err = {0};
+    assert_int_equal(nd_kb_load(&kb, NULL, 0, &err), 0);
+    /* Megatron / MindSpeed iteration time that grows twenty-fold. */
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_init(&sb);
+    for (int i = 1; i <= 12; i++)
+        nd_strbuf_addf(&sb,
+                       " iteration %8d/ 5000 | consumed samples: %8d | elapsed time per iteration (ms): %.1f | "
+                       "learning rate: 1.000E-05 | lm loss: 8.1E+00 |\n",
+                       i * 10, i * 640, i <= 9 ? 1200.0 + i : 26000.0 + i);
+    assert_string_equal(top(kb, sb.buf), "shape.rate.rate-collapse");
+    nd_strbuf_release(&sb);
+    /* The same with a steady rate: nothing. */
+    nd_strbuf_init(&sb);
+    for (int i = 1; i <= 12; i++)
+        nd_strbuf_addf(&sb, " iteration %8d/ 5000 | elapsed time per iteration (ms): %.1f | lm loss: 8.1E+00 |\n",
+                       i * 10, 1200.0 + 30 * (i % 3));
+    assert_string_equal(top(kb, sb.buf), "");
+    nd_strbuf_release(&sb);
+    /* Paddle's reader_cost against batch_cost. */
+    nd_strbuf_init(&sb);
+    for (int i = 1; i <= 4; i++)
+        nd_strbuf_addf(&sb,
+                       "[2024/05/01 10:00:%02d] ppocr INFO: epoch: [1/500], global_step: %d, lr: 0.001, loss: 3.2, "
+                       "avg_reader_cost: 0.8%d s, avg_batch_cost: 1.0%d s, avg_samples: 32, ips: 31 samples/s\n",
+                       i, i * 10, i, i);
+    assert_string_equal(top(kb, sb.buf), "shape.rate.data-wait");
+    nd_strbuf_release(&sb);
+    /* A server's idle throughput lines are no collapse. */
+    nd_strbuf_init(&sb);
+    for (int i = 0; i < 12; i++)
+        nd_strbuf_addf(&sb,
+                       "INFO 05-01 10:%02d:00 metrics.py:351] Avg prompt throughput: %.1f tokens/s, Avg generation "
+                       "throughput: %.1f tokens/s, Running: 0 reqs\n",
+                       i, i < 6 ? 900.0 : 0.0, i < 6 ? 300.0 : 0.0);
+    assert_string_equal(top(kb, sb.buf), "");
+    nd_strbuf_release(&sb);
     nd_kb_free(kb);
 }
 
@@ -426,6 +594,8 @@ int main(void)
         cmocka_unit_test(test_override),
         cmocka_unit_test(test_builtin_vocabulary),
         cmocka_unit_test(test_ipython_traceback),
+        cmocka_unit_test(test_rate_ratio_format),
+        cmocka_unit_test(test_builtin_rates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
