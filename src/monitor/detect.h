@@ -17,6 +17,9 @@
  *               hang.stopped            hang          (warning: state T, SIGTTIN/SIGTSTP/SIGSTOP)
  *   memory.c    memory.device-full, memory.host-oom, memory.rss-near-limit
  *   exit.c      exit.oom-killed, exit.segfault, exit.bus-error-shm, exit.signal, ...
+ *   childexit.c exit.child-failed     config        (warning: a process of the job failed while
+ *               the main one runs on; exit.c says the same at the end of a job that exited 0)
+ *   pause.c     at the end, a phase finding of a job that then worked again: a note
  *   loglines.c  output facts for the other detectors (no findings of its own)
  *
  * cpu-fallback staging: a usable device is present, the job used about one
@@ -194,6 +197,18 @@ void nd_detect_inproc_fallback(const struct nd_series *s, const struct nd_detect
 /* The device idles while the job sleeps between steps that still come (starved.c). */
 void nd_detect_starved(const struct nd_series *s, const struct nd_detect_config *cfg,
                        const struct nd_detect_context *ctx, struct nd_findings *out);
+/* At the end (pause.c): a finding about what the job did at one time (a
+ * fallback, a starved device, no progress; warnings) whose job then worked
+ * on its device again for the whole last --window and exited 0 was a pause,
+ * not a fault: true with when that work began and its utilisation (-1: a
+ * job without a device that printed and computed again). demote makes it
+ * a note that says so. */
+bool nd_detect_pause_over(const struct nd_series *s, const struct nd_detect_config *cfg, const struct nd_finding *f,
+                          const struct nd_exit_info *ex, double *from_s, double *util);
+void nd_detect_pause_demote(struct nd_finding *f, double from_s, double util, double end_s);
+/* A process of the job failed while its main process runs on (childexit.c). */
+void nd_detect_child_exit(const struct nd_series *s, const struct nd_detect_config *cfg,
+                          const struct nd_detect_context *ctx, struct nd_findings *out);
 /* The device waits on storage: low utilisation, the job asleep in reads (storage.c). */
 void nd_detect_storage_bound(const struct nd_series *s, const struct nd_detect_config *cfg,
                              const struct nd_detect_context *ctx, struct nd_findings *out);

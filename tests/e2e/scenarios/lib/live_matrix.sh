@@ -33,6 +33,10 @@ for w in want:
         ok &= any(f["id"] == v for f in d["findings"])
     elif k == "not":
         ok &= not any(f["category"] == v or f["id"] == v for f in loud)
+    elif k == "ev":
+        ok &= any(v in f["title"] or any(v in e["text"] for e in f.get("evidence", [])) for f in loud)
+    elif k == "one":
+        ok &= sum(f["category"] == v for f in loud) == 1
     elif k == "clean":
         ok &= not loud
     elif k == "rc":
@@ -61,7 +65,7 @@ live_matrix() {
     local match=0 p
     for p in "$@"; do case "$name" in "$p"*) match=1 ;; esac; done
     [ "$match" = 1 ] || continue
-    [ -n "${LIVE_ONLY:-}" ] && [ "$LIVE_ONLY" != "$name" ] && continue
+    if [ -n "${LIVE_ONLY:-}" ]; then case " $LIVE_ONLY " in *" $name "*) ;; *) continue ;; esac; fi
     live_trim host wrap opts want
     [ "$opts" = - ] && opts=
     local -a env=(PYTHONPATH="$LIVE_JOBS" PYTHONDONTWRITEBYTECODE=1 HOLD=6) cmd=("$PY" "$LIVE_JOBS/$name.py")
