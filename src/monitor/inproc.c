@@ -57,13 +57,16 @@ bool nd_inproc_window(const struct nd_series *s, const struct nd_detect_config *
     bool job_busy = out->cores >= ND_BUSY_CORES || nd_series_runnable_frac(a, b) >= ND_BUSY_RUNNABLE;
     if (nd_series_iowait_frac(a, b) >= 0.5)
         return false; /* asleep in reads: storage.c */
-    out->read_rate = nd_series_read_rate(a, b);
+    /* Where /proc/PID/io cannot be read (another user's job, a container
+     * that hides it) the reads are unknown, not zero: the finding says so. */
+    out->io_known = b->io_valid;
+    out->read_rate = out->io_known ? nd_series_read_rate(a, b) : 0;
     if (out->read_rate >= ND_INPROC_READ_RATE)
         return false; /* it reads its data: the input pipeline */
     /* Writing other than its output (a checkpoint, a record and fsync per
      * step) is I/O work too: the storage forms' story, not a model on the
      * CPU. On a fast disk such a loop barely waits, so iowait alone misses it. */
-    if (nd_series_write_rate(a, b) >= ND_INPROC_WRITE_RATE)
+    if (out->io_known && nd_series_write_rate(a, b) >= ND_INPROC_WRITE_RATE)
         return false;
     double total = 0;
     for (size_t i = 0; i < ctx->nprocs; i++) {
@@ -103,7 +106,12 @@ void nd_detect_inproc_fallback(const struct nd_series *s, const struct nd_detect
                             (int)h->pid, h->cmd[0] ? h->cmd : h->comm, nd_use(h),
                             w.cores > 0 ? 100.0 * (w.holder_cores < w.cores ? w.holder_cores : w.cores) / w.cores
                                         : 100.0);
-    if (w.read_rate >= 1024 * 1024)
+    if (!w.io_known) {
+        f->confidence = ND_CONF_LOW;
+        nd_finding_add_evidence(f, NULL, 0,
+                                "reads: unknown (/proc/PID/io cannot be read here): an input pipeline reading "
+                                "its data cannot be ruled out");
+    } else if (w.read_rate >= 1024 * 1024)
         nd_finding_add_evidence(f, NULL, 0, "reads: %.1f MiB/s over the window: it is not loading data",
                                 w.read_rate / (1024 * 1024));
     else

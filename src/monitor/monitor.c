@@ -416,6 +416,7 @@ static void nd_update_ctx(struct nd_monitor *m)
     m->ctx.procs = nd_sampler_procs(m->sampler, &m->ctx.nprocs);
     m->ctx.vanished = nd_sampler_vanished(m->sampler, &m->ctx.nvanished);
     m->ctx.frameworks_known = nd_sampler_frameworks_known(m->sampler);
+    nd_sampler_denied(m->sampler, &m->ctx.fds_denied, &m->ctx.io_denied);
     m->ctx.loadavg1 = nd_sampler_loadavg(m->sampler);
     m->ctx.rlimit_as = nd_sampler_rlimit_as(m->sampler);
     m->ctx.cgroup_v1 = nd_sampler_cgroup_v1(m->sampler);
@@ -1041,6 +1042,10 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
             if (nd_from_detector(m, f->id) && nd_detect_pause_over(&m->series, &m->opt.cfg, f, ex, &from, &util))
                 nd_detect_pause_demote(f, from, util, duration_s);
         }
+    }
+    if (nd_series_len(&m->series) > 0) {
+        /* Added as it is: a note of its own, never folded into a finding. */
+        nd_detect_limited_view(&m->ctx, duration_s, &m->findings);
     }
     /* watch --for may stop watching a job that goes on: it still runs, and
      * the frozen last-sample time tells a dashboard nobody watches it. */

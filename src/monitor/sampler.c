@@ -128,6 +128,8 @@ struct nd_sampler {
     pid_t *vanished;
     size_t nvanished, capvanished;
     bool fw_known;
+    bool fds_denied; /* /proc/PID/fd of a process of the job could not be read */
+    bool io_denied;  /* nor its /proc/PID/io */
     size_t kept_stat;
     int loadavg_fd; /* /proc/loadavg kept open, -1 until needed */
     double idle_rescan_s;
@@ -565,7 +567,7 @@ static void nd_read_io(struct nd_sampler *s, struct nd_track *t, struct nd_sampl
      * (a pipe read costs microseconds), so it is looked at again. */
     if (t->io_looked && t->ticks == t->io_ticks && t->state == t->io_state && t->state != 'D' &&
         !nd_wchan_is_input_wait(t->wchan)) {
-        out->io_valid = 1;
+        out->io_valid = t->io_seen ? 1 : out->io_valid;
         return;
     }
     t->io_looked = true;
@@ -576,6 +578,8 @@ static void nd_read_io(struct nd_sampler *s, struct nd_track *t, struct nd_sampl
     {
         ssize_t n = nd_read_kept(s, t->pid, "io", &t->iofd, buf, sizeof buf - 1);
         struct nd_proc_io io;
+        if (n <= 0 && t->state != 'Z')
+            s->io_denied = true;
         if (n > 0 && nd_proc_parse_io(buf, (size_t)n, &io) == 0 && io.rchar_valid) {
             if (t->io_seen && io.rchar >= t->rchar)
                 s->read_total += io.rchar - t->rchar;
@@ -595,7 +599,10 @@ static void nd_read_io(struct nd_sampler *s, struct nd_track *t, struct nd_sampl
     }
     if (t->state == 'D' || nd_wchan_is_input_wait(t->wchan))
         out->iowait = 1;
-    out->io_valid = 1;
+    /* Reads known only where /proc/PID/io could be read (not across users
+     * without ptrace rights, nor where a container hides it). */
+    if (t->io_seen)
+        out->io_valid = 1;
 }
 
 static void nd_read_cmd(struct nd_track *t, bool young)
@@ -1030,6 +1037,8 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
             t->holds = fp.holds_device;
             if (fp.maps_read)
                 s->fw_known = true;
+            if (!fp.fds_read && t->state != 'Z')
+                s->fds_denied = true;
             t->held_mask = 0;
             for (size_t k = 0; k < fp.nheld; k++) {
                 int d = fp.held[k].index >= 0 ? nd_slot_of(s, fp.held[k].vendor, fp.held[k].index) : -1;
@@ -1142,6 +1151,12 @@ const pid_t *nd_sampler_vanished(const struct nd_sampler *s, size_t *n)
 bool nd_sampler_frameworks_known(const struct nd_sampler *s)
 {
     return s->fw_known;
+}
+
+void nd_sampler_denied(const struct nd_sampler *s, bool *fds, bool *io)
+{
+    *fds = s->fds_denied;
+    *io = s->io_denied;
 }
 
 double nd_sampler_loadavg(const struct nd_sampler *s)

@@ -68,7 +68,7 @@ live_matrix() {
     if [ -n "${LIVE_ONLY:-}" ]; then case " $LIVE_ONLY " in *" $name "*) ;; *) continue ;; esac; fi
     live_trim host wrap opts want
     [ "$opts" = - ] && opts=
-    local -a env=(PYTHONPATH="$LIVE_JOBS" PYTHONDONTWRITEBYTECODE=1 HOLD=6) cmd=("$PY" "$LIVE_JOBS/$name.py")
+    local -a env=(PYTHONPATH="$LIVE_JOBS" PYTHONDONTWRITEBYTECODE=1 HOLD=6) cmd=("$PY" "$LIVE_JOBS/${name%@*}.py") pre=()
     if [ "$host" = npu ]; then
       sim_910b_host '[ascend.device.0]
 aicore_util = 85
@@ -88,6 +88,7 @@ hbm_used_mb = 20000'
     [ "$host" = gpu ] && root=$ND_FIXTURES/roots/cuda-host
     case "$wrap" in
       ulimit) cmd=(bash -c 'ulimit -v 4194304 && exec "$@"' job "${cmd[@]}") ;;
+      userns) pre=(unshare --user --map-root-user) ;;
       tee) cmd=(bash -c '"$@" 2>&1 | tee "$LIVE_LOG"' job "${cmd[@]}") env+=(LIVE_LOG="$T/job.log") ;;
     esac
     rm -f "$T/sum.json"
@@ -98,7 +99,7 @@ hbm_used_mb = 20000'
         --json-summary="$T/sum.json" -- "${cmd[@]}" >"$T/out" 2>"$T/err"
       rc=${PIPESTATUS[1]}
     else
-      env "${env[@]}" "$ND" run --root "$root" "${RUNOPTS[@]}" --hang-after 3 $opts \
+      "${pre[@]}" env "${env[@]}" "$ND" run --root "$root" "${RUNOPTS[@]}" --hang-after 3 $opts \
         --json-summary="$T/sum.json" -- "${cmd[@]}" >"$T/out" 2>"$T/err" </dev/null
       rc=$?
     fi
