@@ -482,6 +482,19 @@ static void test_inproc_fallback(void **state)
     nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
     assert_null(find(&out, "fallback.in-process"));
     nd_findings_release(&out);
+    /* The same on a host whose run queue is far longer than its CPUs, for
+     * longer than two windows: a step loop that gets a tenth of a core. */
+    x.ctx.loadavg1 = 40;
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_non_null(find(&out, "fallback.in-process"));
+    assert_null(find(&out, "idle.input-bound"));
+    nd_findings_release(&out);
+    h->tracked_s = 12; /* not yet two windows: it may be starting or ending */
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_null(find(&out, "fallback.in-process"));
+    nd_findings_release(&out);
+    h->tracked_s = 30;
+    x.ctx.loadavg1 = 0;
     h->win_cores = h->cores = 0.2;
     nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
     assert_non_null(find(&out, "fallback.in-process"));
