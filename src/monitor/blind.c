@@ -15,8 +15,7 @@ void nd_detect_limited_view(const struct nd_detect_context *ctx, double at_s, st
         return;
     char what[160] = "";
     size_t n = 0;
-    const char *parts[3] = {maps ? "maps (loaded frameworks)" : NULL,
-                            ctx->fds_denied ? "fd (open device files)" : NULL,
+    const char *parts[3] = {maps ? "maps (loaded frameworks)" : NULL, ctx->fds_denied ? "fd (open device files)" : NULL,
                             ctx->io_denied ? "io (bytes read and written)" : NULL};
     for (size_t i = 0; i < 3; i++) {
         if (!parts[i])

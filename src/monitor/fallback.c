@@ -101,8 +101,8 @@ void nd_detect_fallback(const struct nd_series *s, const struct nd_detect_config
                                 "and their open files (/proc/PID/fd) cannot be read here",
                                 devs, utilbuf, membuf);
     } else {
-        nd_finding_add_evidence(f, NULL, 0, "devices: %s present, %s%s; no process of the job holds one", devs,
-                                utilbuf, membuf);
+        nd_finding_add_evidence(f, NULL, 0, "devices: %s present, %s%s; no process of the job holds one", devs, utilbuf,
+                                membuf);
     }
     char fw[160];
     nd_detect_frameworks_text(b->frameworks, fw, sizeof fw);

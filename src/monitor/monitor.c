@@ -242,8 +242,7 @@ static bool nd_line_covered(const struct nd_finding *d, const struct nd_finding 
 {
     if (strcmp(d->category, f->category) != 0)
         return false;
-    return f->severity < d->severity ||
-           (f->severity == d->severity && strcmp(d->category, ND_CAT_CPU_FALLBACK) == 0);
+    return f->severity < d->severity || (f->severity == d->severity && strcmp(d->category, ND_CAT_CPU_FALLBACK) == 0);
 }
 
 /* Folds f (from the output) into a detector finding when one covers it;

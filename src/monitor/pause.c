@@ -21,7 +21,7 @@
 static bool nd_pause_kind(const struct nd_finding *f)
 {
     static const char *const ids[] = {"fallback.in-process", "fallback.cpu-fallback", "idle.input-bound",
-                                      "idle.storage-bound", "idle.device-starved", "hang.no-progress"};
+                                      "idle.storage-bound",  "idle.device-starved",   "hang.no-progress"};
     if (f->severity != ND_SEV_WARNING)
         return false; /* an error has held past --fallback-after, or is not a phase */
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
@@ -69,9 +69,9 @@ void nd_detect_pause_demote(struct nd_finding *f, double from_s, double util, do
                                 "and the job exited 0",
                                 util, from_s, end_s);
     else
-        nd_finding_add_evidence(f, NULL, 0,
-                                "then the job printed and computed again from %.1f s to the end at %.1f s, and exited 0",
-                                from_s, end_s);
+        nd_finding_add_evidence(
+            f, NULL, 0, "then the job printed and computed again from %.1f s to the end at %.1f s, and exited 0",
+            from_s, end_s);
     nd_finding_add_evidence(f, NULL, 0,
                             "it held while the job paused (a checkpoint save, an evaluation on the CPU, a wait for "
                             "a rendezvous); a note now, since the run went on");

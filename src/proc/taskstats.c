@@ -230,8 +230,7 @@ bool nd_taskstats_parse(const void *buf, size_t len, pid_t pid, int *ws)
     return false;
 }
 
-size_t nd_taskstats_each(const void *buf, size_t len, void (*fn)(const struct nd_exit_notice *n, void *arg),
-                         void *arg)
+size_t nd_taskstats_each(const void *buf, size_t len, void (*fn)(const struct nd_exit_notice *n, void *arg), void *arg)
 {
     const char *c = buf;
     size_t n = 0;
@@ -258,8 +257,7 @@ size_t nd_taskstats_each(const void *buf, size_t len, void (*fn)(const struct nd
     return n;
 }
 
-void nd_exit_listener_each(struct nd_exit_listener *l, void (*fn)(const struct nd_exit_notice *n, void *arg),
-                           void *arg)
+void nd_exit_listener_each(struct nd_exit_listener *l, void (*fn)(const struct nd_exit_notice *n, void *arg), void *arg)
 {
     static char buf[64 * 1024];
     for (int rounds = 0; rounds < 256; rounds++) {
