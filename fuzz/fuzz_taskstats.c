@@ -6,11 +6,11 @@
 
 #include "proc/taskstats.h"
 
-static void nd_fuzz_count(pid_t pid, int ws, void *arg)
+static void nd_fuzz_count(const struct nd_exit_notice *n, void *arg)
 {
-    (void)pid;
-    (void)ws;
-    ++*(size_t *)arg;
+    /* The name must be a terminated string whatever the bytes were. */
+    if (strlen(n->comm) < sizeof n->comm)
+        ++*(size_t *)arg;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

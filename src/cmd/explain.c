@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "cmd/options.h"
 #include "cmd/explain_compat.h"
+#include "cmd/explain_stall.h"
 #include "core/exitcode.h"
 #include "core/termsafe.h"
 #include "core/json_util.h"
@@ -151,6 +152,7 @@ int cmd_explain(int argc, char **argv)
     struct nd_report rep;
     nd_report_init(&rep, "explain");
     nd_kb_scan_finish(scan, &rep.findings, all);
+    nd_explain_stall_check(&rep.findings, argv + first_op, (size_t)(argc - first_op), follow);
     /* The versions the logs print, judged against the tables: the version lines are info
      * findings, so they are read from the full list whatever --all says. */
     struct nd_findings seen = ND_FINDINGS_INIT;

@@ -98,6 +98,7 @@ void nd_detect_all(const struct nd_series *s, const struct nd_detect_config *cfg
     nd_detect_hang(s, cfg, ctx, out);
     nd_detect_stopped(s, cfg, ctx, out);
     nd_detect_memory(s, cfg, ctx, out);
+    nd_detect_child_exit(s, cfg, ctx, out);
 }
 
 void nd_detect_frameworks_text(unsigned frameworks, char *buf, size_t size)

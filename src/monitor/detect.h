@@ -17,6 +17,10 @@
  *               hang.stopped            hang          (warning: state T, SIGTTIN/SIGTSTP/SIGSTOP)
  *   memory.c    memory.device-full, memory.host-oom, memory.rss-near-limit
  *   exit.c      exit.oom-killed, exit.segfault, exit.bus-error-shm, exit.signal, ...
+ *   childexit.c exit.child-failed     config        (warning: a process of the job failed while
+ *               the main one runs on; exit.c says the same at the end of a job that exited 0)
+ *   blind.c     monitor.limited-view  config        (info, at the end: parts of /proc hidden)
+ *   pause.c     at the end, a phase finding of a job that then worked again: a note
  *   loglines.c  output facts for the other detectors (no findings of its own)
  *
  * cpu-fallback staging: a usable device is present, the job used about one
@@ -111,6 +115,8 @@ struct nd_detect_context {
     const struct nd_detect_proc *procs;
     size_t nprocs;
     bool frameworks_known;      /* /proc/PID/maps was readable for a process */
+    bool fds_denied;            /* /proc/PID/fd of a process was not readable: who holds a device is partly unknown */
+    bool io_denied;             /* /proc/PID/io of a process was not readable: its reads are unknown */
     long host_cpus;             /* online CPUs (0 unknown) */
     uint64_t rlimit_as;         /* the main process's ulimit -v in bytes (0 none) */
     bool cgroup_v1;             /* the memory limit is v1's memory.limit_in_bytes */
@@ -185,6 +191,7 @@ struct nd_inproc {
     double cores;                        /* the job's, over the window */
     double holder_cores;                 /* of the busy holders */
     double read_rate;                    /* the job's reads, bytes/s */
+    bool io_known;                       /* /proc/PID/io was readable: read_rate holds */
     const struct nd_detect_proc *holder; /* the busiest holder */
 };
 bool nd_inproc_window(const struct nd_series *s, const struct nd_detect_config *cfg,
@@ -194,6 +201,22 @@ void nd_detect_inproc_fallback(const struct nd_series *s, const struct nd_detect
 /* The device idles while the job sleeps between steps that still come (starved.c). */
 void nd_detect_starved(const struct nd_series *s, const struct nd_detect_config *cfg,
                        const struct nd_detect_context *ctx, struct nd_findings *out);
+/* At the end (pause.c): a finding about what the job did at one time (a
+ * fallback, a starved device, no progress; warnings) whose job then worked
+ * on its device again for the whole last --window and exited 0 was a pause,
+ * not a fault: true with when that work began and its utilisation (-1: a
+ * job without a device that printed and computed again). demote makes it
+ * a note that says so. */
+bool nd_detect_pause_over(const struct nd_series *s, const struct nd_detect_config *cfg, const struct nd_finding *f,
+                          const struct nd_exit_info *ex, double *from_s, double *util);
+void nd_detect_pause_demote(struct nd_finding *f, double from_s, double util, double end_s);
+/* At the end (blind.c): an info note naming what of the job's /proc could
+ * not be read (fds_denied, io_denied, no maps), so that a quiet summary is
+ * not taken for a clean one. */
+void nd_detect_limited_view(const struct nd_detect_context *ctx, double at_s, struct nd_findings *out);
+/* A process of the job failed while its main process runs on (childexit.c). */
+void nd_detect_child_exit(const struct nd_series *s, const struct nd_detect_config *cfg,
+                          const struct nd_detect_context *ctx, struct nd_findings *out);
 /* The device waits on storage: low utilisation, the job asleep in reads (storage.c). */
 void nd_detect_storage_bound(const struct nd_series *s, const struct nd_detect_config *cfg,
                              const struct nd_detect_context *ctx, struct nd_findings *out);

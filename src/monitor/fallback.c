@@ -93,8 +93,17 @@ void nd_detect_fallback(const struct nd_series *s, const struct nd_detect_config
     char membuf[96] = "";
     if (mem_known && total > 0)
         snprintf(membuf, sizeof membuf, ", %.1f of %.0f GiB device memory used", used / 1024, total / 1024);
-    nd_finding_add_evidence(f, NULL, 0, "devices: %s present, %s%s; no process of the job holds one", devs, utilbuf,
-                            membuf);
+    if (ctx->fds_denied) {
+        /* Seen only through the vendor's process list, which names host pids. */
+        f->confidence = ND_CONF_LOW;
+        nd_finding_add_evidence(f, NULL, 0,
+                                "devices: %s present, %s%s; the vendor's process list names no process of the job, "
+                                "and their open files (/proc/PID/fd) cannot be read here",
+                                devs, utilbuf, membuf);
+    } else {
+        nd_finding_add_evidence(f, NULL, 0, "devices: %s present, %s%s; no process of the job holds one", devs, utilbuf,
+                                membuf);
+    }
     char fw[160];
     nd_detect_frameworks_text(b->frameworks, fw, sizeof fw);
     if (!ctx->frameworks_known)

@@ -52,7 +52,11 @@ void nd_detect_hang(const struct nd_series *s, const struct nd_detect_config *cf
         char dead[768];
         nd_detect_describe_child_exits(ctx, 3, dead, sizeof dead);
         nd_finding_add_evidence(f, NULL, 0, "processes of the job that failed while it ran: %s", dead);
-    }
+    } else if (!ctx->exit_notices)
+        nd_finding_add_evidence(f, NULL, 0,
+                                "failed processes: none seen, but the kernel's exit notices cannot be heard here "
+                                "(they need CAP_NET_ADMIN on the host, not in a container): a worker that died "
+                                "and was reaped at once would not show");
     bool distributed = false;
     for (size_t i = 0; i < ctx->nprocs; i++)
         distributed = distributed || ctx->procs[i].distributed;

@@ -32,12 +32,21 @@ static double nd_use(const struct nd_detect_proc *p)
     return p->win_cores > p->cores ? p->win_cores : p->cores;
 }
 
-/* job_busy: the job computed over the window as a whole. */
-static bool nd_holder_busy(const struct nd_detect_proc *p, bool job_busy)
+/* On a host whose run queue is longer than its CPUs, a step loop that wants
+ * the CPU all the time may get a tenth of a core: runnable at nearly every
+ * sample, for a whole window and longer, is wanting to compute, where an
+ * interpreter tearing down is runnable for a moment. */
+#define ND_INPROC_STARVED_RUNNABLE 0.9
+
+/* job_busy: the job computed over the window as a whole; contended: the
+ * host's load is above its CPUs. */
+static bool nd_holder_busy(const struct nd_detect_proc *p, bool job_busy, bool contended, double window_s)
 {
     if (!p->holds_device)
         return false;
     double use = nd_use(p);
+    if (contended && p->win_runnable >= ND_INPROC_STARVED_RUNNABLE && p->tracked_s >= 2 * window_s)
+        return true;
     return p->win_cores >= ND_INPROC_HOLDER_CORES ||
            (use >= ND_INPROC_MIN_CORES &&
             (p->win_runnable >= ND_BUSY_RUNNABLE || (job_busy && p->cores >= ND_INPROC_HOLDER_CORES)));
@@ -57,19 +66,23 @@ bool nd_inproc_window(const struct nd_series *s, const struct nd_detect_config *
     bool job_busy = out->cores >= ND_BUSY_CORES || nd_series_runnable_frac(a, b) >= ND_BUSY_RUNNABLE;
     if (nd_series_iowait_frac(a, b) >= 0.5)
         return false; /* asleep in reads: storage.c */
-    out->read_rate = nd_series_read_rate(a, b);
+    /* Where /proc/PID/io cannot be read (another user's job, a container
+     * that hides it) the reads are unknown, not zero: the finding says so. */
+    out->io_known = b->io_valid;
+    out->read_rate = out->io_known ? nd_series_read_rate(a, b) : 0;
     if (out->read_rate >= ND_INPROC_READ_RATE)
         return false; /* it reads its data: the input pipeline */
     /* Writing other than its output (a checkpoint, a record and fsync per
      * step) is I/O work too: the storage forms' story, not a model on the
      * CPU. On a fast disk such a loop barely waits, so iowait alone misses it. */
-    if (nd_series_write_rate(a, b) >= ND_INPROC_WRITE_RATE)
+    if (out->io_known && nd_series_write_rate(a, b) >= ND_INPROC_WRITE_RATE)
         return false;
+    bool contended = ctx->host_cpus > 0 && ctx->loadavg1 > (double)ctx->host_cpus;
     double total = 0;
     for (size_t i = 0; i < ctx->nprocs; i++) {
         const struct nd_detect_proc *p = &ctx->procs[i];
         total += nd_use(p);
-        if (!nd_holder_busy(p, job_busy))
+        if (!nd_holder_busy(p, job_busy, contended, cfg->window_s))
             continue;
         out->holder_cores += nd_use(p);
         if (!out->holder || nd_use(p) > nd_use(out->holder))
@@ -103,7 +116,12 @@ void nd_detect_inproc_fallback(const struct nd_series *s, const struct nd_detect
                             (int)h->pid, h->cmd[0] ? h->cmd : h->comm, nd_use(h),
                             w.cores > 0 ? 100.0 * (w.holder_cores < w.cores ? w.holder_cores : w.cores) / w.cores
                                         : 100.0);
-    if (w.read_rate >= 1024 * 1024)
+    if (!w.io_known) {
+        f->confidence = ND_CONF_LOW;
+        nd_finding_add_evidence(f, NULL, 0,
+                                "reads: unknown (/proc/PID/io cannot be read here): an input pipeline reading "
+                                "its data cannot be ruled out");
+    } else if (w.read_rate >= 1024 * 1024)
         nd_finding_add_evidence(f, NULL, 0, "reads: %.1f MiB/s over the window: it is not loading data",
                                 w.read_rate / (1024 * 1024));
     else

@@ -234,13 +234,24 @@ static void nd_fold_into(struct nd_finding *into, const struct nd_finding *from)
                                 from->evidence[e].text);
 }
 
+/* Whether detector finding d covers line finding f. The output saying the
+ * job fell back to the CPU names what a measured CPU fallback measured, at
+ * any severity up to the measurement's; the measurement's wording is the
+ * right one (it knows whether a device is there and who holds it). */
+static bool nd_line_covered(const struct nd_finding *d, const struct nd_finding *f)
+{
+    if (strcmp(d->category, f->category) != 0)
+        return false;
+    return f->severity < d->severity || (f->severity == d->severity && strcmp(d->category, ND_CAT_CPU_FALLBACK) == 0);
+}
+
 /* Folds f (from the output) into a detector finding when one covers it;
  * true when it did. */
 static bool nd_fold_line_finding(struct nd_monitor *m, const struct nd_finding *f)
 {
     for (size_t i = 0; i < m->findings.n; i++) {
         struct nd_finding *d = m->findings.v[i];
-        if (strcmp(d->category, f->category) == 0 && f->severity < d->severity && nd_from_detector(m, d->id)) {
+        if (nd_line_covered(d, f) && nd_from_detector(m, d->id)) {
             bool seen = false;
             for (size_t e = 0; e < d->nevidence && !seen; e++)
                 seen = strncmp(d->evidence[e].text, "the output says so: ", 20) == 0;
@@ -257,8 +268,7 @@ static void nd_absorb_line_findings(struct nd_monitor *m, struct nd_finding *nf)
 {
     for (size_t i = 0; i < m->findings.n;) {
         struct nd_finding *o = m->findings.v[i];
-        if (o != nf && strcmp(o->category, nf->category) == 0 && o->severity < nf->severity &&
-            !nd_from_detector(m, o->id)) {
+        if (o != nf && nd_line_covered(nf, o) && !nd_from_detector(m, o->id)) {
             nd_fold_into(nf, o);
             nd_findings_remove(&m->findings, i);
             continue;
@@ -405,6 +415,7 @@ static void nd_update_ctx(struct nd_monitor *m)
     m->ctx.procs = nd_sampler_procs(m->sampler, &m->ctx.nprocs);
     m->ctx.vanished = nd_sampler_vanished(m->sampler, &m->ctx.nvanished);
     m->ctx.frameworks_known = nd_sampler_frameworks_known(m->sampler);
+    nd_sampler_denied(m->sampler, &m->ctx.fds_denied, &m->ctx.io_denied);
     m->ctx.loadavg1 = nd_sampler_loadavg(m->sampler);
     m->ctx.rlimit_as = nd_sampler_rlimit_as(m->sampler);
     m->ctx.cgroup_v1 = nd_sampler_cgroup_v1(m->sampler);
@@ -1024,6 +1035,16 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
         }
         m->opt.quiet = quiet;
         nd_findings_release(&found);
+        for (size_t i = 0; i < m->findings.n; i++) {
+            double from = 0, util = 0;
+            struct nd_finding *f = m->findings.v[i];
+            if (nd_from_detector(m, f->id) && nd_detect_pause_over(&m->series, &m->opt.cfg, f, ex, &from, &util))
+                nd_detect_pause_demote(f, from, util, duration_s);
+        }
+    }
+    if (nd_series_len(&m->series) > 0) {
+        /* Added as it is: a note of its own, never folded into a finding. */
+        nd_detect_limited_view(&m->ctx, duration_s, &m->findings);
     }
     /* watch --for may stop watching a job that goes on: it still runs, and
      * the frozen last-sample time tells a dashboard nobody watches it. */

@@ -43,6 +43,7 @@
 #define ND_CP_MAX (ND_CP_PER_WINDOW + 2)
 /* Failed processes of the job kept for the verdict. */
 #define ND_CHILD_EXITS_MAX 64
+#define ND_UNSEEN_EXITS_MAX 32
 
 struct nd_cpu_cp {
     double at;
@@ -127,6 +128,8 @@ struct nd_sampler {
     pid_t *vanished;
     size_t nvanished, capvanished;
     bool fw_known;
+    bool fds_denied; /* /proc/PID/fd of a process of the job could not be read */
+    bool io_denied;  /* nor its /proc/PID/io */
     size_t kept_stat;
     int loadavg_fd; /* /proc/loadavg kept open, -1 until needed */
     double idle_rescan_s;
@@ -146,9 +149,15 @@ struct nd_sampler {
     struct nd_exit_listener *exits; /* the kernel's exit notices (NULL: not here) */
     struct nd_child_exit cexits[ND_CHILD_EXITS_MAX];
     size_t ncexits;
+    /* Exits of processes never seen alive (a worker killed as it started),
+     * kept until a tick tells whether their parent is the job's. */
+    struct nd_exit_notice unseen[ND_UNSEEN_EXITS_MAX];
+    unsigned unseen_age[ND_UNSEEN_EXITS_MAX];
+    size_t nunseen;
 };
 
 static void nd_drop_stat(struct nd_sampler *s, struct nd_track *t);
+static void nd_sampler_note_exit(struct nd_sampler *s, pid_t pid, int ws, const struct nd_track *t, const char *comm);
 static ssize_t nd_read_kept(struct nd_sampler *s, pid_t pid, const char *name, int *fd, char *buf, size_t size);
 
 /* Bounded copy that always terminates (names from vendor structs can be longer than ours). */
@@ -508,6 +517,10 @@ static void nd_track_update(struct nd_sampler *s, struct nd_track *t, const stru
         t->seen_at = nd_monotonic_now();
     }
     nd_track_window(s, t, ticks);
+    /* A worker its parent has not reaped (it waits on something else):
+     * where no exit notices come, the zombie still tells how it died. */
+    if (t->pid != s->opt.root && st->state == 'Z' && st->exit_code_valid)
+        nd_sampler_note_exit(s, t->pid, st->exit_code, t, NULL);
 }
 
 static struct nd_track *nd_track_add(struct nd_sampler *s, pid_t pid)
@@ -554,7 +567,7 @@ static void nd_read_io(struct nd_sampler *s, struct nd_track *t, struct nd_sampl
      * (a pipe read costs microseconds), so it is looked at again. */
     if (t->io_looked && t->ticks == t->io_ticks && t->state == t->io_state && t->state != 'D' &&
         !nd_wchan_is_input_wait(t->wchan)) {
-        out->io_valid = 1;
+        out->io_valid = t->io_seen ? 1 : out->io_valid;
         return;
     }
     t->io_looked = true;
@@ -565,6 +578,8 @@ static void nd_read_io(struct nd_sampler *s, struct nd_track *t, struct nd_sampl
     {
         ssize_t n = nd_read_kept(s, t->pid, "io", &t->iofd, buf, sizeof buf - 1);
         struct nd_proc_io io;
+        if (n <= 0 && t->state != 'Z')
+            s->io_denied = true;
         if (n > 0 && nd_proc_parse_io(buf, (size_t)n, &io) == 0 && io.rchar_valid) {
             if (t->io_seen && io.rchar >= t->rchar)
                 s->read_total += io.rchar - t->rchar;
@@ -584,7 +599,10 @@ static void nd_read_io(struct nd_sampler *s, struct nd_track *t, struct nd_sampl
     }
     if (t->state == 'D' || nd_wchan_is_input_wait(t->wchan))
         out->iowait = 1;
-    out->io_valid = 1;
+    /* Reads known only where /proc/PID/io could be read (not across users
+     * without ptrace rights, nor where a container hides it). */
+    if (t->io_seen)
+        out->io_valid = 1;
 }
 
 static void nd_read_cmd(struct nd_track *t, bool young)
@@ -855,27 +873,25 @@ static void nd_sample_devices(struct nd_sampler *s, struct nd_findings *notes)
     }
 }
 
-/* One exit notice: kept when it is a process of the job (not its main one)
- * that failed. A crash or kill signal always counts; a non-zero exit only
- * for a rank or a process with an ML framework (a shell's `grep -q` fails
- * on purpose). SIGTERM/SIGINT are how launchers stop their workers. */
-static void nd_sampler_heard(pid_t pid, int ws, void *arg)
+/* A process of the job (not its main one) ended with ws: kept when it
+ * failed. A crash or kill signal always counts; a non-zero exit only for a
+ * rank or a process with an ML framework (a shell's `grep -q` fails on
+ * purpose). SIGTERM/SIGINT are how launchers stop their workers. t is
+ * what the sampler knew of it, NULL for one never seen alive (comm then
+ * names it). */
+static void nd_sampler_note_exit(struct nd_sampler *s, pid_t pid, int ws, const struct nd_track *t, const char *comm)
 {
-    struct nd_sampler *s = arg;
     if (pid == s->opt.root || s->ncexits >= ND_CHILD_EXITS_MAX)
         return;
-    const struct nd_track *t = NULL;
-    for (size_t i = 0; i < s->ntr && !t; i++)
-        if (s->tr[i].pid == pid)
-            t = &s->tr[i];
-    if (!t)
-        return;
+    for (size_t i = 0; i < s->ncexits; i++)
+        if (s->cexits[i].pid == pid)
+            return; /* heard both as a zombie and as a notice */
     bool failed = false;
     if (WIFSIGNALED(ws)) {
         int sig = WTERMSIG(ws);
         failed = sig == SIGKILL || sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS || sig == SIGILL || sig == SIGFPE;
     } else if (WIFEXITED(ws) && WEXITSTATUS(ws) != 0) {
-        failed = t->rank[0] || (t->fw & ND_FW_ML);
+        failed = t && (t->rank[0] || (t->fw & ND_FW_ML));
     }
     if (!failed)
         return;
@@ -883,9 +899,81 @@ static void nd_sampler_heard(pid_t pid, int ws, void *arg)
     memset(c, 0, sizeof *c);
     c->pid = pid;
     c->ws = ws;
-    nd_copy(c->cmd, sizeof c->cmd, t->cmd[0] ? t->cmd : t->comm);
-    nd_copy(c->rank, sizeof c->rank, t->rank);
-    c->frameworks = t->fw;
+    if (t) {
+        nd_copy(c->cmd, sizeof c->cmd, t->cmd[0] ? t->cmd : t->comm);
+        nd_copy(c->rank, sizeof c->rank, t->rank);
+        c->frameworks = t->fw;
+    } else {
+        snprintf(c->cmd, sizeof c->cmd, "%s (ended before it was sampled)", comm && comm[0] ? comm : "?");
+    }
+}
+
+static const struct nd_track *nd_tracked(const struct nd_sampler *s, pid_t pid)
+{
+    for (size_t i = 0; i < s->ntr; i++)
+        if (s->tr[i].pid == pid)
+            return &s->tr[i];
+    return NULL;
+}
+
+/* An unseen process whose parent is the job's was the job's: its parent
+ * launched it and it died before a tick could see it. */
+static bool nd_unseen_is_job(const struct nd_sampler *s, const struct nd_exit_notice *n)
+{
+    return n->ppid > 0 && (n->ppid == s->opt.root || nd_tracked(s, n->ppid));
+}
+
+/* One exit notice. A thread's own notice (other than its group's main
+ * thread) is not a process's end. */
+static void nd_sampler_heard(const struct nd_exit_notice *n, void *arg)
+{
+    struct nd_sampler *s = arg;
+    if (n->tgid > 0 && n->tgid != n->pid)
+        return;
+    const struct nd_track *t = nd_tracked(s, n->pid);
+    if (t) {
+        nd_sampler_note_exit(s, n->pid, n->ws, t, NULL);
+        return;
+    }
+    /* Only a failure is worth keeping until the next tick. */
+    if (!WIFSIGNALED(n->ws) || n->ppid <= 0)
+        return;
+    if (nd_unseen_is_job(s, n)) {
+        nd_sampler_note_exit(s, n->pid, n->ws, NULL, n->comm);
+        return;
+    }
+    if (s->nunseen < ND_UNSEEN_EXITS_MAX) {
+        s->unseen[s->nunseen] = *n;
+        s->unseen_age[s->nunseen++] = 0;
+    }
+}
+
+/* After a scan: the parents of the unseen exits may be known now. An older
+ * kernel's notices do not say which are threads: a thread of a process the
+ * job knows ends with its process, so an unseen exit beside a known one
+ * (same parent and status) is taken for such a thread. */
+static void nd_sampler_settle_unseen(struct nd_sampler *s)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < s->nunseen; i++) {
+        const struct nd_exit_notice *n = &s->unseen[i];
+        if (nd_unseen_is_job(s, n)) {
+            bool sibling_of_known = false;
+            for (size_t k = 0; k < s->ncexits && !sibling_of_known && n->tgid == 0; k++) {
+                const struct nd_track *t = nd_tracked(s, s->cexits[k].pid);
+                sibling_of_known = t && t->ppid == n->ppid && s->cexits[k].ws == n->ws;
+            }
+            if (!sibling_of_known)
+                nd_sampler_note_exit(s, n->pid, n->ws, NULL, n->comm);
+            continue;
+        }
+        /* Two ticks: a parent younger than that would have been seen. */
+        if (++s->unseen_age[i] < 2) {
+            s->unseen[j] = s->unseen[i];
+            s->unseen_age[j++] = s->unseen_age[i];
+        }
+    }
+    s->nunseen = j;
 }
 
 const struct nd_child_exit *nd_sampler_child_exits(const struct nd_sampler *s, size_t *n, bool *heard)
@@ -915,6 +1003,7 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
     int rc = nd_scan_procs(s, dt, err);
     if (rc < 0)
         return rc;
+    nd_sampler_settle_unseen(s);
 
     const struct nd_device_state *states[ND_MAX_VENDORS];
     size_t nstates = 0;
@@ -948,6 +1037,8 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
             t->holds = fp.holds_device;
             if (fp.maps_read)
                 s->fw_known = true;
+            if (!fp.fds_read && t->state != 'Z')
+                s->fds_denied = true;
             t->held_mask = 0;
             for (size_t k = 0; k < fp.nheld; k++) {
                 int d = fp.held[k].index >= 0 ? nd_slot_of(s, fp.held[k].vendor, fp.held[k].index) : -1;
@@ -1060,6 +1151,12 @@ const pid_t *nd_sampler_vanished(const struct nd_sampler *s, size_t *n)
 bool nd_sampler_frameworks_known(const struct nd_sampler *s)
 {
     return s->fw_known;
+}
+
+void nd_sampler_denied(const struct nd_sampler *s, bool *fds, bool *io)
+{
+    *fds = s->fds_denied;
+    *io = s->io_denied;
 }
 
 double nd_sampler_loadavg(const struct nd_sampler *s)

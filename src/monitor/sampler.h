@@ -49,6 +49,9 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
 const struct nd_detect_proc *nd_sampler_procs(const struct nd_sampler *s, size_t *n);
 const pid_t *nd_sampler_vanished(const struct nd_sampler *s, size_t *n);
 bool nd_sampler_frameworks_known(const struct nd_sampler *s);
+/* Whether /proc/PID/fd, or /proc/PID/io, of a process of the job could not
+ * be read at some tick (another user's job, a container that hides them). */
+void nd_sampler_denied(const struct nd_sampler *s, bool *fds, bool *io);
 /* The main process's address-space limit (ulimit -v, RLIMIT_AS) in bytes; 0 none. */
 uint64_t nd_sampler_rlimit_as(const struct nd_sampler *s);
 /* True when the job's memory cgroup is a v1 one (memory.limit_in_bytes). */

@@ -156,17 +156,9 @@ int nd_exit_listener_open(struct nd_exit_listener **out)
     return 0;
 }
 
-/* The pid and exit code in one TASKSTATS_TYPE_AGGR_PID attribute's payload
- * (pid < 0: any pid, told in *got_pid). */
-static bool nd_taskstats_aggr_any(const void *p, size_t len, pid_t pid, pid_t *got_pid, int *ws);
-
-static bool nd_taskstats_aggr(const void *p, size_t len, pid_t pid, int *ws)
-{
-    pid_t got;
-    return pid >= 0 && nd_taskstats_aggr_any(p, len, pid, &got, ws);
-}
-
-static bool nd_taskstats_aggr_any(const void *p, size_t len, pid_t pid, pid_t *got_pid, int *ws)
+/* The notice in one TASKSTATS_TYPE_AGGR_PID attribute's payload (pid < 0:
+ * any pid). */
+static bool nd_taskstats_aggr(const void *p, size_t len, pid_t pid, struct nd_exit_notice *n)
 {
     const struct nlattr *pa = nd_nla_find(p, len, TASKSTATS_TYPE_PID);
     const struct nlattr *sa = nd_nla_find(p, len, TASKSTATS_TYPE_STATS);
@@ -179,10 +171,36 @@ static bool nd_taskstats_aggr_any(const void *p, size_t len, pid_t pid, pid_t *g
     size_t need = offsetof(struct taskstats, ac_exitcode) + sizeof(uint32_t);
     if ((pid >= 0 && (pid_t)got != pid) || sa->nla_len < NLA_HDRLEN + need)
         return false;
-    *got_pid = (pid_t)got;
+    const char *ts = (const char *)sa + NLA_HDRLEN;
+    size_t have = sa->nla_len - NLA_HDRLEN;
+    memset(n, 0, sizeof *n);
+    n->pid = (pid_t)got;
     uint32_t code;
-    memcpy(&code, (const char *)sa + NLA_HDRLEN + offsetof(struct taskstats, ac_exitcode), sizeof code);
-    *ws = (int)(code & 0xffff);
+    memcpy(&code, ts + offsetof(struct taskstats, ac_exitcode), sizeof code);
+    n->ws = (int)(code & 0xffff);
+    /* The parent and the name tell whose a process was that ended before
+     * anyone saw it alive. */
+    if (have >= offsetof(struct taskstats, ac_ppid) + sizeof(uint32_t)) {
+        uint32_t ppid;
+        memcpy(&ppid, ts + offsetof(struct taskstats, ac_ppid), sizeof ppid);
+        n->ppid = ppid <= (uint32_t)INT32_MAX ? (pid_t)ppid : 0;
+    }
+    if (have >= offsetof(struct taskstats, ac_comm) + TS_COMM_LEN) {
+        size_t k = 0;
+        const char *c = ts + offsetof(struct taskstats, ac_comm);
+        for (; k < TS_COMM_LEN && k + 1 < sizeof n->comm && c[k]; k++)
+            n->comm[k] = c[k] >= 0x20 && c[k] < 0x7f ? c[k] : '?';
+        n->comm[k] = '\0';
+    }
+#if TASKSTATS_VERSION >= 12
+    uint16_t version;
+    memcpy(&version, ts + offsetof(struct taskstats, version), sizeof version);
+    if (version >= 12 && have >= offsetof(struct taskstats, ac_tgid) + sizeof(uint32_t)) {
+        uint32_t tgid;
+        memcpy(&tgid, ts + offsetof(struct taskstats, ac_tgid), sizeof tgid);
+        n->tgid = tgid <= (uint32_t)INT32_MAX ? (pid_t)tgid : 0;
+    }
+#endif
     return true;
 }
 
@@ -197,8 +215,11 @@ bool nd_taskstats_parse(const void *buf, size_t len, pid_t pid, int *ws)
             const char *attrs = c + NLMSG_LENGTH(GENL_HDRLEN);
             size_t alen = h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
             const struct nlattr *agg = nd_nla_find(attrs, alen, TASKSTATS_TYPE_AGGR_PID);
-            if (agg && nd_taskstats_aggr((const char *)agg + NLA_HDRLEN, agg->nla_len - NLA_HDRLEN, pid, ws))
+            struct nd_exit_notice n;
+            if (pid >= 0 && agg && nd_taskstats_aggr((const char *)agg + NLA_HDRLEN, agg->nla_len - NLA_HDRLEN, pid, &n)) {
+                *ws = n.ws;
                 return true;
+            }
         }
         size_t step = NLMSG_ALIGN(h->nlmsg_len);
         if (step >= len)
@@ -209,7 +230,7 @@ bool nd_taskstats_parse(const void *buf, size_t len, pid_t pid, int *ws)
     return false;
 }
 
-size_t nd_taskstats_each(const void *buf, size_t len, void (*fn)(pid_t pid, int ws, void *arg), void *arg)
+size_t nd_taskstats_each(const void *buf, size_t len, void (*fn)(const struct nd_exit_notice *n, void *arg), void *arg)
 {
     const char *c = buf;
     size_t n = 0;
@@ -221,10 +242,9 @@ size_t nd_taskstats_each(const void *buf, size_t len, void (*fn)(pid_t pid, int 
             const char *attrs = c + NLMSG_LENGTH(GENL_HDRLEN);
             size_t alen = h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
             const struct nlattr *agg = nd_nla_find(attrs, alen, TASKSTATS_TYPE_AGGR_PID);
-            pid_t got;
-            int ws;
-            if (agg && nd_taskstats_aggr_any((const char *)agg + NLA_HDRLEN, agg->nla_len - NLA_HDRLEN, -1, &got, &ws)) {
-                fn(got, ws, arg);
+            struct nd_exit_notice notice;
+            if (agg && nd_taskstats_aggr((const char *)agg + NLA_HDRLEN, agg->nla_len - NLA_HDRLEN, -1, &notice)) {
+                fn(&notice, arg);
                 n++;
             }
         }
@@ -237,7 +257,7 @@ size_t nd_taskstats_each(const void *buf, size_t len, void (*fn)(pid_t pid, int 
     return n;
 }
 
-void nd_exit_listener_each(struct nd_exit_listener *l, void (*fn)(pid_t pid, int ws, void *arg), void *arg)
+void nd_exit_listener_each(struct nd_exit_listener *l, void (*fn)(const struct nd_exit_notice *n, void *arg), void *arg)
 {
     static char buf[64 * 1024];
     for (int rounds = 0; rounds < 256; rounds++) {

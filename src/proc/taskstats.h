@@ -15,6 +15,15 @@
 
 struct nd_exit_listener;
 
+/* One exit notice: the task (a process's main thread has its pid), its
+ * thread group and parent when it ended (0 unknown: an older kernel's
+ * shorter record), and its command name ("" unknown). */
+struct nd_exit_notice {
+    pid_t pid, tgid, ppid;
+    int ws; /* a wait() status */
+    char comm[32];
+};
+
 /* Registers for the exit notices of every CPU. Returns 0, or a negative
  * errno (-EPERM without the capability, -EINVAL in a container). */
 int nd_exit_listener_open(struct nd_exit_listener **out);
@@ -23,7 +32,7 @@ int nd_exit_listener_open(struct nd_exit_listener **out);
 bool nd_exit_listener_status(struct nd_exit_listener *l, pid_t pid, int wait_ms, int *ws);
 /* Reads what has arrived, without waiting, and calls fn for each exit heard
  * (every thread's too: a process's main thread has its pid). */
-void nd_exit_listener_each(struct nd_exit_listener *l, void (*fn)(pid_t pid, int ws, void *arg), void *arg);
+void nd_exit_listener_each(struct nd_exit_listener *l, void (*fn)(const struct nd_exit_notice *n, void *arg), void *arg);
 void nd_exit_listener_free(struct nd_exit_listener *l);
 
 /* One netlink datagram of taskstats notices: true with *ws when it holds
@@ -31,6 +40,6 @@ void nd_exit_listener_free(struct nd_exit_listener *l);
  * the fuzz target; any bytes are safe. */
 bool nd_taskstats_parse(const void *buf, size_t len, pid_t pid, int *ws);
 /* Every exit notice in one datagram, to fn; returns how many. Any bytes are safe. */
-size_t nd_taskstats_each(const void *buf, size_t len, void (*fn)(pid_t pid, int ws, void *arg), void *arg);
+size_t nd_taskstats_each(const void *buf, size_t len, void (*fn)(const struct nd_exit_notice *n, void *arg), void *arg);
 
 #endif

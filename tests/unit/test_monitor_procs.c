@@ -80,6 +80,7 @@ static struct nd_detect_proc *proc(struct synth *x, pid_t pid, pid_t ppid, doubl
 static float g_stopped;       /* the stopped share of the next pushed samples */
 static uint64_t g_write_rate; /* bytes the job writes per pushed second */
 static uint64_t g_out_step;   /* output lines added per pushed sample (run: output observed when > 0) */
+static bool g_io_hidden;      /* /proc/PID/io unreadable for the next pushed samples */
 
 /* n samples one second apart; the job holds npu:0 at util %, iowait 0/1, reading rate bytes/s. */
 static void push(struct synth *x, int n, float cores, bool held, int util, float iowait, uint64_t rate)
@@ -102,7 +103,7 @@ static void push(struct synth *x, int n, float cores, bool held, int util, float
         sm.nprocs = (uint32_t)x->ctx.nprocs;
         sm.iowait = iowait;
         sm.stopped = g_stopped;
-        sm.io_valid = 1;
+        sm.io_valid = g_io_hidden ? 0 : 1;
         sm.read_bytes = (prev ? prev->read_bytes : 0) + rate;
         sm.write_bytes = (prev ? prev->write_bytes : 0) + g_write_rate;
         sm.out_valid = g_out_step > 0;
@@ -481,6 +482,19 @@ static void test_inproc_fallback(void **state)
     nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
     assert_null(find(&out, "fallback.in-process"));
     nd_findings_release(&out);
+    /* The same on a host whose run queue is far longer than its CPUs, for
+     * longer than two windows: a step loop that gets a tenth of a core. */
+    x.ctx.loadavg1 = 40;
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_non_null(find(&out, "fallback.in-process"));
+    assert_null(find(&out, "idle.input-bound"));
+    nd_findings_release(&out);
+    h->tracked_s = 12; /* not yet two windows: it may be starting or ending */
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_null(find(&out, "fallback.in-process"));
+    nd_findings_release(&out);
+    h->tracked_s = 30;
+    x.ctx.loadavg1 = 0;
     h->win_cores = h->cores = 0.2;
     nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
     assert_non_null(find(&out, "fallback.in-process"));
@@ -493,6 +507,130 @@ static void test_inproc_fallback(void **state)
     push(&x, 16, 0.95f, true, 80, 0.0f, 0);
     nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
     assert_int_equal(out.n, 0);
+    nd_series_release(&x.s);
+}
+
+/* Where /proc/PID/io cannot be read, the reads are unknown: the in-process
+ * fallback is still said (the CPU and the idle device are seen), at low
+ * confidence and saying what it could not see. */
+static void test_inproc_io_hidden(void **state)
+{
+    (void)state;
+    struct synth x;
+    synth_init(&x);
+    struct nd_detect_proc *h = proc(&x, 100, 1, 0.95, true, TORCH | ND_FW_TORCH_NPU, NULL);
+    h->win_runnable = 1;
+    g_io_hidden = true;
+    push(&x, 16, 0.95f, true, 3, 0.0f, 0);
+    g_io_hidden = false;
+    struct nd_findings out = ND_FINDINGS_INIT;
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    const struct nd_finding *f = find(&out, "fallback.in-process");
+    assert_non_null(f);
+    assert_int_equal(f->confidence, ND_CONF_LOW);
+    assert_true(evidence_has(f, "reads: unknown"));
+    assert_false(evidence_has(f, "reads: 0 KiB/s"));
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
+}
+
+/* A worker of the job killed while the main process runs on: said at once;
+ * a hang where exit notices cannot be heard says what it could not see. */
+static void test_child_exit_live(void **state)
+{
+    (void)state;
+    struct synth x;
+    synth_init(&x);
+    proc(&x, 100, 1, 0.0, false, TORCH, NULL);
+    push(&x, 2, 0.0f, false, 0, 0.0f, 0);
+    struct nd_findings out = ND_FINDINGS_INIT;
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_null(find(&out, "exit.child-failed"));
+    nd_findings_release(&out);
+    struct nd_child_exit dead = {.pid = 4300, .ws = SIGKILL};
+    snprintf(dead.cmd, sizeof dead.cmd, "pt_data_worker (ended before it was sampled)");
+    x.ctx.child_exits = &dead;
+    x.ctx.nchild_exits = 1;
+    x.ctx.exit_notices = true;
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    const struct nd_finding *f = find(&out, "exit.child-failed");
+    assert_non_null(f);
+    assert_int_equal(f->severity, ND_SEV_WARNING);
+    assert_true(evidence_has(f, "pid 4300 pt_data_worker (ended before it was sampled): died from SIGKILL"));
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
+
+    synth_init(&x);
+    x.cfg.hang_after_s = 5;
+    proc(&x, 100, 1, 0.0, false, TORCH, NULL);
+    g_out_step = 0;
+    push(&x, 8, 0.0f, false, 0, 0.0f, 0);
+    x.ctx.exit_notices = false;
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    f = find(&out, "hang.no-progress");
+    assert_non_null(f);
+    assert_true(evidence_has(f, "exit notices cannot be heard here"));
+    nd_findings_release(&out);
+    x.ctx.exit_notices = true;
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    f = find(&out, "hang.no-progress");
+    assert_non_null(f);
+    assert_false(evidence_has(f, "exit notices cannot be heard here"));
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
+}
+
+/* A phase finding whose job then worked on its device for a whole window
+ * and exited 0 was a pause; not when the job ended still idle, failed, or
+ * the finding is a fact for good. */
+static void test_pause_over(void **state)
+{
+    (void)state;
+    struct synth x;
+    synth_init(&x);
+    proc(&x, 100, 1, 0.95, true, TORCH | ND_FW_TORCH_NPU, NULL);
+    push(&x, 10, 0.3f, true, 85, 0.0f, 0);
+    push(&x, 12, 0.95f, true, 0, 0.0f, 0); /* an evaluation on the CPU */
+    double at = nd_series_last(&x.s)->t;
+    push(&x, 12, 0.3f, true, 85, 0.0f, 0);
+    struct nd_findings fs = ND_FINDINGS_INIT;
+    struct nd_finding *f = nd_findings_add(&fs, "fallback.in-process", ND_CAT_CPU_FALLBACK, ND_SEV_WARNING, "CPU");
+    f->at_s = at;
+    struct nd_exit_info ok = {.exited = true, .code = 0}, bad = {.exited = true, .code = 1};
+    double from = 0, util = 0;
+    assert_true(nd_detect_pause_over(&x.s, &x.cfg, f, &ok, &from, &util));
+    assert_true(from >= at);
+    assert_true(util > 80);
+    assert_false(nd_detect_pause_over(&x.s, &x.cfg, f, &bad, &from, &util));
+    assert_false(nd_detect_pause_over(&x.s, &x.cfg, f, NULL, &from, &util));
+    /* Found too late for a whole window of work after it. */
+    f->at_s = nd_series_last(&x.s)->t - 3;
+    assert_false(nd_detect_pause_over(&x.s, &x.cfg, f, &ok, &from, &util));
+    f->at_s = at;
+    nd_detect_pause_demote(f, from, util, 40);
+    assert_int_equal(f->severity, ND_SEV_INFO);
+    assert_non_null(strstr(f->title, "A pause, then work again: CPU"));
+    assert_true(evidence_has(f, "then the device worked again"));
+    /* A note already, or an error (held past --fallback-after): left alone. */
+    assert_false(nd_detect_pause_over(&x.s, &x.cfg, f, &ok, &from, &util));
+    struct nd_finding *e = nd_findings_add(&fs, "fallback.in-process", ND_CAT_CPU_FALLBACK, ND_SEV_ERROR, "CPU");
+    e->at_s = at;
+    assert_false(nd_detect_pause_over(&x.s, &x.cfg, e, &ok, &from, &util));
+    struct nd_finding *m = nd_findings_add(&fs, "memory.host-oom", ND_CAT_HOST_OOM, ND_SEV_WARNING, "OOM");
+    m->at_s = at;
+    assert_false(nd_detect_pause_over(&x.s, &x.cfg, m, &ok, &from, &util));
+    nd_findings_release(&fs);
+    nd_series_release(&x.s);
+
+    /* Still on the CPU at the end: a fallback, not a pause. */
+    synth_init(&x);
+    proc(&x, 100, 1, 0.95, true, TORCH | ND_FW_TORCH_NPU, NULL);
+    push(&x, 10, 0.3f, true, 85, 0.0f, 0);
+    push(&x, 24, 0.95f, true, 0, 0.0f, 0);
+    f = nd_findings_add(&fs, "fallback.in-process", ND_CAT_CPU_FALLBACK, ND_SEV_WARNING, "CPU");
+    f->at_s = 21;
+    assert_false(nd_detect_pause_over(&x.s, &x.cfg, f, &ok, &from, &util));
+    nd_findings_release(&fs);
     nd_series_release(&x.s);
 }
 
@@ -652,7 +790,8 @@ int main(void)
         cmocka_unit_test(test_stopped),          cmocka_unit_test(test_kmsg),
         cmocka_unit_test(test_inproc_fallback),  cmocka_unit_test(test_starved),
         cmocka_unit_test(test_storage_no_reads), cmocka_unit_test(test_masked_exit),
-        cmocka_unit_test(test_traceback_blocks),
+        cmocka_unit_test(test_traceback_blocks), cmocka_unit_test(test_inproc_io_hidden),
+        cmocka_unit_test(test_child_exit_live),  cmocka_unit_test(test_pause_over),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

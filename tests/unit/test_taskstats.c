@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <cmocka.h>
@@ -28,7 +29,8 @@ static size_t put_attr(char *buf, size_t *off, unsigned short type, const void *
 
 /* One TASKSTATS_CMD_NEW notice for pid with exit code code; stats_len
  * bytes of struct taskstats. Returns the datagram's length. */
-static size_t notice(char *buf, uint32_t pid, uint32_t code, size_t stats_len)
+static size_t notice_of(char *buf, uint32_t pid, uint32_t code, size_t stats_len, uint32_t ppid, uint32_t tgid,
+                        const char *comm)
 {
     memset(buf, 0, 1024);
     size_t off = NLMSG_LENGTH(GENL_HDRLEN);
@@ -39,6 +41,13 @@ static size_t notice(char *buf, uint32_t pid, uint32_t code, size_t stats_len)
     memset(&ts, 0, sizeof ts);
     ts.version = TASKSTATS_VERSION;
     ts.ac_exitcode = code;
+    ts.ac_ppid = ppid;
+#if TASKSTATS_VERSION >= 12
+    ts.ac_tgid = tgid;
+#else
+    (void)tgid;
+#endif
+    memcpy(ts.ac_comm, comm, strnlen(comm, sizeof ts.ac_comm - 1));
     put_attr(buf, &off, TASKSTATS_TYPE_STATS, &ts, stats_len);
     struct nlattr a = {.nla_len = (unsigned short)(off - agg), .nla_type = TASKSTATS_TYPE_AGGR_PID};
     memcpy(buf + agg, &a, sizeof a);
@@ -47,6 +56,55 @@ static size_t notice(char *buf, uint32_t pid, uint32_t code, size_t stats_len)
     struct genlmsghdr g = {.cmd = TASKSTATS_CMD_NEW, .version = 1};
     memcpy(buf + NLMSG_HDRLEN, &g, sizeof g);
     return off;
+}
+
+static size_t notice(char *buf, uint32_t pid, uint32_t code, size_t stats_len)
+{
+    return notice_of(buf, pid, code, stats_len, 1, pid, "python3");
+}
+
+struct heard {
+    size_t n;
+    struct nd_exit_notice last;
+};
+
+static void hear(const struct nd_exit_notice *n, void *arg)
+{
+    struct heard *h = arg;
+    h->n++;
+    h->last = *n;
+}
+
+static void test_each_tells_parent_name_and_group(void **state)
+{
+    (void)state;
+    _Alignas(8) char buf[2048];
+    struct heard h = {0};
+    /* A worker killed as it started: its parent and name say whose it was. */
+    size_t n = notice_of(buf, 4300, SIGKILL, sizeof(struct taskstats), 4242, 4300, "pt_data_worker");
+    assert_int_equal(nd_taskstats_each(buf, n, hear, &h), 1);
+    assert_int_equal(h.last.pid, 4300);
+    assert_int_equal(h.last.ppid, 4242);
+    assert_string_equal(h.last.comm, "pt_data_worker");
+    assert_true(WIFSIGNALED(h.last.ws) && WTERMSIG(h.last.ws) == SIGKILL);
+#if TASKSTATS_VERSION >= 12
+    assert_int_equal(h.last.tgid, 4300);
+    /* A thread's own notice names its group. */
+    n = notice_of(buf, 4301, SIGKILL, sizeof(struct taskstats), 4242, 4300, "python3");
+    assert_int_equal(nd_taskstats_each(buf, n, hear, &h), 1);
+    assert_int_equal(h.n, 2);
+    assert_int_equal(h.last.tgid, 4300);
+#endif
+    /* An older kernel's short struct: the status, no parent, no name. */
+    n = notice_of(buf, 4302, 9, 64, 4242, 4302, "python3");
+    nd_taskstats_each(buf, n, hear, &h);
+    assert_int_equal(h.last.pid, 4302);
+    assert_int_equal(h.last.ppid, 0);
+    assert_string_equal(h.last.comm, "");
+    /* Bytes that are not printable in the name are not passed on. */
+    n = notice_of(buf, 4303, 9, sizeof(struct taskstats), 1, 4303, "a\033[2Jb");
+    nd_taskstats_each(buf, n, hear, &h);
+    assert_string_equal(h.last.comm, "a?[2Jb");
 }
 
 static void test_exit_status_of_the_pid(void **state)
@@ -100,6 +158,7 @@ int main(void)
         cmocka_unit_test(test_exit_status_of_the_pid),
         cmocka_unit_test(test_second_notice_in_a_datagram),
         cmocka_unit_test(test_short_or_cut_notices),
+        cmocka_unit_test(test_each_tells_parent_name_and_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,6 +33,10 @@ for w in want:
         ok &= any(f["id"] == v for f in d["findings"])
     elif k == "not":
         ok &= not any(f["category"] == v or f["id"] == v for f in loud)
+    elif k == "ev":
+        ok &= any(v in f["title"] or any(v in e["text"] for e in f.get("evidence", [])) for f in loud)
+    elif k == "one":
+        ok &= sum(f["category"] == v for f in loud) == 1
     elif k == "clean":
         ok &= not loud
     elif k == "rc":
@@ -61,10 +65,10 @@ live_matrix() {
     local match=0 p
     for p in "$@"; do case "$name" in "$p"*) match=1 ;; esac; done
     [ "$match" = 1 ] || continue
-    [ -n "${LIVE_ONLY:-}" ] && [ "$LIVE_ONLY" != "$name" ] && continue
+    if [ -n "${LIVE_ONLY:-}" ]; then case " $LIVE_ONLY " in *" $name "*) ;; *) continue ;; esac; fi
     live_trim host wrap opts want
     [ "$opts" = - ] && opts=
-    local -a env=(PYTHONPATH="$LIVE_JOBS" PYTHONDONTWRITEBYTECODE=1 HOLD=6) cmd=("$PY" "$LIVE_JOBS/$name.py")
+    local -a env=(PYTHONPATH="$LIVE_JOBS" PYTHONDONTWRITEBYTECODE=1 HOLD=6) cmd=("$PY" "$LIVE_JOBS/${name%@*}.py") pre=()
     if [ "$host" = npu ]; then
       sim_910b_host '[ascend.device.0]
 aicore_util = 85
@@ -84,6 +88,7 @@ hbm_used_mb = 20000'
     [ "$host" = gpu ] && root=$ND_FIXTURES/roots/cuda-host
     case "$wrap" in
       ulimit) cmd=(bash -c 'ulimit -v 4194304 && exec "$@"' job "${cmd[@]}") ;;
+      userns) pre=(unshare --user --map-root-user) ;;
       tee) cmd=(bash -c '"$@" 2>&1 | tee "$LIVE_LOG"' job "${cmd[@]}") env+=(LIVE_LOG="$T/job.log") ;;
     esac
     rm -f "$T/sum.json"
@@ -94,7 +99,7 @@ hbm_used_mb = 20000'
         --json-summary="$T/sum.json" -- "${cmd[@]}" >"$T/out" 2>"$T/err"
       rc=${PIPESTATUS[1]}
     else
-      env "${env[@]}" "$ND" run --root "$root" "${RUNOPTS[@]}" --hang-after 3 $opts \
+      "${pre[@]}" env "${env[@]}" "$ND" run --root "$root" "${RUNOPTS[@]}" --hang-after 3 $opts \
         --json-summary="$T/sum.json" -- "${cmd[@]}" >"$T/out" 2>"$T/err" </dev/null
       rc=$?
     fi
