@@ -33,17 +33,18 @@ enum nd_cat_col {
     COL_PATTERN,
     COL_COUNTER,
     COL_OUTRANKS,
+    COL_CONSEQUENCE,
     COL_COUNT
 };
 
 static const char *const nd_cat_col_names[COL_COUNT] = {
     "code", "title",      "fix",   "example", "id",      "category", "severity", "vendor",
-    "role", "confidence", "cause", "see",     "pattern", "counter",  "outranks",
+    "role", "confidence", "cause", "see",     "pattern", "counter",  "outranks", "consequence-of",
 };
 
 /* The values of "#! key = value" lines. */
 struct nd_cat_defaults {
-    char *id_prefix, *vendor, *category, *severity, *role, *confidence, *see, *cause, *family;
+    char *id_prefix, *vendor, *category, *severity, *role, *confidence, *see, *cause, *family, *consequence_of;
     struct nd_strv templates;
 };
 
@@ -282,6 +283,17 @@ static bool nd_cat_template_ok(struct nd_cat_parser *p, const char *tmpl, long l
     return ok;
 }
 
+/* Every comma-separated item of a consequence-of value is known. */
+static bool nd_cat_consequence_ok(const char *val)
+{
+    char *copy = nd_xstrdup(val), *save = NULL;
+    bool ok = true;
+    for (char *t = strtok_r(copy, ", ", &save); t && ok; t = strtok_r(NULL, ", ", &save))
+        ok = nd_kb_consequence_item_ok(t);
+    free(copy);
+    return ok;
+}
+
 static void nd_cat_default(struct nd_cat_parser *p, const char *text, long line)
 {
     const char *eq = strchr(text, '=');
@@ -304,6 +316,7 @@ static void nd_cat_default(struct nd_cat_parser *p, const char *text, long line)
         {"see", &p->def.see},
         {"cause", &p->def.cause},
         {"family", &p->def.family},
+        {"consequence-of", &p->def.consequence_of},
     };
     bool known = false;
     if (strcmp(key, "template") == 0) {
@@ -330,6 +343,8 @@ static void nd_cat_default(struct nd_cat_parser *p, const char *text, long line)
             bad = "confidence '%s' is not high, medium or low";
         else if (strcmp(key, "category") == 0 && !nd_category_is_valid(val))
             bad = "category '%s' is not a known category (rules/FORMAT.md lists them)";
+        else if (strcmp(key, "consequence-of") == 0 && !nd_cat_consequence_ok(val))
+            bad = "consequence-of '%s' holds an item that is neither a category nor 'mechanism'";
         if (bad) {
             char msg[300];
             snprintf(msg, sizeof msg, bad, val);
@@ -343,7 +358,7 @@ static void nd_cat_default(struct nd_cat_parser *p, const char *text, long line)
     if (!known)
         nd_cat_problem(p, line,
                        "unknown default '%s' (id-prefix, family, vendor, category, severity, role, "
-                       "confidence, see, cause, template)",
+                       "confidence, see, cause, consequence-of, template)",
                        key);
     free(key);
     free(val);
@@ -511,6 +526,12 @@ static void nd_cat_row(struct nd_cat_parser *p, char **fields, size_t n, long li
     nd_cat_split(&r.examples, example, " ;; ", line, code, false);
     if ((v = nd_cat_get(p, fields, COL_COUNTER, NULL)))
         nd_cat_split(&r.counters, v, " ;; ", line, code, false);
+    if ((v = nd_cat_get(p, fields, COL_CONSEQUENCE, p->def.consequence_of))) {
+        char *copy = nd_xstrdup(v), *save = NULL;
+        for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+            nd_strv_push(&r.consequence_of, t, line);
+        free(copy);
+    }
     if ((v = nd_cat_get(p, fields, COL_OUTRANKS, NULL))) {
         char *copy = nd_xstrdup(v), *save = NULL;
         for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
@@ -614,5 +635,6 @@ void nd_kb_parse_catalog(struct nd_kb_ruleset *set, const char *file, const char
     free(p.def.see);
     free(p.def.cause);
     free(p.def.family);
+    free(p.def.consequence_of);
     nd_strv_release(&p.def.templates);
 }

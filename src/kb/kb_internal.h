@@ -55,6 +55,9 @@ struct nd_kb_rule {
     enum nd_kb_role role;
     int tier; /* ranking weight, derived from category and role */
     struct nd_strv patterns, fixes, examples, counters, outranks, captures_src;
+    /* consequence-of: categories (or "mechanism": any specific INI rule)
+     * whose finding in the same file explains this one, so goes first. */
+    struct nd_strv consequence_of;
     bool patterns_checked; /* checked already (a template once per file; the prebuilt built-ins at build time) */
     struct nd_kb_capture *captures;
     size_t ncaptures;
@@ -132,6 +135,11 @@ void nd_kb_ruleset_release(struct nd_kb_ruleset *set);
 /* True when the rule's `require` condition holds on line (NUL-terminated),
  * or when it has none. */
 bool nd_kb_rule_accepts(const struct nd_kb_rule *r, const char *line);
+/* In consequence-of: any specific INI rule (not a catalogue row, not
+ * generic, role cause) at least as severe names the mechanism. */
+#define ND_KB_MECHANISM "mechanism"
+/* A category, or ND_KB_MECHANISM. */
+bool nd_kb_consequence_item_ok(const char *item);
 /* Ranking weight of a category (cause categories high, symptoms low). */
 int nd_kb_category_tier(const char *category);
 

@@ -2,6 +2,9 @@
  * Order: severity, then the rule's tier (cause categories above symptoms,
  * wrappers last), then the earliest timestamp across files, then first
  * appearance; wrappers go after any other finding of warning or above;
+ * then a finding goes before those that name it in `consequence-of` (the
+ * causal chain as the vendors document it: an unloaded environment before
+ * the runtime codes it causes, a mechanism before a bare return code);
  * finally each rule's `outranks` list is enforced. Pure. */
 #include <ctype.h>
 #include <stdlib.h>
@@ -111,6 +114,50 @@ static int nd_kb_cand_cmp(const struct nd_kb_cand *a, const struct nd_kb_cand *b
     if (a->h->seq != b->h->seq)
         return a->h->seq < b->h->seq ? -1 : 1;
     return 0;
+}
+
+/* True when a's finding explains b's: b's rule names a's category, or
+ * "mechanism" for a specific INI rule at least as severe, in consequence-of,
+ * and both first appear in the same file (in another rank's log the order
+ * of time decides, not the chain). */
+static bool nd_kb_explains(const struct nd_kb_cand *a, const struct nd_kb_cand *b)
+{
+    const struct nd_kb_rule *ra = a->r, *rb = b->r;
+    if (ra == rb || ra->role == ND_ROLE_WRAPPER || ra->severity < ND_SEV_WARNING)
+        return false;
+    if (!a->h->earliest.file || a->h->earliest.file != b->h->earliest.file)
+        return false;
+    for (size_t i = 0; i < rb->consequence_of.n; i++) {
+        const char *item = rb->consequence_of.v[i];
+        if (strcmp(item, ND_KB_MECHANISM) == 0) {
+            if (!ra->family && !ra->generic && ra->role == ND_ROLE_CAUSE && ra->severity >= rb->severity)
+                return true;
+        } else if (ra->category && strcmp(item, ra->category) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Moves each explaining finding just before the first finding it explains
+ * (unless that one explains it back). Bounded passes: data cannot loop. */
+static void nd_kb_order_chain(struct nd_kb_cand *c, size_t n)
+{
+    for (size_t pass = 0; pass < n * n + 1; pass++) {
+        bool moved = false;
+        for (size_t a = 1; a < n && !moved; a++)
+            for (size_t b = 0; b < a; b++) {
+                if (!nd_kb_explains(&c[a], &c[b]) || nd_kb_explains(&c[b], &c[a]))
+                    continue;
+                struct nd_kb_cand x = c[a];
+                memmove(&c[b + 1], &c[b], (a - b) * sizeof *c);
+                c[b] = x;
+                moved = true;
+                break;
+            }
+        if (!moved)
+            break;
+    }
 }
 
 static void nd_kb_add_evidence(struct nd_finding *f, const struct nd_kb_occ *o)
@@ -242,6 +289,7 @@ void nd_kb_rank_hits(const struct nd_kb *kb, const struct nd_kb_hit *hits, struc
         memcpy(c, tmp, n * sizeof *c);
         free(tmp);
     }
+    nd_kb_order_chain(c, n);
     /* outranks: a rule goes before every rule it names. Bounded passes, so a
      * cycle in user rules cannot loop forever. */
     for (size_t pass = 0; pass < n * n + 1; pass++) {

@@ -150,7 +150,7 @@ static char *nd_kb_reader_line(char *str, int num, void *stream)
 static const char *const nd_kb_keys[] = {
     "category", "severity", "vendor",   "pattern",  "capture", "title",    "cause",
     "fix",      "see",      "outranks", "example",  "counter", "negative", "confidence",
-    "role",     "require",  "generic",  "requires", "unless",  "within",   NULL,
+    "role",     "require",  "generic",  "requires", "unless",  "within",   "consequence-of", NULL,
 };
 
 static bool nd_kb_key_known(const char *k)
@@ -359,10 +359,11 @@ static int nd_kb_handler(void *user, const char *section, const char *name, cons
             nd_kb_problem(rd->problems, rd->file, rd->lineno, "within '%s' is not a number of lines (1-1000000)", val);
         else
             r->within = w;
-    } else if (strcmp(name, "outranks") == 0) {
+    } else if (strcmp(name, "outranks") == 0 || strcmp(name, "consequence-of") == 0) {
+        struct nd_strv *sv = name[0] == 'o' ? &r->outranks : &r->consequence_of;
         char *copy = nd_xstrdup(val), *save = NULL;
         for (char *t = strtok_r(copy, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save))
-            nd_strv_push(&r->outranks, t, rd->lineno);
+            nd_strv_push(sv, t, rd->lineno);
         free(copy);
     } else if (strcmp(name, "severity") == 0) {
         int s = nd_severity_parse(val);
@@ -426,6 +427,11 @@ void nd_kb_parse_rules(struct nd_kb_ruleset *set, const char *file, const char *
         nd_kb_ruleset_reindex(set);
     }
     nd_strv_release(&rd.side);
+}
+
+bool nd_kb_consequence_item_ok(const char *item)
+{
+    return strcmp(item, ND_KB_MECHANISM) == 0 || nd_category_is_valid(item);
 }
 
 int nd_kb_category_tier(const char *category)
@@ -751,6 +757,11 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
         nd_kb_check_placeholders(r, "cause", r->cause, problems);
         for (size_t j = 0; j < r->fixes.n; j++)
             nd_kb_check_placeholders(r, "fix", r->fixes.v[j], problems);
+        for (size_t j = 0; j < r->consequence_of.n; j++)
+            if (!nd_kb_consequence_item_ok(r->consequence_of.v[j]))
+                nd_kb_problem(problems, r->file, r->consequence_of.line[j],
+                              "[%s] consequence-of '%s' is neither a category nor 'mechanism'", r->id,
+                              r->consequence_of.v[j]);
         free(r->outrank_idx);
         r->outrank_idx = nd_xcalloc(r->outranks.n ? r->outranks.n : 1, sizeof *r->outrank_idx);
         r->noutrank_idx = 0;
@@ -786,6 +797,7 @@ void nd_kb_rule_release(struct nd_kb_rule *r)
     nd_strv_release(&r->examples);
     nd_strv_release(&r->counters);
     nd_strv_release(&r->outranks);
+    nd_strv_release(&r->consequence_of);
     nd_strv_release(&r->captures_src);
     nd_strv_release(&r->requires_src);
     nd_strv_release(&r->unless_src);

@@ -1,6 +1,7 @@
 /* Unit tests for the order of findings (kb_order.c) and the scanner's grouping (kb_scan.c):
  * causes before symptoms, outranks, earliest timestamp across files,
- * wrappers deferring to specific lines, repeats grouped with counts. */
+ * wrappers deferring to specific lines, repeats grouped with counts, and
+ * consequence-of (a finding goes after what explains it in the same file). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -188,6 +189,117 @@ static void test_rank_hits_direct(void **state)
     nd_kb_free(kb);
 }
 
+/* The causal chain as data: INI rules plus a catalogue table whose rows name
+ * what explains them (consequence-of). */
+static const char *chain_rules =
+    "[t.mech]\ncategory = config\npattern = MECHHERE\ntitle = m\nfix = f\nexample = MECHHERE\n"
+    "[t.generic]\ncategory = config\ngeneric = true\npattern = GENERICHERE\ntitle = g\nfix = f\n"
+    "example = GENERICHERE\n"
+    "[t.fault2]\ncategory = device-fault\nconsequence-of = version-mismatch\npattern = FAULT2HERE\ntitle = f2\n"
+    "fix = f\nexample = FAULT2HERE\n"
+    "[t.vwarn]\ncategory = version-mismatch\nseverity = warning\npattern = VWARNHERE\ntitle = vw\nfix = f\n"
+    "example = VWARNHERE\n"
+    "[t.cwarn]\ncategory = config\nseverity = warning\npattern = CWARNHERE\ntitle = cw\nfix = f\n"
+    "example = CWARNHERE\n";
+static const char *chain_table = "#! id-prefix = t.code\n"
+                                 "#! category = env-not-loaded\n"
+                                 "#! consequence-of = mechanism\n"
+                                 "code\ttitle\tfix\texample\n"
+                                 "CODE77\ta return code\tf\tCODE77\n";
+
+static struct nd_kb *make_chain_kb(void)
+{
+    setenv("NPU_DOCTOR_CACHE_DIR", "", 1);
+    struct nd_kb *kb = calloc(1, sizeof *kb);
+    struct nd_strv problems = {0};
+    nd_kb_parse_rules(&kb->rules, "t.rules", chain_rules, strlen(chain_rules), false, &problems);
+    nd_kb_parse_catalog(&kb->rules, "t.tsv", chain_table, strlen(chain_table), false, &problems);
+    nd_kb_check_rules(&kb->rules, NULL, &problems);
+    for (size_t i = 0; i < problems.n; i++)
+        print_message("%s\n", problems.v[i]);
+    assert_int_equal(problems.n, 0);
+    nd_strv_release(&problems);
+    struct nd_error err = {0};
+    assert_int_equal(nd_kb_compile(kb, &err), 0);
+    return kb;
+}
+
+static void test_consequence_of_mechanism(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_chain_kb();
+    struct nd_findings out = ND_FINDINGS_INIT;
+    /* The code row's category ranks above config, and it comes first: the
+     * specific rule in the same file still names the cause. */
+    const char *names[] = {"a.log"};
+    const char *both[] = {"CODE77 failed\nstep\nMECHHERE\n"};
+    explain(kb, names, both, 1, false, &out);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0]->id, "t.mech");
+    assert_string_equal(out.v[1]->id, "t.code.code77");
+    nd_findings_release(&out);
+    /* In another file (another rank's log) the chain says nothing. */
+    const char *two_names[] = {"a.log", "b.log"};
+    const char *apart[] = {"CODE77 failed\n", "MECHHERE\n"};
+    explain(kb, two_names, apart, 2, false, &out);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0]->id, "t.code.code77");
+    nd_findings_release(&out);
+    /* A generic rule is no mechanism. */
+    const char *generic[] = {"CODE77 failed\nGENERICHERE\n"};
+    explain(kb, names, generic, 1, false, &out);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0]->id, "t.code.code77");
+    nd_findings_release(&out);
+    nd_kb_free(kb);
+}
+
+static void test_consequence_of_category(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_chain_kb();
+    struct nd_findings out = ND_FINDINGS_INIT;
+    const char *names[] = {"a.log"};
+    /* A version warning explains the device fault that names it, even
+     * printed as a warning and after it. */
+    const char *chain[] = {"FAULT2HERE\nVWARNHERE\n"};
+    explain(kb, names, chain, 1, false, &out);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0]->id, "t.vwarn");
+    assert_string_equal(out.v[1]->id, "t.fault2");
+    nd_findings_release(&out);
+    /* A warning of a category the fault does not name stays behind it. */
+    const char *other[] = {"CWARNHERE\nFAULT2HERE\n"};
+    explain(kb, names, other, 1, false, &out);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0]->id, "t.fault2");
+    nd_findings_release(&out);
+    nd_kb_free(kb);
+}
+
+static void test_consequence_of_lint(void **state)
+{
+    (void)state;
+    struct nd_kb_ruleset set = {0};
+    struct nd_strv problems = {0};
+    const char *bad = "[t.x]\ncategory = config\nconsequence-of = mechanism, no-such\npattern = X\ntitle = x\n"
+                      "fix = f\nexample = X\n";
+    nd_kb_parse_rules(&set, "b.rules", bad, strlen(bad), false, &problems);
+    const char *table = "#! id-prefix = t.y\n#! category = config\n#! consequence-of = mechanism,bogus\n"
+                        "code\ttitle\tfix\texample\nY1\ty\tf\tY1\n";
+    nd_kb_parse_catalog(&set, "b.tsv", table, strlen(table), false, &problems);
+    nd_kb_check_rules(&set, NULL, &problems);
+    bool rule_seen = false, table_seen = false;
+    for (size_t i = 0; i < problems.n; i++) {
+        rule_seen |= strstr(problems.v[i], "b.rules:3: [t.x] consequence-of 'no-such'") != NULL;
+        table_seen |= strstr(problems.v[i], "b.tsv:3:") != NULL && strstr(problems.v[i], "bogus") != NULL;
+    }
+    assert_true(rule_seen);
+    assert_true(table_seen);
+    nd_strv_release(&problems);
+    nd_kb_ruleset_release(&set);
+}
+
 static void test_rank_set_text(void **state)
 {
     (void)state;
@@ -273,6 +385,9 @@ int main(void)
         cmocka_unit_test(test_match_line),
         cmocka_unit_test(test_line_mapping),
         cmocka_unit_test(test_rank_set_text),
+        cmocka_unit_test(test_consequence_of_mechanism),
+        cmocka_unit_test(test_consequence_of_category),
+        cmocka_unit_test(test_consequence_of_lint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
