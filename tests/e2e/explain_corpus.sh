@@ -9,11 +9,13 @@
 
 # Floors, in integer percent, for top-1 agreement. They record what the rules
 # achieve today so that a regression fails; raise them as the rules improve.
-# Measured on 371 cases, 58 of them (labels-blind.tsv) collected and labelled
-# while nobody wrote rules against them (their dev half has since been read):
-# 88% whole, 75% of the check half.
+# Measured on 448 cases, 118 of them (labels-blind*.tsv) collected and
+# labelled while nobody wrote rules against them (their dev halves have since
+# been read): 88% whole, 74% of the check half. The check floor came down from
+# 75 when 30 unseen check cases (labels-blind2a/2b, 18/30 right when first
+# measured) joined the half; the older 164 check cases still score 75%.
 MIN_WHOLE_PCT=88
-MIN_CHECK_PCT=75
+MIN_CHECK_PCT=74
 
 CORPUS=${ND_SRC:?ND_SRC must name the source tree}/tests/corpus
 shopt -s nullglob
