@@ -148,9 +148,9 @@ static char *nd_kb_reader_line(char *str, int num, void *stream)
 }
 
 static const char *const nd_kb_keys[] = {
-    "category", "severity", "vendor",   "pattern",  "capture", "title",    "cause",
-    "fix",      "see",      "outranks", "example",  "counter", "negative", "confidence",
-    "role",     "require",  "generic",  "requires", "unless",  "within",   "consequence-of", NULL,
+    "category", "severity", "vendor",  "pattern", "capture",        "title",      "cause", "fix",
+    "see",      "outranks", "example", "counter", "negative",       "confidence", "role",  "require",
+    "generic",  "requires", "unless",  "within",  "consequence-of", NULL,
 };
 
 static bool nd_kb_key_known(const char *k)
