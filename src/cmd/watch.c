@@ -55,9 +55,10 @@ static bool nd_alive(pid_t pid)
 }
 
 /* Why pid cannot be watched, as one line for the user, or 0 when it can:
- * gone, ended (a zombie its parent has not collected), or another user's
- * that we may not read (unprivileged: its io, fd and environ are closed to
- * us, and a report without them would say "no problems" falsely). */
+ * gone, or ended (a zombie its parent has not collected). Another user's
+ * process is watched with what we may read (unprivileged, its io, fd and
+ * environ are closed to us): the detectors say what they could not see and
+ * the summary carries monitor.limited-view, so the user is told here once. */
 static int nd_watch_target(pid_t pid, char *why, size_t size)
 {
     struct nd_proc_stat st;
@@ -77,11 +78,11 @@ static int nd_watch_target(pid_t pid, char *why, size_t size)
         struct stat sb;
         snprintf(path, sizeof path, "/proc/%d", (int)pid);
         long uid = stat(path, &sb) == 0 ? (long)sb.st_uid : -1;
-        snprintf(why, size,
-                 "--pid %d belongs to uid %ld and npu-doctor runs as uid %ld, which may not read its /proc files: "
-                 "run it as that user or as root",
-                 (int)pid, uid, (long)geteuid());
-        return -1;
+        fprintf(stderr,
+                "npu-doctor: --pid %d belongs to uid %ld and npu-doctor runs as uid %ld, which may not read its "
+                "open files or I/O counters: findings say what could not be seen (run as that user or as root "
+                "for the full view)\n",
+                (int)pid, uid, (long)geteuid());
     }
     if (fd >= 0)
         close(fd);
