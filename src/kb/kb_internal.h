@@ -55,6 +55,9 @@ struct nd_kb_rule {
     enum nd_kb_role role;
     int tier; /* ranking weight, derived from category and role */
     struct nd_strv patterns, fixes, examples, counters, outranks, captures_src;
+    /* example-block / counter-block: little logs ('\n'-joined lines) that must
+     * (must not) yield this rule's finding with context rules applied. */
+    struct nd_strv example_blocks, counter_blocks;
     /* consequence-of: categories (or "mechanism": any specific INI rule)
      * whose finding in the same file explains this one, so goes first. */
     struct nd_strv consequence_of;

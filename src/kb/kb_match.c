@@ -177,6 +177,29 @@ static bool nd_kb_line_has(const struct nd_kb_line_ctx *c, size_t ri, const char
     return false;
 }
 
+/* A block is scanned as explain scans a file, so requires/unless/within
+ * and the one-finding-per-line choice all apply; info findings and wrappers
+ * count too. */
+static bool nd_kb_block_finds(struct nd_kb *kb, const struct nd_kb_rule *r, const char *block)
+{
+    struct nd_findings out = ND_FINDINGS_INIT;
+    struct nd_kb_scan *s = nd_kb_scan_new(kb);
+    nd_kb_scan_no_fallback(s);
+    nd_kb_scan_buffer(s, "example-block", block, strlen(block));
+    nd_kb_scan_finish(s, &out, true);
+    bool found = nd_findings_find(&out, r->id) != NULL;
+    nd_findings_release(&out);
+    nd_kb_scan_free(s);
+    return found;
+}
+
+static void nd_kb_block_fail(FILE *fp, const struct nd_kb_rule *r, long line, const char *what, const char *block)
+{
+    const char *nl = strchr(block, '\n');
+    int first = nl ? (int)(nl - block) : (int)strlen(block);
+    fprintf(fp, "%s:%ld: [%s] %s: %.*s%s\n", r->file, line, r->id, what, first, block, nl ? " ..." : "");
+}
+
 size_t nd_kb_test_examples(struct nd_kb *kb, FILE *fp, size_t *nchecked)
 {
     size_t fails = 0, checked = 0;
@@ -191,6 +214,18 @@ size_t nd_kb_test_examples(struct nd_kb *kb, FILE *fp, size_t *nchecked)
                 fails++;
             }
         }
+        for (size_t j = 0; j < r->example_blocks.n; j++, checked++)
+            if (!nd_kb_block_finds(kb, r, r->example_blocks.v[j])) {
+                nd_kb_block_fail(fp, r, r->example_blocks.line[j], "example-block gives no finding of this rule",
+                                 r->example_blocks.v[j]);
+                fails++;
+            }
+        for (size_t j = 0; j < r->counter_blocks.n; j++, checked++)
+            if (nd_kb_block_finds(kb, r, r->counter_blocks.v[j])) {
+                nd_kb_block_fail(fp, r, r->counter_blocks.line[j], "counter-block gives this rule's finding",
+                                 r->counter_blocks.v[j]);
+                fails++;
+            }
         for (size_t j = 0; j < r->counters.n; j++, checked++) {
             nd_kb_match_rules(kb, r->counters.v[j], strlen(r->counters.v[j]), &c);
             if (nd_kb_line_has(&c, i, r->counters.v[j])) {

@@ -148,9 +148,9 @@ static char *nd_kb_reader_line(char *str, int num, void *stream)
 }
 
 static const char *const nd_kb_keys[] = {
-    "category", "severity", "vendor",  "pattern", "capture",        "title",      "cause", "fix",
-    "see",      "outranks", "example", "counter", "negative",       "confidence", "role",  "require",
-    "generic",  "requires", "unless",  "within",  "consequence-of", NULL,
+    "category", "severity", "vendor",  "pattern", "capture",        "title",         "cause",         "fix",
+    "see",      "outranks", "example", "counter", "negative",       "confidence",    "role",          "require",
+    "generic",  "requires", "unless",  "within",  "consequence-of", "example-block", "counter-block", NULL,
 };
 
 static bool nd_kb_key_known(const char *k)
@@ -254,6 +254,23 @@ static void nd_kb_add_multi(struct nd_kb_reader *rd, struct nd_strv *sv, const c
     nd_strv_push(sv, val, rd->lineno);
 }
 
+/* example-block / counter-block: the value and each indented line under it
+ * are the lines of one little log. The reader strips an indented line's
+ * leading blanks, so "|text" keeps text as written (a traceback frame's own
+ * indent); an empty first value starts the block on the next line. */
+static void nd_kb_add_block(struct nd_kb_reader *rd, struct nd_strv *sv, const char *val)
+{
+    const char *line = val[0] == '|' ? val + 1 : val;
+    if (!rd->cont || sv->n == 0) {
+        nd_strv_push(sv, line, rd->lineno);
+        return;
+    }
+    char *last = sv->v[sv->n - 1];
+    char *j = last[0] ? nd_xasprintf("%s\n%s", last, line) : nd_xstrdup(line);
+    free(last);
+    sv->v[sv->n - 1] = j;
+}
+
 /* [vocab.CATEGORY] sections hold the fallback classifier's words:
  * "word = WEIGHT WORD..." (kb_fallback.c). */
 static void nd_kb_vocab_key(struct nd_kb_reader *rd, const char *category, const char *name, const char *val)
@@ -339,6 +356,10 @@ static int nd_kb_handler(void *user, const char *section, const char *name, cons
         nd_kb_add_multi(rd, &r->examples, name, val, false);
     else if (strcmp(name, "counter") == 0 || strcmp(name, "negative") == 0)
         nd_kb_add_multi(rd, &r->counters, name, val, false);
+    else if (strcmp(name, "example-block") == 0)
+        nd_kb_add_block(rd, &r->example_blocks, val);
+    else if (strcmp(name, "counter-block") == 0)
+        nd_kb_add_block(rd, &r->counter_blocks, val);
     else if (strcmp(name, "capture") == 0)
         nd_kb_add_multi(rd, &r->captures_src, name, val, false);
     else if (strcmp(name, "fix") == 0)
@@ -686,8 +707,14 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
             nd_kb_problem(problems, r->file, r->line, "[%s] has no title", r->id);
         if (r->patterns.n == 0)
             nd_kb_problem(problems, r->file, r->line, "[%s] has no pattern", r->id);
-        if (r->examples.n == 0)
+        if (r->examples.n == 0 && r->example_blocks.n == 0)
             nd_kb_problem(problems, r->file, r->line, "[%s] has no example", r->id);
+        for (size_t j = 0; j < r->example_blocks.n; j++)
+            if (!r->example_blocks.v[j][0])
+                nd_kb_problem(problems, r->file, r->example_blocks.line[j], "[%s] example-block has no lines", r->id);
+        for (size_t j = 0; j < r->counter_blocks.n; j++)
+            if (!r->counter_blocks.v[j][0])
+                nd_kb_problem(problems, r->file, r->counter_blocks.line[j], "[%s] counter-block has no lines", r->id);
         if (r->severity < 0)
             r->severity = ND_SEV_ERROR;
         if (r->confidence < 0)
@@ -796,6 +823,8 @@ void nd_kb_rule_release(struct nd_kb_rule *r)
     nd_strv_release(&r->fixes);
     nd_strv_release(&r->examples);
     nd_strv_release(&r->counters);
+    nd_strv_release(&r->example_blocks);
+    nd_strv_release(&r->counter_blocks);
     nd_strv_release(&r->outranks);
     nd_strv_release(&r->consequence_of);
     nd_strv_release(&r->captures_src);

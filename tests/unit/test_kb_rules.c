@@ -179,6 +179,53 @@ static void test_require(void **state)
     nd_strv_release(&problems);
 }
 
+/* example-block / counter-block: the value and its indented lines are one
+ * little log, '\n'-joined; "|" keeps a line's own leading blanks; an empty
+ * first value starts on the next line; a block with no line is a problem. */
+static void test_parse_blocks(void **state)
+{
+    (void)state;
+    const char *text = "[b.rule]\n"
+                       "category = hang\n"
+                       "pattern  = MARK\n"
+                       "requires = re:^ctx\n"
+                       "title    = T\n"
+                       "fix      = F\n"
+                       "example-block = ctx line ; kept\n"
+                       "    MARK here\n"
+                       "counter-block =\n"
+                       "    first\n"
+                       "    |  File \"x.py\", line 1\n"
+                       "    MARK\n"
+                       "counter-block = only MARK\n"
+                       "[c.rule]\n"
+                       "category = hang\n"
+                       "pattern  = OTHER\n"
+                       "title    = T\n"
+                       "fix      = F\n"
+                       "example-block =\n";
+    struct nd_kb_ruleset set = {0};
+    struct nd_strv problems = {0};
+    nd_kb_parse_rules(&set, "b.rules", text, strlen(text), false, &problems);
+    nd_kb_check_rules(&set, NULL, &problems);
+    assert_int_equal(set.n, 2);
+    struct nd_kb_rule *r = &set.v[0];
+    assert_int_equal(r->examples.n, 0);
+    assert_int_equal(r->example_blocks.n, 1);
+    assert_string_equal(r->example_blocks.v[0], "ctx line ; kept\nMARK here");
+    assert_int_equal(r->example_blocks.line[0], 7);
+    assert_int_equal(r->counter_blocks.n, 2);
+    assert_string_equal(r->counter_blocks.v[0], "first\n  File \"x.py\", line 1\nMARK");
+    assert_int_equal(r->counter_blocks.line[0], 9);
+    assert_string_equal(r->counter_blocks.v[1], "only MARK");
+    /* A block stands in for a one-line example; an empty one does not. */
+    assert_false(has_problem(&problems, "[b.rule] has no example"));
+    assert_true(has_problem(&problems, "b.rules:19: [c.rule] example-block has no lines"));
+    assert_int_equal(problems.n, 1);
+    nd_kb_ruleset_release(&set);
+    nd_strv_release(&problems);
+}
+
 static void test_builtin_rules_clean(void **state)
 {
     (void)state;
@@ -237,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_lint_problems),
         cmocka_unit_test(test_expand_captures),
         cmocka_unit_test(test_require),
+        cmocka_unit_test(test_parse_blocks),
         cmocka_unit_test(test_builtin_rules_clean),
         cmocka_unit_test(test_duplicate_among_many),
     };
