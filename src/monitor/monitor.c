@@ -1050,6 +1050,9 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
      * the frozen last-sample time tells a dashboard nobody watches it. */
     struct nd_proc_stat st;
     m->ended = ex || exit_status >= 0 || nd_proc_read_stat(m->opt.root, &st) < 0 || st.state == 'Z' || st.state == 'X';
+    /* The log-line findings in explain's order, root cause first (they came
+     * in the order of the output); what was measured keeps its place. */
+    nd_kb_order_findings(m->kb, &m->findings);
     nd_write_metrics(m);
     nd_print_summary(m, exit_status, duration_s);
     int rc = 0;

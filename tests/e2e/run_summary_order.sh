@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# `run`'s summary lists the findings from the job's output as `explain` ranks
+# them on the same output (root cause first), not in the order the lines
+# came.
+. "$(dirname "$0")/lib/assert.sh"
+
+# order_case NAME LINE...: a job prints the lines (with quiet steps between,
+# so no wrapper window joins them); its summary's order must be explain's.
+order_case() {
+  local name=$1
+  shift
+  run_nd "$T/$name.out" "$T/$name.err" run --no-devices --json-summary="$T/$name.json" -- python3 -c '
+import sys
+for i, line in enumerate(sys.argv[1:]):
+    if i:
+        for k in range(40):
+            print("step %d loss 1.0" % k, flush=True)
+    print(line, flush=True)
+' "$@"
+  expect_rc 0 "$name: the job's own status"
+  run_nd "$T/$name.explain" "$T/$name.explain.err" explain --json "$T/$name.out"
+  # The text summary: the finding lines after the job's summary line.
+  sed -n '/^npu-doctor: python3 -c .* exit 0 after/,$p' "$T/$name.err" |
+    sed -n 's/^npu-doctor: \(error\|warning\|note\): .*  \[\([^]]*\)\]$/\2/p' >"$T/$name.text-ids"
+  if python3 - "$T/$name.json" "$T/$name.explain" "$T/$name.text-ids" <<'PY'
+import json, sys
+run = [f["id"] for f in json.load(open(sys.argv[1]))["findings"]]
+exp = [f["id"] for f in json.load(open(sys.argv[2]))["findings"]]
+text = open(sys.argv[3]).read().split()
+common = [i for i in exp if i in run]
+ok = len(common) >= 2 and [i for i in run if i in common] == common and [i for i in text if i in common] == common
+print("    run --json:", run, "\n    text summary:", text, "\n    explain:", exp)
+sys.exit(0 if ok else 1)
+PY
+  then pass "$name: the summary (JSON and text) ranks as explain does"
+  else fail "$name: the summary's order is not explain's"; fi
+}
+
+# A CANN wrapper line, then the specific cause: the cause first.
+order_case wrapper 'EZ9999: Inner Error!' \
+  'RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 0; 60.97 GiB total capacity)'
+assert_json "$T/wrapper.json" 'd["findings"][0]["id"] == "ascend.device-oom"' "wrapper: the device OOM leads the summary"
+
+# A peer's NCCL error, then the launcher's report that a rank died by -9:
+# the killed rank explains its peers (the causal chain), though it came last.
+order_case chain '[rank0]: torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, remote process exited or there was a network error, NCCL version 2.20.5' \
+  '  exitcode  : -9 (pid: 1235)'
+assert_json "$T/chain.json" 'd["findings"][0]["id"] == "host.launcher-sigkill"' "chain: the killed rank leads the summary"
+
+finish
