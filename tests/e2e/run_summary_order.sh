@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `run`'s summary lists the findings from the job's output as `explain` ranks
 # them on the same output (root cause first), not in the order the lines
-# came.
+# came; and a failure alerted while the job ran, then judged again at its
+# end, is one finding with the end's wording, not a repeat.
 . "$(dirname "$0")/lib/assert.sh"
 
 # order_case NAME LINE...: a job prints the lines (with quiet steps between,
@@ -47,4 +48,21 @@ order_case chain '[rank0]: torch.distributed.DistBackendError: NCCL error in: Pr
   '  exitcode  : -9 (pid: 1235)'
 assert_json "$T/chain.json" 'd["findings"][0]["id"] == "host.launcher-sigkill"' "chain: the killed rank leads the summary"
 
+# A worker killed while the job runs (alerted live), then the job exits 0:
+# one finding, titled by the end-of-job verdict, not "seen 2 times".
+run_nd "$T/kid.out" "$T/kid.err" run --no-devices --json-summary="$T/kid.json" -- python3 -c '
+import os, signal, subprocess, time
+p = subprocess.Popen(["sleep", "60"])
+time.sleep(1.5)
+os.kill(p.pid, signal.SIGKILL)
+time.sleep(3)
+'
+expect_rc 0 "killed worker: the job's own status"
+assert_json "$T/kid.json" 'len([f for f in d["findings"] if f["id"] == "exit.child-failed"]) == 1' "killed worker: one finding"
+assert_json "$T/kid.json" 'any(f["id"] == "exit.child-failed" and f["title"].startswith("The job exited 0, but one of its processes died from SIGKILL") for f in d["findings"])' \
+  "killed worker: the end-of-job title is kept"
+sed -n '/^npu-doctor: python3 -c .* exit 0 after/,$p' "$T/kid.err" >"$T/kid.summary"
+assert_contains "$T/kid.err" "A process of the job failed while the job goes on" "killed worker: alerted while the job ran"
+assert_contains "$T/kid.summary" "The job exited 0, but one of its processes died from SIGKILL" "killed worker: the summary's title"
+assert_not_contains "$T/kid.summary" "seen 2 times" "killed worker: not counted twice"
 finish
