@@ -49,7 +49,9 @@ order_case chain '[rank0]: torch.distributed.DistBackendError: NCCL error in: Pr
 assert_json "$T/chain.json" 'd["findings"][0]["id"] == "host.launcher-sigkill"' "chain: the killed rank leads the summary"
 
 # A worker killed while the job runs (alerted live), then the job exits 0:
-# one finding, titled by the end-of-job verdict, not "seen 2 times".
+# one finding, titled by the end-of-job verdict, not "seen 2 times"; its
+# evidence names where the status came from (an exit notice or the zombie
+# the parent never reaped).
 run_nd "$T/kid.out" "$T/kid.err" run --no-devices --json-summary="$T/kid.json" -- python3 -c '
 import os, signal, subprocess, time
 p = subprocess.Popen(["sleep", "60"])
@@ -61,6 +63,8 @@ expect_rc 0 "killed worker: the job's own status"
 assert_json "$T/kid.json" 'len([f for f in d["findings"] if f["id"] == "exit.child-failed"]) == 1' "killed worker: one finding"
 assert_json "$T/kid.json" 'any(f["id"] == "exit.child-failed" and f["title"].startswith("The job exited 0, but one of its processes died from SIGKILL") for f in d["findings"])' \
   "killed worker: the end-of-job title is kept"
+assert_json "$T/kid.json" 'any(e.startswith("the kernel'"'"'s exit notices: ") or e.startswith("the status its unreaped zombie kept: ") for f in d["findings"] for e in (x["text"] for x in f["evidence"]))' \
+  "killed worker: the evidence says where the status came from"
 sed -n '/^npu-doctor: python3 -c .* exit 0 after/,$p' "$T/kid.err" >"$T/kid.summary"
 assert_contains "$T/kid.err" "A process of the job failed while the job goes on" "killed worker: alerted while the job ran"
 assert_contains "$T/kid.summary" "The job exited 0, but one of its processes died from SIGKILL" "killed worker: the summary's title"
