@@ -45,6 +45,13 @@ int nd_kb_live_keys(const struct nd_kb *kb, unsigned *keys, size_t max, bool *de
 /* Sets the keys again on the current line (see nd_kb_live_line). */
 void nd_kb_live_touch(struct nd_kb *kb, const unsigned *keys, size_t n);
 
+/* run's summary: reorders the findings of list that rules of kb made (the
+ * id is a rule's) as explain ranks them (severity, tier, wrappers last,
+ * consequence-of, outranks), within the places they hold; the list's order
+ * is taken for the order of arrival. Other findings (what run measured: a
+ * CPU fallback, an idle device, a hang, the exit) keep their places. */
+void nd_kb_order_findings(struct nd_kb *kb, struct nd_findings *list);
+
 /* Live use on a block of whole lines ('\n'-separated; the last may lack its
  * newline): one scan of the database for the whole block, then fn for each
  * line on which some pattern matched, in order, with the line's index in the

@@ -1,4 +1,5 @@
-/* The order of explain's findings: per-rule hits become findings, root cause first.
+/* The order of findings, root cause first: explain's per-rule hits become
+ * findings in this order, and run's summary puts its log-line findings in it.
  * Order: severity, then the rule's tier (cause categories above symptoms,
  * wrappers last), then the earliest timestamp across files, then first
  * appearance; wrappers go after any other finding of warning or above;
@@ -240,26 +241,9 @@ static void nd_kb_make_finding(const struct nd_kb_cand *c, struct nd_findings *o
     f->rank = h->earliest.rank;
 }
 
-void nd_kb_rank_hits(const struct nd_kb *kb, const struct nd_kb_hit *hits, struct nd_findings *out, bool all)
+/* The one ranking, for explain's hits and for run's findings alike. */
+static void nd_kb_order_cands(struct nd_kb_cand *c, size_t n)
 {
-    size_t n = 0;
-    struct nd_kb_cand *c = nd_xcalloc(kb->rules.n ? kb->rules.n : 1, sizeof *c);
-    for (size_t i = 0; i < kb->rules.n; i++) {
-        const struct nd_kb_hit *h = &hits[i];
-        const struct nd_kb_rule *r = &kb->rules.v[i];
-        if (h->count == 0)
-            continue;
-        if (!all && (r->severity == ND_SEV_INFO || (r->role == ND_ROLE_WRAPPER && h->deferred >= h->count)))
-            continue;
-        /* Every line of it was explained by a more specific rule whose
-         * context was only known later (one finding per line). */
-        if (!all && h->shadowed >= h->count)
-            continue;
-        c[n].ri = i;
-        c[n].h = h;
-        c[n].r = r;
-        n++;
-    }
     /* Insertion sort: n is small, and it stays stable and well-behaved even
      * where timestamps are known for only some findings. */
     for (size_t i = 1; i < n; i++) {
@@ -311,7 +295,71 @@ void nd_kb_rank_hits(const struct nd_kb *kb, const struct nd_kb_hit *hits, struc
         if (!moved)
             break;
     }
+}
+
+void nd_kb_rank_hits(const struct nd_kb *kb, const struct nd_kb_hit *hits, struct nd_findings *out, bool all)
+{
+    size_t n = 0;
+    struct nd_kb_cand *c = nd_xcalloc(kb->rules.n ? kb->rules.n : 1, sizeof *c);
+    for (size_t i = 0; i < kb->rules.n; i++) {
+        const struct nd_kb_hit *h = &hits[i];
+        const struct nd_kb_rule *r = &kb->rules.v[i];
+        if (h->count == 0)
+            continue;
+        if (!all && (r->severity == ND_SEV_INFO || (r->role == ND_ROLE_WRAPPER && h->deferred >= h->count)))
+            continue;
+        /* Every line of it was explained by a more specific rule whose
+         * context was only known later (one finding per line). */
+        if (!all && h->shadowed >= h->count)
+            continue;
+        c[n].ri = i;
+        c[n].h = h;
+        c[n].r = r;
+        n++;
+    }
+    nd_kb_order_cands(c, n);
     for (size_t i = 0; i < n; i++)
         nd_kb_make_finding(&c[i], out);
     free(c);
+}
+
+void nd_kb_order_findings(struct nd_kb *kb, struct nd_findings *list)
+{
+    if (!kb || list->n < 2)
+        return;
+    /* run's output is one log: both streams count as one file for the
+     * causal chain, and the list's order is the order of arrival (the
+     * tie-break explain takes from first appearance). */
+    static const char output[] = "output";
+    size_t *slot = nd_xcalloc(list->n, sizeof *slot);
+    struct nd_kb_hit *hits = nd_xcalloc(list->n, sizeof *hits);
+    struct nd_kb_cand *c = nd_xcalloc(list->n, sizeof *c);
+    size_t n = 0;
+    for (size_t i = 0; i < list->n; i++) {
+        size_t ri = 0;
+        const struct nd_kb_rule *r = nd_kb_ruleset_find(&kb->rules, list->v[i]->id, &ri);
+        if (!r)
+            continue;
+        hits[n].count = 1;
+        hits[n].earliest.file = output;
+        hits[n].earliest.ts = -1;
+        hits[n].earliest.rank = -1;
+        hits[n].seq = i;
+        slot[n] = i;
+        c[n].ri = ri;
+        c[n].h = &hits[n];
+        c[n].r = r;
+        n++;
+    }
+    nd_kb_order_cands(c, n);
+    /* The ranked findings take the places rule findings held, in order. */
+    struct nd_finding **ranked = nd_xcalloc(n ? n : 1, sizeof *ranked);
+    for (size_t k = 0; k < n; k++)
+        ranked[k] = list->v[c[k].h->seq];
+    for (size_t k = 0; k < n; k++)
+        list->v[slot[k]] = ranked[k];
+    free(ranked);
+    free(c);
+    free(hits);
+    free(slot);
 }

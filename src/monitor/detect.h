@@ -95,10 +95,11 @@ enum nd_proc_verdict {
 };
 
 /* A process of the job (not its main one) whose end the kernel's exit
- * notices told: its wait status, and what it was. */
+ * notices or its unreaped zombie told: its wait status, and what it was. */
 struct nd_child_exit {
     pid_t pid;
-    int ws; /* a wait() status */
+    int ws;      /* a wait() status */
+    bool zombie; /* read from the zombie's /proc stat, not from an exit notice */
     char cmd[160];
     char rank[12];
     unsigned frameworks;
@@ -133,7 +134,8 @@ struct nd_detect_context {
     char dataloader_line[240];
     /* The job's other processes that failed (a crash or kill signal; a
      * non-zero exit of a rank or a framework process), as the kernel's
-     * exit notices told; exit_notices: whether they can be heard here. */
+     * exit notices or a zombie told; exit_notices: whether notices can be
+     * heard here. */
     const struct nd_child_exit *child_exits;
     size_t nchild_exits;
     bool exit_notices;

@@ -188,6 +188,21 @@ void nd_detect_describe_child_exits(const struct nd_detect_context *ctx, size_t 
         snprintf(buf + used, size - used, "; and %zu more", ctx->nchild_exits - max);
 }
 
+/* Where the statuses listed (the first max) came from: the kernel's exit
+ * notices, or a zombie its parent had not reaped yet (where no notices can
+ * be heard, or before one came). */
+static const char *nd_child_exits_source(const struct nd_detect_context *ctx, size_t max)
+{
+    size_t zombies = 0, n = ctx->nchild_exits < max ? ctx->nchild_exits : max;
+    for (size_t i = 0; i < n; i++)
+        zombies += ctx->child_exits[i].zombie;
+    if (zombies == 0)
+        return "the kernel's exit notices";
+    if (zombies == n)
+        return n == 1 ? "the status its unreaped zombie kept" : "the statuses their unreaped zombies kept";
+    return "the kernel's exit notices and unreaped zombies";
+}
+
 /* The main process exited 0 while other processes of the job failed: a
  * launcher that does not pass a rank's failure on. */
 static void nd_exit_children(const struct nd_series *s, const struct nd_detect_context *ctx, struct nd_findings *out)
@@ -211,7 +226,7 @@ static void nd_exit_children(const struct nd_series *s, const struct nd_detect_c
     f->confidence = ND_CONF_HIGH;
     char all[768];
     nd_detect_describe_child_exits(ctx, 4, all, sizeof all);
-    nd_finding_add_evidence(f, NULL, 0, "the kernel's exit notices: %s", all);
+    nd_finding_add_evidence(f, NULL, 0, "%s: %s", nd_child_exits_source(ctx, 4), all);
     nd_finding_add_evidence(f, NULL, 0, "the main process exited with status 0");
     nd_finding_set_cause(f, "The main process (a launcher, a wrapper script, a parent waiting on its workers) "
                             "ended with success although a process under it failed; SIGKILL usually comes from "

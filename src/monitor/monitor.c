@@ -1006,6 +1006,30 @@ static void nd_kmsg_enrich(const struct nd_monitor *m, struct nd_finding *f)
     free(pids);
 }
 
+/* The end-of-job verdict on a failure already alerted while the job ran
+ * (exit.child-failed: "failed while the job goes on", then "the job exited
+ * 0, but ..."): the same failure, so not a repeat, and the end's wording
+ * wins, since it knows how the job ended; the alert's time stays. True when
+ * f was taken that way. */
+static bool nd_exit_rewords(struct nd_monitor *m, const struct nd_finding *f)
+{
+    for (size_t at = 0; at < m->findings.n; at++) {
+        struct nd_finding *old = m->findings.v[at];
+        if (strcmp(old->id, f->id) != 0)
+            continue;
+        if (old->severity != f->severity)
+            return false;
+        struct nd_finding *nf = nd_findings_add_copy(&m->findings, f);
+        nf->at_s = old->at_s;
+        nf->count = old->count;
+        m->findings.v[at] = nf;
+        m->findings.n--;
+        nd_finding_free(old);
+        return true;
+    }
+    return false;
+}
+
 int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int exit_status, double duration_s)
 {
     double t0 = nd_monotonic_now();
@@ -1031,7 +1055,8 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
         for (size_t i = 0; i < found.n; i++) {
             found.v[i]->at_s = duration_s;
             nd_kmsg_enrich(m, found.v[i]);
-            nd_consider(m, found.v[i], false);
+            if (!nd_exit_rewords(m, found.v[i]))
+                nd_consider(m, found.v[i], false);
         }
         m->opt.quiet = quiet;
         nd_findings_release(&found);
@@ -1050,6 +1075,9 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
      * the frozen last-sample time tells a dashboard nobody watches it. */
     struct nd_proc_stat st;
     m->ended = ex || exit_status >= 0 || nd_proc_read_stat(m->opt.root, &st) < 0 || st.state == 'Z' || st.state == 'X';
+    /* The log-line findings in explain's order, root cause first (they came
+     * in the order of the output); what was measured keeps its place. */
+    nd_kb_order_findings(m->kb, &m->findings);
     nd_write_metrics(m);
     nd_print_summary(m, exit_status, duration_s);
     int rc = 0;

@@ -157,7 +157,8 @@ struct nd_sampler {
 };
 
 static void nd_drop_stat(struct nd_sampler *s, struct nd_track *t);
-static void nd_sampler_note_exit(struct nd_sampler *s, pid_t pid, int ws, const struct nd_track *t, const char *comm);
+static void nd_sampler_note_exit(struct nd_sampler *s, pid_t pid, int ws, const struct nd_track *t, const char *comm,
+                                 bool zombie);
 static ssize_t nd_read_kept(struct nd_sampler *s, pid_t pid, const char *name, int *fd, char *buf, size_t size);
 
 /* Bounded copy that always terminates (names from vendor structs can be longer than ours). */
@@ -520,7 +521,7 @@ static void nd_track_update(struct nd_sampler *s, struct nd_track *t, const stru
     /* A worker its parent has not reaped (it waits on something else):
      * where no exit notices come, the zombie still tells how it died. */
     if (t->pid != s->opt.root && st->state == 'Z' && st->exit_code_valid)
-        nd_sampler_note_exit(s, t->pid, st->exit_code, t, NULL);
+        nd_sampler_note_exit(s, t->pid, st->exit_code, t, NULL, true);
 }
 
 static struct nd_track *nd_track_add(struct nd_sampler *s, pid_t pid)
@@ -878,8 +879,9 @@ static void nd_sample_devices(struct nd_sampler *s, struct nd_findings *notes)
  * rank or a process with an ML framework (a shell's `grep -q` fails on
  * purpose). SIGTERM/SIGINT are how launchers stop their workers. t is
  * what the sampler knew of it, NULL for one never seen alive (comm then
- * names it). */
-static void nd_sampler_note_exit(struct nd_sampler *s, pid_t pid, int ws, const struct nd_track *t, const char *comm)
+ * names it); zombie: ws was read from its zombie, not heard in a notice. */
+static void nd_sampler_note_exit(struct nd_sampler *s, pid_t pid, int ws, const struct nd_track *t, const char *comm,
+                                 bool zombie)
 {
     if (pid == s->opt.root || s->ncexits >= ND_CHILD_EXITS_MAX)
         return;
@@ -899,6 +901,7 @@ static void nd_sampler_note_exit(struct nd_sampler *s, pid_t pid, int ws, const 
     memset(c, 0, sizeof *c);
     c->pid = pid;
     c->ws = ws;
+    c->zombie = zombie;
     if (t) {
         nd_copy(c->cmd, sizeof c->cmd, t->cmd[0] ? t->cmd : t->comm);
         nd_copy(c->rank, sizeof c->rank, t->rank);
@@ -932,14 +935,14 @@ static void nd_sampler_heard(const struct nd_exit_notice *n, void *arg)
         return;
     const struct nd_track *t = nd_tracked(s, n->pid);
     if (t) {
-        nd_sampler_note_exit(s, n->pid, n->ws, t, NULL);
+        nd_sampler_note_exit(s, n->pid, n->ws, t, NULL, false);
         return;
     }
     /* Only a failure is worth keeping until the next tick. */
     if (!WIFSIGNALED(n->ws) || n->ppid <= 0)
         return;
     if (nd_unseen_is_job(s, n)) {
-        nd_sampler_note_exit(s, n->pid, n->ws, NULL, n->comm);
+        nd_sampler_note_exit(s, n->pid, n->ws, NULL, n->comm, false);
         return;
     }
     if (s->nunseen < ND_UNSEEN_EXITS_MAX) {
@@ -964,7 +967,7 @@ static void nd_sampler_settle_unseen(struct nd_sampler *s)
                 sibling_of_known = t && t->ppid == n->ppid && s->cexits[k].ws == n->ws;
             }
             if (!sibling_of_known)
-                nd_sampler_note_exit(s, n->pid, n->ws, NULL, n->comm);
+                nd_sampler_note_exit(s, n->pid, n->ws, NULL, n->comm, false);
             continue;
         }
         /* Two ticks: a parent younger than that would have been seen. */

@@ -373,6 +373,50 @@ static void test_line_mapping(void **state)
     nd_kb_free(kb);
 }
 
+/* run's summary: the findings rules made take explain's order on the same
+ * lines, in the places they held; a measured finding (no rule's id) keeps
+ * its place. */
+static void test_order_findings(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    static const char *const arrival[] = {"WRAPHERE", "TIMEOUTHERE", "FAULTHERE", "WARNHERE", "OOMHERE"};
+    static const char *const ids[] = {"t.wrap", "t.timeout", "t.fault", "t.warncause", "t.oom"};
+    struct nd_strbuf log = ND_STRBUF_INIT;
+    nd_strbuf_init(&log);
+    for (size_t i = 0; i < 5; i++) {
+        nd_strbuf_adds(&log, arrival[i]);
+        nd_strbuf_addc(&log, '\n');
+        for (int k = 0; k < 40; k++)
+            nd_strbuf_adds(&log, "step\n");
+    }
+    const char *names[] = {"output"};
+    const char *texts[] = {log.buf};
+    struct nd_findings want = ND_FINDINGS_INIT;
+    explain(kb, names, texts, 1, false, &want);
+    assert_int_equal(want.n, 5);
+    assert_string_not_equal(want.v[0]->id, "t.wrap");
+
+    struct nd_findings run = ND_FINDINGS_INIT;
+    for (size_t i = 0; i < 5; i++) {
+        nd_findings_add(&run, ids[i], "config", ND_SEV_ERROR, "%s", ids[i]);
+        if (i == 0)
+            nd_findings_add(&run, "hang.no-progress", "hang", ND_SEV_WARNING, "measured");
+    }
+    nd_kb_order_findings(kb, &run);
+    assert_int_equal(run.n, 6);
+    assert_string_equal(run.v[1]->id, "hang.no-progress");
+    for (size_t i = 0, k = 0; i < run.n; i++) {
+        if (i == 1)
+            continue;
+        assert_string_equal(run.v[i]->id, want.v[k++]->id);
+    }
+    nd_findings_release(&run);
+    nd_findings_release(&want);
+    nd_strbuf_release(&log);
+    nd_kb_free(kb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -388,6 +432,7 @@ int main(void)
         cmocka_unit_test(test_consequence_of_mechanism),
         cmocka_unit_test(test_consequence_of_category),
         cmocka_unit_test(test_consequence_of_lint),
+        cmocka_unit_test(test_order_findings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -724,8 +724,24 @@ static void test_masked_exit(void **state)
     f = find(&out, "exit.child-failed");
     assert_non_null(f);
     assert_non_null(strstr(f->title, "died from SIGKILL: pid 4242, rank 1"));
+    assert_true(evidence_has(f, "the kernel's exit notices: pid 4242"));
+    nd_findings_release(&out);
+    /* The status read from a zombie its parent had not reaped: the evidence
+     * says so, not that an exit notice told it. */
+    kids[0].zombie = true;
+    nd_detect_exit(&x.s, &x.ctx, &ok, &out);
+    f = find(&out, "exit.child-failed");
+    assert_non_null(f);
+    assert_true(evidence_has(f, "the status its unreaped zombie kept: pid 4242"));
+    assert_false(evidence_has(f, "exit notices"));
     nd_findings_release(&out);
     x.ctx.nchild_exits = 2;
+    nd_detect_exit(&x.s, &x.ctx, &ok, &out);
+    f = find(&out, "exit.child-failed");
+    assert_non_null(f);
+    assert_true(evidence_has(f, "the kernel's exit notices and unreaped zombies: pid 4242"));
+    nd_findings_release(&out);
+    kids[0].zombie = false;
     nd_detect_exit(&x.s, &x.ctx, &ok, &out);
     f = find(&out, "exit.child-failed");
     assert_non_null(f);
