@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Rules whose meaning depends on the rest of the log: an undefined symbol is
+# an Ascend pairing only where the log names the Ascend stack, a bus error is
+# the /dev/shm size only with shared memory in play, a cuBLAS/cuDNN start-up
+# failure is memory only with memory exhaustion near it, an LLM server's CPU
+# run follows from the GPU it could not use, HCCL's "init success" ends the
+# communicator set-up, and a GE start-up failure yields to the cause named
+# beside it.
+. "$(dirname "$0")/lib/assert.sh"
+
+first() { # JSON -> "id category severity" of the first finding, or "none"
+  python3 -c 'import json,sys
+f=json.load(open(sys.argv[1])).get("findings") or []
+print("%s %s %s" % (f[0]["id"], f[0]["category"], f[0]["severity"]) if f else "none")' "$1"
+}
+expect_first() { # LOG WANT DESCRIPTION
+  run_nd "$T/out" "$T/err" explain --json "$1"
+  got=$(first "$T/out")
+  if [ "$got" = "$2" ]; then pass "$3"; else fail "$3: got '$got', wanted '$2'"; fi
+}
+
+# Undefined symbols: the torch_npu fix only where the log is an Ascend one.
+printf '%s\n' 'Traceback (most recent call last):' '  File "train.py", line 3, in <module>' '    import torchvision' \
+  'ImportError: /opt/conda/lib/python3.10/site-packages/torchvision/_C.so: undefined symbol: _ZN3c1017RegisterOperatorsD1Ev' >"$T/nv-sym.log"
+expect_first "$T/nv-sym.log" "torch.extension-undefined-symbol version-mismatch error" "a CUDA-only undefined symbol gets the torch-generic rule"
+run_nd "$T/out" "$T/err" explain "$T/nv-sym.log"
+assert_not_contains "$T/out" "torch_npu" "a CUDA-only undefined symbol is not told to reinstall torch_npu"
+printf '%s\n' 'import torch_npu' \
+  'ImportError: /usr/local/lib/python3.9/site-packages/torch_npu/lib/libtorch_npu.so: undefined symbol: _ZN3c104impl3cow11cow_deleterEPv' >"$T/asc-sym.log"
+expect_first "$T/asc-sym.log" "ascend.version.undefined-symbol version-mismatch error" "torch_npu's undefined symbol keeps the Ascend rule"
+finish
