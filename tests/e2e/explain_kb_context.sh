@@ -28,4 +28,10 @@ assert_not_contains "$T/out" "torch_npu" "a CUDA-only undefined symbol is not to
 printf '%s\n' 'import torch_npu' \
   'ImportError: /usr/local/lib/python3.9/site-packages/torch_npu/lib/libtorch_npu.so: undefined symbol: _ZN3c104impl3cow11cow_deleterEPv' >"$T/asc-sym.log"
 expect_first "$T/asc-sym.log" "ascend.version.undefined-symbol version-mismatch error" "torch_npu's undefined symbol keeps the Ascend rule"
+
+# Bus errors: with DataLoader workers or a container in the log it is /dev/shm's size.
+printf '%s\n' 'Epoch 1/10' 'Bus error (core dumped)' >"$T/bus.log"
+expect_first "$T/bus.log" "host.bus-error host-oom error" "a bare bus error stays a host-memory error"
+printf '%s\n' 'train: DataLoader with num_workers=8' 'Bus error (core dumped)' >"$T/bus-shm.log"
+expect_first "$T/bus-shm.log" "host.bus-error-shm config error" "a bus error beside DataLoader workers is the shm-size setting"
 finish
