@@ -34,4 +34,12 @@ printf '%s\n' 'Epoch 1/10' 'Bus error (core dumped)' >"$T/bus.log"
 expect_first "$T/bus.log" "host.bus-error host-oom error" "a bare bus error stays a host-memory error"
 printf '%s\n' 'train: DataLoader with num_workers=8' 'Bus error (core dumped)' >"$T/bus-shm.log"
 expect_first "$T/bus-shm.log" "host.bus-error-shm config error" "a bus error beside DataLoader workers is the shm-size setting"
+
+# cuDNN/cuBLAS not initialised: memory only with exhaustion near it.
+printf '%s\n' 'RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED' >"$T/cudnn.log"
+expect_first "$T/cudnn.log" "cuda.cudnn-not-initialized version-mismatch error" "cuDNN's NOT_INITIALIZED alone is a library mismatch"
+printf '%s\n' 'GPU 0 memory: 23.50 GiB already allocated; 12.00 MiB free' 'RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED' >"$T/cudnn-mem.log"
+expect_first "$T/cudnn-mem.log" "cuda.cudnn-not-initialized-oom device-oom error" "with the GPU full beside it, cuDNN's NOT_INITIALIZED is memory"
+printf '%s\n' 'Could not create cudnn handle: CUDNN_STATUS_NOT_INITIALIZED' >"$T/tf-handle.log"
+expect_first "$T/tf-handle.log" "cuda.library-init-oom device-oom error" "a failed cuDNN handle creation stays a memory error"
 finish
