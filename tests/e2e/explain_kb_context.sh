@@ -42,4 +42,12 @@ printf '%s\n' 'GPU 0 memory: 23.50 GiB already allocated; 12.00 MiB free' 'Runti
 expect_first "$T/cudnn-mem.log" "cuda.cudnn-not-initialized-oom device-oom error" "with the GPU full beside it, cuDNN's NOT_INITIALIZED is memory"
 printf '%s\n' 'Could not create cudnn handle: CUDNN_STATUS_NOT_INITIALIZED' >"$T/tf-handle.log"
 expect_first "$T/tf-handle.log" "cuda.library-init-oom device-oom error" "a failed cuDNN handle creation stays a memory error"
+
+# An LLM server that says why it found no GPU: the missing device leads, the CPU run follows.
+printf '%s\n' 'time=2024-03-30T15:05:41.304Z level=INFO source=gpu.go:340 msg="Unable to load cudart CUDA management library /tmp/o/libcudart.so.11.0: cudart init failure: 35"' \
+  'time=2025-02-20T21:32:35.060Z level=INFO source=types.go:137 msg="inference compute" id=0 library=cpu variant="" compute="" driver=0.0 name="" total="15.6 GiB" available="15.1 GiB"' >"$T/ollama.log"
+expect_first "$T/ollama.log" "fallback.llm-server-no-gpu no-device warning" "a cudart init failure leads the CPU run it caused"
+assert_contains "$T/out" "fallback.llm-server-cpu" "the CPU run is still reported"
+printf '%s\n' 'qwen2:7b        e0d4e1163c58    4.7 GB  100% CPU        4 minutes from now' >"$T/ollama-ps.log"
+expect_first "$T/ollama-ps.log" "fallback.llm-server-cpu cpu-fallback warning" "the CPU run alone is a CPU-fallback warning"
 finish
