@@ -50,4 +50,11 @@ expect_first "$T/ollama.log" "fallback.llm-server-no-gpu no-device warning" "a c
 assert_contains "$T/out" "fallback.llm-server-cpu" "the CPU run is still reported"
 printf '%s\n' 'qwen2:7b        e0d4e1163c58    4.7 GB  100% CPU        4 minutes from now' >"$T/ollama-ps.log"
 expect_first "$T/ollama-ps.log" "fallback.llm-server-cpu cpu-fallback warning" "the CPU run alone is a CPU-fallback warning"
+
+# HCCL communicator set-up: a log that stops after the success line did not stop there.
+printf '%s\n' '[INFO] HCCL(1234,python):2024-05-01-10:00:00.000.000 [op_base.cc:100] Entry-HcclCommInitRootInfo: ranks[8], rank[3]' \
+  '[INFO] HCCL(1234,python):2024-05-01-10:00:01.000.000 [op_base.cc:200] HcclCommInitRootInfo success, take time [237063]us, rankNum[8], rank[3]' >"$T/hccl-ok.log"
+expect_first "$T/hccl-ok.log" "none" "a log that ends with HcclCommInitRootInfo success did not stall in comm init"
+printf '%s\n' '[INFO] HCCL(1234,python):2024-05-01-10:00:00.000.000 [op_base.cc:100] Entry-HcclCommInitRootInfo: ranks[8], rank[3]' >"$T/hccl-stall.log"
+expect_first "$T/hccl-stall.log" "shape.stalled.comm-init distributed warning" "a log that ends at the HCCL entry line stalled in comm init"
 finish
