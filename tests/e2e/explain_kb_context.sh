@@ -57,4 +57,13 @@ printf '%s\n' '[INFO] HCCL(1234,python):2024-05-01-10:00:00.000.000 [op_base.cc:
 expect_first "$T/hccl-ok.log" "none" "a log that ends with HcclCommInitRootInfo success did not stall in comm init"
 printf '%s\n' '[INFO] HCCL(1234,python):2024-05-01-10:00:00.000.000 [op_base.cc:100] Entry-HcclCommInitRootInfo: ranks[8], rank[3]' >"$T/hccl-stall.log"
 expect_first "$T/hccl-stall.log" "shape.stalled.comm-init distributed warning" "a log that ends at the HCCL entry line stalled in comm init"
+
+# GE start-up failure: another rule's cause leads; alone it keeps its finding.
+printf '%s\n' 'Successfully installed numpy-2.0.2' 'RuntimeError: GEInitialize failed. ret = 1343225857' >"$T/ge-numpy.log"
+expect_first "$T/ge-numpy.log" "ascend.numpy2 version-mismatch warning" "numpy 2 beside a GE start-up failure leads it"
+printf '%s\n' '[ERROR] HCCL(1234,python):2024-05-01-10:00:00.000.000 [hccl_comm.cc:100] EI0006: Getting socket times out. Reason: Remote Rank did not send the data in time.' \
+  'RuntimeError: GEInitialize failed. ret = 1343225857' >"$T/ge-hccl.log"
+expect_first "$T/ge-hccl.log" "hccl.socket-timeout distributed error" "an HCCL cause beside a GE start-up failure leads it"
+printf '%s\n' 'RuntimeError: GEInitialize failed. ret = 1343225857' >"$T/ge.log"
+expect_first "$T/ge.log" "ascend.ge.init-failed env-not-loaded error" "a GE start-up failure alone is the CANN environment"
 finish
