@@ -25,6 +25,9 @@ printf '%s\n' 'Traceback (most recent call last):' '  File "train.py", line 3, i
 expect_first "$T/nv-sym.log" "torch.extension-undefined-symbol version-mismatch error" "a CUDA-only undefined symbol gets the torch-generic rule"
 run_nd "$T/out" "$T/err" explain "$T/nv-sym.log"
 assert_not_contains "$T/out" "torch_npu" "a CUDA-only undefined symbol is not told to reinstall torch_npu"
+printf '%s\n' 'ERROR: CANNOT find the kernel cache, rebuilding' \
+  'ImportError: /opt/conda/lib/python3.10/site-packages/torchvision/_C.so: undefined symbol: _ZN3c1017RegisterOperatorsD1Ev' >"$T/cannot.log"
+expect_first "$T/cannot.log" "torch.extension-undefined-symbol version-mismatch error" "the word CANNOT does not make a log an Ascend one"
 printf '%s\n' 'import torch_npu' \
   'ImportError: /usr/local/lib/python3.9/site-packages/torch_npu/lib/libtorch_npu.so: undefined symbol: _ZN3c104impl3cow11cow_deleterEPv' >"$T/asc-sym.log"
 expect_first "$T/asc-sym.log" "ascend.version.undefined-symbol version-mismatch error" "torch_npu's undefined symbol keeps the Ascend rule"
