@@ -44,7 +44,7 @@ expect_first "$T/soc310b.log" "ascend.soc-not-a-target no-device error" "an infe
 
 # CPU fallback and a heavy reader are warnings; a light reader is nothing.
 printf '%s\n' 'time=2025-01-29T10:00:00.000Z level=INFO source=gpu.go:377 msg="no compatible GPUs were discovered"' >"$T/ollama.log"
-expect_first "$T/ollama.log" "fallback.llm-server-cpu cpu-fallback warning" "Ollama on the CPU is a CPU-fallback warning"
+expect_first "$T/ollama.log" "fallback.llm-server-no-gpu no-device warning" "Ollama finding no GPU is a no-device warning (the CPU run follows from it)"
 printf '%s\n' 'Reader Ratio: 12.031%' 'Time Unit: s, IPS Unit: steps/s' >"$T/reader.log"
 expect_first "$T/reader.log" "none" "a reader share of 12% is no finding"
 

@@ -11,7 +11,6 @@ plog() { # DIR: one process's plog ending in HCCL initialisation at 10:00:01
 [INFO] ASCENDCL(4242,python):2024-05-01-10:00:00.100.000 [acl.cpp:100] aclInit start
 [INFO] RUNTIME(4242,python):2024-05-01-10:00:00.200.000 [runtime.cc:120] device 0 opened
 [INFO] HCCL(4242,python):2024-05-01-10:00:01.000.000 [hccl_comm.cc:100] HcclCommInitRootInfo begin
-[INFO] HCCL(4242,python):2024-05-01-10:00:01.500.000 [hccl_comm.cc:180] HcclCommInitRootInfo success, take time [500000]us, rankNum[8], rank[0]
 LOG
 }
 
