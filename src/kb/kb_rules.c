@@ -626,6 +626,44 @@ static const char *nd_kb_capture_unsafe(const char *re)
     return NULL;
 }
 
+/* A '[' inside a bracket expression is a literal to vectorscan and POSIX but
+ * opens a nested class in Rust's regex (ripgrep, the benchmark's anchor and
+ * what users paste patterns into): "[[ ]*" means two things. Refused, so a
+ * pattern reads the same everywhere; write "\\[" or "(\\[| )". */
+static bool nd_kb_pattern_nests_class(const char *re)
+{
+    for (const char *p = re; *p; p++) {
+        if (*p == '\\') {
+            if (p[1])
+                p++;
+            continue;
+        }
+        if (*p != '[')
+            continue;
+        const char *q = p + 1;
+        if (*q == '^')
+            q++;
+        if (*q == ']')
+            q++;
+        for (; *q && *q != ']'; q++) {
+            if (*q == '\\' && q[1]) {
+                q++;
+                continue;
+            }
+            if (*q == '[') {
+                if (q[1] != ':' && q[1] != '.' && q[1] != '=')
+                    return true;
+                const char *end = strstr(q + 2, (const char[]){q[1], ']', 0});
+                if (!end)
+                    return true;
+                q = end + 1;
+            }
+        }
+        p = *q ? q : q - 1;
+    }
+    return false;
+}
+
 /* requires/unless: "RULE_ID" or "re:REGEX". */
 static void nd_kb_check_conds(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *ref, struct nd_kb_rule *r,
                               struct nd_strv *problems)
@@ -741,6 +779,11 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
             if (info->min_width == 0)
                 nd_kb_problem(problems, r->file, r->patterns.line[j], "[%s] pattern can match an empty line", r->id);
             free(info);
+            if (nd_kb_pattern_nests_class(r->patterns.v[j]))
+                nd_kb_problem(problems, r->file, r->patterns.line[j],
+                              "[%s] pattern has '[' inside a bracket expression (a nested class to other regex "
+                              "engines): write \\[ outside the class or (\\[|...)",
+                              r->id);
         }
         r->captures = nd_xcalloc(r->captures_src.n ? r->captures_src.n : 1, sizeof *r->captures);
         for (size_t j = 0; j < r->captures_src.n; j++) {
