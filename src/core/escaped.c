@@ -45,6 +45,21 @@ int nd_escaped_parse_stat_pg(const char *line, pid_t *ppid, pid_t *pgid, pid_t *
     return 0;
 }
 
+int nd_escaped_read_stat_pg(const char *name, pid_t *ppid, pid_t *pgid, pid_t *sid)
+{
+    char path[300], buf[1024];
+    snprintf(path, sizeof path, "/proc/%s/stat", name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t k = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (k <= 0)
+        return -1;
+    buf[k] = '\0';
+    return nd_escaped_parse_stat_pg(buf, ppid, pgid, sid);
+}
+
 size_t nd_escaped_children(pid_t self, pid_t job, pid_t *out, bool *daemon, size_t max)
 {
     pid_t our_sid = getsid(0), our_pgid = getpgrp();
@@ -56,18 +71,8 @@ size_t nd_escaped_children(pid_t self, pid_t job, pid_t *out, bool *daemon, size
     while (n < max && (e = readdir(d))) {
         if (!isdigit((unsigned char)e->d_name[0]))
             continue;
-        char path[300], buf[1024];
-        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            continue;
-        ssize_t k = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        if (k <= 0)
-            continue;
-        buf[k] = '\0';
         pid_t ppid, pgid, sid, pid = (pid_t)atol(e->d_name);
-        if (nd_escaped_parse_stat_pg(buf, &ppid, &pgid, &sid) != 0 || ppid != self || pid == job)
+        if (nd_escaped_read_stat_pg(e->d_name, &ppid, &pgid, &sid) != 0 || ppid != self || pid == job)
             continue;
         /* In our session: the job's only when its group is none of ours
          * (a helper leads a group of its own, its children stay in it). */

@@ -21,5 +21,8 @@ size_t nd_escaped_children(pid_t self, pid_t job, pid_t *out, bool *daemon, size
 int nd_escaped_parse_stat(const char *line, pid_t *ppid, pid_t *sid);
 /* The same with the process group. */
 int nd_escaped_parse_stat_pg(const char *line, pid_t *ppid, pid_t *pgid, pid_t *sid);
+/* Reads /proc/NAME/stat (NAME a pid as a directory entry gives it) and
+ * parses it as above; -1 when it is gone, unreadable or malformed. */
+int nd_escaped_read_stat_pg(const char *name, pid_t *ppid, pid_t *pgid, pid_t *sid);
 
 #endif

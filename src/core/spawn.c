@@ -160,18 +160,8 @@ static void nd_kill_tree(pid_t root)
         while (n < ND_TREE_MAX && (e = readdir(d))) {
             if (e->d_name[0] < '1' || e->d_name[0] > '9')
                 continue;
-            char path[300], buf[1024];
-            snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-            int fd = open(path, O_RDONLY | O_CLOEXEC);
-            if (fd < 0)
-                continue;
-            ssize_t k = read(fd, buf, sizeof buf - 1);
-            close(fd);
             pid_t ppid, pgid, sid, pid = (pid_t)atol(e->d_name);
-            if (k <= 0)
-                continue;
-            buf[k] = '\0';
-            if (nd_escaped_parse_stat_pg(buf, &ppid, &pgid, &sid) != 0)
+            if (nd_escaped_read_stat_pg(e->d_name, &ppid, &pgid, &sid) != 0)
                 continue;
             bool parent_in = false, in = false;
             for (size_t i = 0; i < n; i++) {
