@@ -1,6 +1,6 @@
 """Uses the device, then the runtime is torn down (device closed) and training goes on on the CPU."""
 import live_common
-from live_common import HOLD, ready, say, util
+from live_common import HOLD, cpu_train, ready, say, util
 import os
 import time
 import torch
@@ -12,12 +12,5 @@ time.sleep(3)
 say("device lost: reinitialising on cpu")
 os.close(live_common.device_fd)
 util(0)
-x = torch.randn(160, 160)
-end = time.monotonic() + HOLD + 2
-step = 0
-while time.monotonic() < end:
-    x = torch.tanh(x @ x) * 0.5
-    step += 1
-    if step % 200 == 0:
-        say(f"step {step}")
+cpu_train(HOLD + 2)
 say("done")

@@ -62,3 +62,18 @@ def exit_after(secs, code=0):
         time.sleep(secs)
         os._exit(code)
     threading.Thread(target=stop, daemon=True).start()
+
+
+def cpu_train(secs, label=""):
+    """Trains a small torch model on the CPU for secs, saying every 200th step
+    ("step N" + label). torch is imported here, after the device is held."""
+    import torch
+    x = torch.randn(160, 160)
+    end = time.monotonic() + secs
+    step = 0
+    while time.monotonic() < end:
+        x = torch.tanh(x @ x) * 0.5
+        step += 1
+        if step % 200 == 0:
+            say(f"step {step}{label}")
+    return x
