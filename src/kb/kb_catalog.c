@@ -344,7 +344,7 @@ static void nd_cat_default(struct nd_cat_parser *p, const char *text, long line)
         else if (strcmp(key, "category") == 0 && !nd_category_is_valid(val))
             bad = "category '%s' is not a known category (rules/FORMAT.md lists them)";
         else if (strcmp(key, "consequence-of") == 0 && !nd_cat_consequence_ok(val))
-            bad = "consequence-of '%s' holds an item that is neither a category nor 'mechanism'";
+            bad = "consequence-of '%s' holds an item that is neither a category, a rule id nor 'mechanism'";
         if (bad) {
             char msg[300];
             snprintf(msg, sizeof msg, bad, val);

@@ -141,8 +141,13 @@ bool nd_kb_rule_accepts(const struct nd_kb_rule *r, const char *line);
 /* In consequence-of: any specific INI rule (not a catalogue row, not
  * generic, role cause) at least as severe names the mechanism. */
 #define ND_KB_MECHANISM "mechanism"
-/* A category, or ND_KB_MECHANISM. */
+/* A category, a rule id, or ND_KB_MECHANISM. */
 bool nd_kb_consequence_item_ok(const char *item);
+/* True when a consequence-of item names one rule rather than a category. */
+bool nd_kb_consequence_item_is_id(const char *item);
+/* True when r's consequence-of names the rule with this id: that rule's
+ * line is r's cause, so a wrapper named so never defers to r's line. */
+bool nd_kb_consequence_names(const struct nd_kb_rule *r, const char *id);
 /* Ranking weight of a category (cause categories high, symptoms low). */
 int nd_kb_category_tier(const char *category);
 
@@ -157,8 +162,9 @@ struct nd_kb {
     hs_scratch_t *scratch;
     unsigned *pat_rule; /* pattern id -> key */
     size_t npatterns;
-    size_t nkeys;                        /* rules + condition regexes + 2 */
+    size_t nkeys;                        /* rules + condition regexes + 3 */
     size_t key_exc, key_err;             /* the fallback's keys */
+    size_t key_chain;                    /* "During handling of the above exception" */
     bool has_conds;                      /* some rule has requires/unless */
     long *live_seen;                     /* per key: last line it matched in nd_kb_match_line, + 1 */
     long live_line;                      /* the output line nd_kb_match_line is on */
@@ -221,6 +227,7 @@ struct nd_kb_occ {
     double ts;  /* seconds, or < 0 when unknown */
     int rank;   /* -1 when unknown */
     char *text; /* trimmed line, NULL when not kept */
+    int chain;  /* Python exception-chain markers before it in its file */
 };
 
 struct nd_strbuf;

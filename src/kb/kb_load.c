@@ -140,6 +140,11 @@ static const char *const nd_kb_err_pattern =
     "(^|[^A-Za-z])([Ff]ailed|[Ff]atal|[Ee]xception)([^A-Za-z]|$)|(^|[^A-Za-z_])[Ee]rror([^A-Za-z_s]|$)|"
     "[a-z](Error|Exception)([^A-Za-z]|$)|[Ee]rror(Code|Msg|_code|_msg|code|msg|No|no)";
 
+/* Python's chained exceptions: the exception above the marker is where the
+ * failure began, the one below re-raises it (kb_order.c). */
+static const char *const nd_kb_chain_pattern = "^(During handling of the above exception, another exception occurred|"
+                                               "The above exception was the direct cause of the following exception):";
+
 /* Every pattern the database holds, in key order: the rules' patterns, the
  * condition regexes, then the fallback lines. Sets kb's key layout. */
 struct nd_kb_exprs {
@@ -159,7 +164,7 @@ static int nd_kb_collect(struct nd_kb *kb, struct nd_kb_exprs *x, struct nd_erro
     if (n == 0)
         return nd_error_set(err, -EINVAL, "no rule patterns to compile");
     x->nrule_pats = n;
-    n += nre + 2;
+    n += nre + 3;
     const char **exprs = nd_xcalloc(n, sizeof *exprs);
     unsigned *flags = nd_xcalloc(n, sizeof *flags);
     unsigned *ids = nd_xcalloc(n, sizeof *ids);
@@ -188,9 +193,10 @@ static int nd_kb_collect(struct nd_kb *kb, struct nd_kb_exprs *x, struct nd_erro
         }
     kb->key_exc = nk++;
     kb->key_err = nk++;
+    kb->key_chain = nk++;
     kb->nkeys = nk;
-    const char *fb[2] = {nd_kb_exc_pattern, nd_kb_err_pattern};
-    for (size_t j = 0; j < 2; j++, k++) {
+    const char *fb[3] = {nd_kb_exc_pattern, nd_kb_err_pattern, nd_kb_chain_pattern};
+    for (size_t j = 0; j < 3; j++, k++) {
         exprs[k] = fb[j];
         flags[k] = HS_FLAG_MULTILINE;
         ids[k] = (unsigned)k;

@@ -9,9 +9,11 @@
  * to its physical line for line numbers and evidence (kb_scan.c).
  *
  * Joining is deliberately narrow: an indented line continues the line above
- * unless it belongs to a Python traceback (frames stay lines of their own);
+ * unless it belongs to a Python traceback (frames stay lines of their own,
+ * IPython's "Cell In[3], line 5" frames and their source lines too);
  * a line exactly as long as a common terminal width continues into the next
- * when that one does not start a new record. Logical lines are capped so a
+ * when that one does not start a new record; NCCL's bare "Last error:"
+ * continues into the line that names the error. Logical lines are capped so a
  * long indented dump cannot become one huge line. */
 #include <ctype.h>
 #include <string.h>
@@ -175,6 +177,55 @@ static bool nd_kb_wrap_tail(const char *c, const char *e)
     return strchr(".,;:)]}'\"/_", ch) != NULL;
 }
 
+/* IPython's traceback header puts the exception class first:
+ * "RuntimeError            Traceback (most recent call last)". */
+static bool nd_kb_ipython_header(const char *c, const char *e)
+{
+    while (e > c && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+        e--;
+    static const char tail[] = " Traceback (most recent call last)";
+    size_t n = sizeof tail - 1;
+    return (size_t)(e - c) > n && memcmp(e - n, tail, n) == 0;
+}
+
+/* A line of an IPython traceback that is not indented: a frame header
+ * ("Cell In[12], line 3", "Input In [3], in <cell line: 5>()",
+ * "File ~/x.py:118, in f()", "<ipython-input-3-ab> in <module>",
+ * "~/x.py in f()") or the arrow on the failing source line ("----> 3 x()").
+ * The indented source lines around the arrow belong to the frame too. */
+static bool nd_kb_ipython_frame(const char *c, const char *e)
+{
+    if (nd_kb_starts(c, e, "Cell In[") || nd_kb_starts(c, e, "Input In [") || nd_kb_starts(c, e, "File ") ||
+        nd_kb_starts(c, e, "<ipython-input-") || nd_kb_starts(c, e, "~/"))
+        return true;
+    const char *p = c;
+    while (p < e && *p == '-')
+        p++;
+    if (p > c && p < e && *p == '>')
+        return true;
+    return *c == '/' && memmem(c, (size_t)(e - c), " in ", 4) != NULL;
+}
+
+/* NCCL 2.1x ends its exception text with "Last error:" alone on a line and
+ * puts the warning it names (the cause) on the next one: the two are one
+ * message. */
+static bool nd_kb_ends_last_error(const char *c, const char *e)
+{
+    while (e > c && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+        e--;
+    static const char tail[] = "Last error:";
+    size_t n = sizeof tail - 1;
+    return (size_t)(e - c) >= n && memcmp(e - n, tail, n) == 0;
+}
+
+/* The line after "Last error:" that carries its detail. */
+static bool nd_kb_last_error_detail(const char *c, const char *e)
+{
+    while (c < e && (*c == ' ' || *c == '\t'))
+        c++;
+    return c < e && *c != '\r' && !nd_kb_starts(c, e, "Traceback (most recent call last)");
+}
+
 bool nd_kb_logical_needed(const char *buf, size_t len)
 {
     const char *p = buf, *end = buf + len;
@@ -189,6 +240,8 @@ bool nd_kb_logical_needed(const char *buf, size_t len)
         if (n && (*p == ' ' || *p == '\t') && prev_indent_ok)
             return true;
         if (nd_kb_width_wrapped(n) && le < end && nd_kb_wrap_tail(le + 1, end))
+            return true;
+        if (le < end && nd_kb_ends_last_error(p, le))
             return true;
         /* An indented line under a Python "Traceback" line is a frame. */
         prev_indent_ok = n && !(*p == ' ' || *p == '\t') && !nd_kb_starts(p, le, "Traceback (most recent call last)");
@@ -208,10 +261,10 @@ size_t nd_kb_logical_build(const char *buf, size_t len, struct nd_kb_logical *lg
     }
     size_t w = 0;
     const char *p = buf, *end = buf + len;
-    bool in_pytb = false;
+    bool in_pytb = false, in_ipytb = false;
     size_t cur_start = 0, cur_lines = 0; /* current logical line: first physical index, count */
     size_t prev_len = 0;                 /* content length of the previous physical line */
-    bool have_prev = false;
+    bool have_prev = false, prev_last_error = false;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *le = nl ? nl : end;
@@ -222,13 +275,19 @@ size_t nd_kb_logical_build(const char *buf, size_t len, struct nd_kb_logical *lg
         bool indented = nd_kb_is_indented(c, le);
         bool join = false, tight = false;
         if (have_prev && cur_lines < ND_KB_JOIN_MAX_LINES && w - lg->lines[cur_start].n_off < ND_KB_JOIN_MAX_BYTES) {
-            if (indented && !in_pytb && !nd_kb_indent_breaks(c, le))
+            if (prev_last_error && nd_kb_last_error_detail(c, le))
+                join = true;
+            else if (indented && !in_pytb && !in_ipytb && !nd_kb_indent_breaks(c, le))
                 join = true;
             else if (!indented && nd_kb_width_wrapped(prev_len) && nd_kb_wrap_tail(c, le))
                 join = tight = true;
         }
-        if (!indented)
+        if (!indented) {
             in_pytb = nd_kb_starts(c, le, "Traceback (most recent call last)");
+            /* IPython's frames are not indented and blank lines part them:
+             * its traceback lasts until a line that is neither. */
+            in_ipytb = nd_kb_ipython_header(c, le) || (in_ipytb && (cn == 0 || nd_kb_ipython_frame(c, le)));
+        }
         ND_ALLOC_GROW(lg->lines, lg->nlines + 1, lg->tcap);
         struct nd_kb_pline *pl = &lg->lines[lg->nlines];
         if (join) {
@@ -255,6 +314,7 @@ size_t nd_kb_logical_build(const char *buf, size_t len, struct nd_kb_logical *lg
         lg->nlines++;
         prev_len = cn;
         have_prev = n > 0;
+        prev_last_error = nd_kb_ends_last_error(c, le);
         p = nl ? nl + 1 : end;
     }
     /* A chunk that did not end in '\n' keeps its last line open. */

@@ -5,7 +5,9 @@
  * appearance; wrappers go after any other finding of warning or above;
  * then a finding goes before those that name it in `consequence-of` (the
  * causal chain as the vendors document it: an unloaded environment before
- * the runtime codes it causes, a mechanism before a bare return code);
+ * the runtime codes it causes, a mechanism before a bare return code, the
+ * first exception of a Python chain before a generic reading of its
+ * re-raise);
  * finally each rule's `outranks` list is enforced. Pure. */
 #include <ctype.h>
 #include <stdlib.h>
@@ -117,19 +119,35 @@ static int nd_kb_cand_cmp(const struct nd_kb_cand *a, const struct nd_kb_cand *b
     return 0;
 }
 
-/* True when a's finding explains b's: b's rule names a's category, or
- * "mechanism" for a specific INI rule at least as severe, in consequence-of,
- * and both first appear in the same file (in another rank's log the order
- * of time decides, not the chain). */
+/* True when a's finding explains b's: b's rule names a's category, a's id,
+ * or "mechanism" for a specific INI rule at least as severe, in
+ * consequence-of, and both first appear in the same file (in another rank's
+ * log the order of time decides, not the chain). A wrapper explains only
+ * where named by its id: "cannot open shared object file" says what is
+ * missing, while a wrapper's category alone ("inner error" is device-fault)
+ * says nothing about why. */
 static bool nd_kb_explains(const struct nd_kb_cand *a, const struct nd_kb_cand *b)
 {
     const struct nd_kb_rule *ra = a->r, *rb = b->r;
-    if (ra == rb || ra->role == ND_ROLE_WRAPPER || ra->severity < ND_SEV_WARNING)
+    if (ra == rb || ra->severity < ND_SEV_WARNING)
         return false;
     if (!a->h->earliest.file || a->h->earliest.file != b->h->earliest.file)
         return false;
+    /* Python's exception chain: a generic rule that first matched below a
+     * "During handling of the above exception" marker reads the re-raise;
+     * a specific rule above that marker read the exception it wraps. */
+    if ((rb->generic || rb->role == ND_ROLE_WRAPPER) && !ra->generic && ra->role != ND_ROLE_WRAPPER &&
+        a->h->earliest.chain < b->h->earliest.chain)
+        return true;
     for (size_t i = 0; i < rb->consequence_of.n; i++) {
         const char *item = rb->consequence_of.v[i];
+        if (nd_kb_consequence_item_is_id(item)) {
+            if (strcmp(item, ra->id) == 0)
+                return true;
+            continue;
+        }
+        if (ra->role == ND_ROLE_WRAPPER)
+            continue;
         if (strcmp(item, ND_KB_MECHANISM) == 0) {
             if (!ra->family && !ra->generic && ra->role == ND_ROLE_CAUSE && ra->severity >= rb->severity)
                 return true;

@@ -450,9 +450,27 @@ void nd_kb_parse_rules(struct nd_kb_ruleset *set, const char *file, const char *
     nd_strv_release(&rd.side);
 }
 
+static bool nd_kb_id_ok(const char *id);
+
+/* A rule id has a dot, a category never does: an id names one rule, a
+ * wrapper included (a wrapper's category alone never explains anything). */
+bool nd_kb_consequence_item_is_id(const char *item)
+{
+    return strchr(item, '.') != NULL;
+}
+
+bool nd_kb_consequence_names(const struct nd_kb_rule *r, const char *id)
+{
+    for (size_t i = 0; i < r->consequence_of.n; i++)
+        if (strcmp(r->consequence_of.v[i], id) == 0)
+            return true;
+    return false;
+}
+
 bool nd_kb_consequence_item_ok(const char *item)
 {
-    return strcmp(item, ND_KB_MECHANISM) == 0 || nd_category_is_valid(item);
+    return strcmp(item, ND_KB_MECHANISM) == 0 || nd_category_is_valid(item) ||
+           (nd_kb_consequence_item_is_id(item) && nd_kb_id_ok(item));
 }
 
 int nd_kb_category_tier(const char *category)
@@ -830,8 +848,13 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
         for (size_t j = 0; j < r->consequence_of.n; j++)
             if (!nd_kb_consequence_item_ok(r->consequence_of.v[j]))
                 nd_kb_problem(problems, r->file, r->consequence_of.line[j],
-                              "[%s] consequence-of '%s' is neither a category nor 'mechanism'", r->id,
+                              "[%s] consequence-of '%s' is neither a category, a rule id nor 'mechanism'", r->id,
                               r->consequence_of.v[j]);
+            else if (nd_kb_consequence_item_is_id(r->consequence_of.v[j]) &&
+                     !nd_kb_set_find(set, r->consequence_of.v[j], NULL) &&
+                     !(ref && nd_kb_set_find((struct nd_kb_ruleset *)ref, r->consequence_of.v[j], NULL)))
+                nd_kb_problem(problems, r->file, r->consequence_of.line[j], "[%s] consequence-of unknown rule '%s'",
+                              r->id, r->consequence_of.v[j]);
         free(r->outrank_idx);
         r->outrank_idx = nd_xcalloc(r->outranks.n ? r->outranks.n : 1, sizeof *r->outrank_idx);
         r->noutrank_idx = 0;

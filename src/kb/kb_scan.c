@@ -117,6 +117,7 @@ struct nd_kb_scan {
     long wrap_line;            /* line of the oldest of them */
     struct nd_kb_occ wrap_occ; /* and its text, evidence for the line that explains it */
     size_t last_specific_rule;
+    int chain; /* exception-chain markers seen so far in this source */
 
     struct nd_kb_match *mbuf; /* matches of the current chunk */
     size_t nmatch;
@@ -399,6 +400,8 @@ static void nd_kb_wrap_to_pending(struct nd_kb_scan *s, size_t ri, long line, co
             break;
         if (s->kb->rules.v[p->ri].role == ND_ROLE_WRAPPER)
             continue;
+        if (nd_kb_consequence_names(&s->kb->rules.v[p->ri], s->kb->rules.v[ri].id))
+            return;
         nd_kb_wrap_add(p->wrap_rule, p->wrap_count, &p->nwrap, ND_ARRAY_SIZE(p->wrap_rule), ri, 1);
         if (o && !p->wrap_occ.text)
             nd_kb_occ_set(&p->wrap_occ, o, ls, llen, NULL);
@@ -415,6 +418,10 @@ static void nd_kb_wrapper_window(struct nd_kb_scan *s, size_t ri, long line, con
     const struct nd_kb_rule *r = &s->kb->rules.v[ri];
     struct nd_kb_hit *h = &s->hits[ri];
     if (r->role == ND_ROLE_WRAPPER) {
+        /* A wrapper the line nearby names as its cause stands on its own. */
+        if (line - s->last_specific <= ND_KB_WRAP_WINDOW && s->last_specific_rule < s->kb->rules.n &&
+            nd_kb_consequence_names(&s->kb->rules.v[s->last_specific_rule], r->id))
+            return;
         if (line - s->last_specific <= ND_KB_WRAP_WINDOW) {
             h->deferred++;
             struct nd_kb_hit *sh = s->last_specific_rule < s->kb->rules.n ? &s->hits[s->last_specific_rule] : NULL;
@@ -446,7 +453,8 @@ static void nd_kb_wrapper_window(struct nd_kb_scan *s, size_t ri, long line, con
         s->last_specific_rule = ri;
         if (s->nwrap && line - s->wrap_line <= ND_KB_WRAP_WINDOW) {
             for (size_t k = 0; k < s->nwrap; k++)
-                s->hits[s->wrap_rule[k]].deferred += s->wrap_count[k];
+                if (!nd_kb_consequence_names(r, s->kb->rules.v[s->wrap_rule[k]].id))
+                    s->hits[s->wrap_rule[k]].deferred += s->wrap_count[k];
             /* Those wrappers are explained: a waiting line must not count them again. */
             for (size_t i = 0; i < s->npending; i++)
                 s->pending[i].nwrap = 0;
@@ -538,12 +546,15 @@ static void nd_kb_accept_pending(struct nd_kb_scan *s, struct nd_kb_pending *p)
         s->hits[p->hides[i]].shadowed++;
     if (s->kb->rules.v[p->ri].role == ND_ROLE_WRAPPER) {
         long d = p->occ.line - s->last_specific;
-        if (d <= ND_KB_WRAP_WINDOW && d >= -ND_KB_WRAP_WINDOW)
+        if (d <= ND_KB_WRAP_WINDOW && d >= -ND_KB_WRAP_WINDOW &&
+            !(s->last_specific_rule < s->kb->rules.n &&
+              nd_kb_consequence_names(&s->kb->rules.v[s->last_specific_rule], s->kb->rules.v[p->ri].id)))
             h->deferred++;
         return;
     }
     for (size_t k = 0; k < p->nwrap; k++)
-        s->hits[p->wrap_rule[k]].deferred += p->wrap_count[k];
+        if (!nd_kb_consequence_names(&s->kb->rules.v[p->ri], s->kb->rules.v[p->wrap_rule[k]].id))
+            s->hits[p->wrap_rule[k]].deferred += p->wrap_count[k];
     p->nwrap = 0;
     if (p->wrap_occ.text && !h->wrapped.text) {
         h->wrapped = p->wrap_occ;
@@ -654,7 +665,7 @@ static void nd_kb_flush_line(struct nd_kb_scan *s)
     if (kept)
         nd_kb_fb_explained(s, s->src, s->grp_logical);
     struct nd_kb_grp *g0 = &s->grp[nlive ? live[0] : wait[0]];
-    struct nd_kb_occ o = {.file = s->name, .line = g0->line, .ts = -1, .rank = -1};
+    struct nd_kb_occ o = {.file = s->name, .line = g0->line, .ts = -1, .rank = -1, .chain = s->chain};
     o.rank = nd_kb_line_rank(s->chunk + g0->phys, g0->physlen);
     if (o.rank < 0)
         o.rank = s->rank;
@@ -879,6 +890,8 @@ static void nd_kb_process(struct nd_kb_scan *s, unsigned id, unsigned long long 
     if (key >= s->kb->rules.n) {
         if (key == s->kb->key_exc || key == s->kb->key_err)
             nd_kb_fallback_line(s, key, s->chunk + lso, leo - lso, s->cur_line, logical);
+        else if (key == s->kb->key_chain)
+            s->chain++;
         return;
     }
     size_t ri = key;
@@ -1147,6 +1160,7 @@ static int nd_kb_scan_stream(struct nd_kb_scan *s, const char *name, struct nd_k
     s->last_ts = -1;
     s->last_specific = -ND_KB_WRAP_WINDOW * 2;
     s->last_specific_rule = (size_t)-1;
+    s->chain = 0;
     s->nwrap = 0;
     nd_kb_shape_begin(s->shape, s->name);
 
@@ -1496,7 +1510,7 @@ static bool nd_kb_launcher_report(const char *text)
 static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls, size_t llen, long line, long logical)
 {
     size_t pre = nd_kb_line_prefix(ls, llen);
-    struct nd_kb_occ o = {.file = s->name, .line = line, .ts = -1, .rank = -1};
+    struct nd_kb_occ o = {.file = s->name, .line = line, .ts = -1, .rank = -1, .chain = s->chain};
     if (key == s->kb->key_exc) {
         if (s->fb_exc.text && s->fb_exc.file == o.file && s->fb_exc.line == line)
             return;
@@ -1541,13 +1555,20 @@ void nd_kb_scan_no_fallback(struct nd_kb_scan *s)
 /* True when the finding explain would put first says no more than that
  * something failed: a symptom, a wrapper, or a line less severe than an
  * unexplained exception. */
-static bool nd_kb_top_is_weak(struct nd_kb_scan *s, const struct nd_finding *f)
+static bool nd_kb_top_is_weak(struct nd_kb_scan *s, const struct nd_finding *f, const struct nd_kb_occ *first)
 {
     if (f->severity < ND_SEV_ERROR)
         return true;
     size_t ri = 0;
     const struct nd_kb_rule *r = nd_kb_ruleset_find(&s->kb->rules, f->id, &ri);
-    return r && r->role != ND_ROLE_CAUSE;
+    if (!r)
+        return false;
+    /* A generic rule that read only the re-raise at the end of a Python
+     * exception chain says less than the first exception above it. */
+    const struct nd_kb_occ *e = &s->hits[ri].earliest;
+    if (r->generic && first && e->file == first->file && first->chain < e->chain)
+        return true;
+    return r->role != ND_ROLE_CAUSE;
 }
 
 void nd_kb_scan_finish(struct nd_kb_scan *s, struct nd_findings *out, bool all)
@@ -1565,7 +1586,7 @@ void nd_kb_scan_finish(struct nd_kb_scan *s, struct nd_findings *out, bool all)
      * report) that follow from it. The first such exception is the root;
      * later ones are usually its consequences. */
     const struct nd_kb_occ *first = s->fb_ncand ? &s->fb_cand[0].occ : NULL;
-    if (first && (out->n == before || nd_kb_top_is_weak(s, out->v[before]))) {
+    if (first && (out->n == before || nd_kb_top_is_weak(s, out->v[before], first))) {
         nd_kb_fallback_finding(s->kb, first, s->fb_err, s->fb_nerr, s->fb_errcount, out);
         struct nd_finding *f = out->v[out->n - 1];
         memmove(&out->v[before + 1], &out->v[before], (out->n - 1 - before) * sizeof *out->v);

@@ -114,6 +114,52 @@ static void test_logical_lines(void **state)
     nd_kb_logical_release(&lg);
 }
 
+/* NCCL's bare "Last error:" and the line after it are one message; an
+ * IPython traceback's frames ("Cell In[3], line 5", "File ~/x.py:8, in f()")
+ * keep their indented source lines apart, as a Python traceback's do. */
+static void test_last_error_and_ipython(void **state)
+{
+    (void)state;
+    const char *nccl = "ncclSystemError: System call (e.g. socket, malloc) or external library call failed.\n"
+                       "[rank1]: Last error:\n"
+                       "[rank1]: socketStartConnect: Connect to 10.0.0.2<45763> failed : Software caused connection "
+                       "abort\n"
+                       "Last error:\n"
+                       "\n"
+                       "next record\n";
+    assert_true(nd_kb_logical_needed(nccl, strlen(nccl)));
+    struct nd_kb_logical lg = {0};
+    size_t n = nd_kb_logical_build(nccl, strlen(nccl), &lg);
+    char *text = nd_xstrndup(lg.buf, n);
+    assert_string_equal(text, "ncclSystemError: System call (e.g. socket, malloc) or external library call failed.\n"
+                              "Last error: socketStartConnect: Connect to 10.0.0.2<45763> failed : Software caused "
+                              "connection abort\n"
+                              "Last error:\n"
+                              "\n"
+                              "next record\n");
+    assert_int_equal(lg.lines[2].logical, 1);
+    free(text);
+    const char *ipy = "RuntimeError                              Traceback (most recent call last)\n"
+                      "Cell In[12], line 3\n"
+                      "      1 import torch\n"
+                      "----> 3 model.to(\"npu\")\n"
+                      "\n"
+                      "File ~/venv/lib/python3.10/site-packages/torch/nn/modules/module.py:1145, in Module.to(self)\n"
+                      "   1141     return t.to(device)\n"
+                      "-> 1145 return self._apply(convert)\n"
+                      "\n"
+                      "RuntimeError: the real error\n"
+                      "    continued here\n";
+    n = nd_kb_logical_build(ipy, strlen(ipy), &lg);
+    text = nd_xstrndup(lg.buf, n);
+    assert_non_null(strstr(text, "Cell In[12], line 3\n      1 import torch\n"));
+    assert_non_null(strstr(text, "in Module.to(self)\n   1141     return t.to(device)\n"));
+    /* After the traceback, indentation continues a message again. */
+    assert_non_null(strstr(text, "RuntimeError: the real error continued here\n"));
+    free(text);
+    nd_kb_logical_release(&lg);
+}
+
 static void test_wrapped_message_matches(void **state)
 {
     (void)state;
@@ -311,6 +357,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prefixes),
         cmocka_unit_test(test_logical_lines),
+        cmocka_unit_test(test_last_error_and_ipython),
         cmocka_unit_test(test_wrapped_message_matches),
         cmocka_unit_test(test_one_finding_per_line),
         cmocka_unit_test(test_context),

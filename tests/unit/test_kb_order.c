@@ -200,7 +200,13 @@ static const char *chain_rules =
     "[t.vwarn]\ncategory = version-mismatch\nseverity = warning\npattern = VWARNHERE\ntitle = vw\nfix = f\n"
     "example = VWARNHERE\n"
     "[t.cwarn]\ncategory = config\nseverity = warning\npattern = CWARNHERE\ntitle = cw\nfix = f\n"
-    "example = CWARNHERE\n";
+    "example = CWARNHERE\n"
+    "[t.libwrap]\ncategory = env-not-loaded\nrole = wrapper\npattern = LIBWRAPHERE\ntitle = lw\nfix = f\n"
+    "example = LIBWRAPHERE\n"
+    "[t.otherwrap]\ncategory = env-not-loaded\nrole = wrapper\npattern = OTHERWRAPHERE\ntitle = ow\nfix = f\n"
+    "example = OTHERWRAPHERE\n"
+    "[t.gesym]\ncategory = device-fault\nrole = symptom\nconsequence-of = t.libwrap\npattern = GESYMHERE\n"
+    "title = gs\nfix = f\nexample = GESYMHERE\n";
 static const char *chain_table = "#! id-prefix = t.code\n"
                                  "#! category = env-not-loaded\n"
                                  "#! consequence-of = mechanism\n"
@@ -277,6 +283,88 @@ static void test_consequence_of_category(void **state)
     nd_kb_free(kb);
 }
 
+/* A rule id in consequence-of names that one rule, a wrapper included: the
+ * wrapper next to the line that names it neither defers to it nor goes
+ * after it. */
+static void test_consequence_of_rule_id(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_chain_kb();
+    struct nd_findings out = ND_FINDINGS_INIT;
+    const char *names[] = {"a.log"};
+    const char *named[] = {"LIBWRAPHERE\nGESYMHERE\n"};
+    explain(kb, names, named, 1, false, &out);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0]->id, "t.libwrap");
+    assert_string_equal(out.v[1]->id, "t.gesym");
+    nd_findings_release(&out);
+    /* Printed after the line it explains, it still leads. */
+    const char *after[] = {"GESYMHERE\nstep\nLIBWRAPHERE\n"};
+    explain(kb, names, after, 1, false, &out);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0]->id, "t.libwrap");
+    nd_findings_release(&out);
+    /* A wrapper the symptom does not name defers to it as before. */
+    const char *other[] = {"OTHERWRAPHERE\nGESYMHERE\n"};
+    explain(kb, names, other, 1, false, &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->id, "t.gesym");
+    nd_findings_release(&out);
+    /* In another file the chain says nothing: the wrapper goes last. */
+    const char *two_names[] = {"a.log", "b.log"};
+    const char *apart[] = {"GESYMHERE\n", "LIBWRAPHERE\n"};
+    explain(kb, two_names, apart, 2, false, &out);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0]->id, "t.gesym");
+    nd_findings_release(&out);
+    /* run's summary: the same chain on findings in order of arrival. */
+    struct nd_findings run = ND_FINDINGS_INIT;
+    nd_findings_add(&run, "t.gesym", "device-fault", ND_SEV_ERROR, "gs");
+    nd_findings_add(&run, "t.libwrap", "env-not-loaded", ND_SEV_ERROR, "lw");
+    nd_kb_order_findings(kb, &run);
+    assert_int_equal(run.n, 2);
+    assert_string_equal(run.v[0]->id, "t.libwrap");
+    nd_findings_release(&run);
+    nd_kb_free(kb);
+}
+
+/* A Python exception chain: what matched above "During handling of the
+ * above exception" goes before a generic reading of the re-raise below. */
+static void test_exception_chain(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_chain_kb();
+    struct nd_findings out = ND_FINDINGS_INIT;
+    const char *names[] = {"a.log"};
+    const char *chained[] = {"VWARNHERE\n\nDuring handling of the above exception, another exception occurred:\n\n"
+                             "GENERICHERE\n"};
+    explain(kb, names, chained, 1, false, &out);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0]->id, "t.vwarn");
+    nd_findings_release(&out);
+    const char *cause[] = {"VWARNHERE\nThe above exception was the direct cause of the following exception:\n"
+                           "[rank0]: GENERICHERE\n"};
+    explain(kb, names, cause, 1, false, &out);
+    assert_string_equal(out.v[0]->id, "t.vwarn");
+    nd_findings_release(&out);
+    /* Without the marker severity decides. */
+    const char *plain[] = {"VWARNHERE\nGENERICHERE\n"};
+    explain(kb, names, plain, 1, false, &out);
+    assert_string_equal(out.v[0]->id, "t.generic");
+    nd_findings_release(&out);
+    /* An exception no rule knows above the marker is the failure. */
+    const char *unknown[] = {"Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\n"
+                             "ValueError: the first failure\n\n"
+                             "During handling of the above exception, another exception occurred:\n\n"
+                             "GENERICHERE\n"};
+    explain(kb, names, unknown, 1, false, &out);
+    assert_true(out.n >= 2);
+    assert_string_not_equal(out.v[0]->id, "t.generic");
+    assert_non_null(strstr(out.v[0]->evidence[0].text, "the first failure"));
+    nd_findings_release(&out);
+    nd_kb_free(kb);
+}
+
 static void test_consequence_of_lint(void **state)
 {
     (void)state;
@@ -288,14 +376,19 @@ static void test_consequence_of_lint(void **state)
     const char *table = "#! id-prefix = t.y\n#! category = config\n#! consequence-of = mechanism,bogus\n"
                         "code\ttitle\tfix\texample\nY1\ty\tf\tY1\n";
     nd_kb_parse_catalog(&set, "b.tsv", table, strlen(table), false, &problems);
+    const char *unknown = "[t.z]\ncategory = config\nconsequence-of = t.nosuch\npattern = Z\ntitle = z\n"
+                          "fix = f\nexample = Z\n";
+    nd_kb_parse_rules(&set, "c.rules", unknown, strlen(unknown), false, &problems);
     nd_kb_check_rules(&set, NULL, &problems);
-    bool rule_seen = false, table_seen = false;
+    bool rule_seen = false, table_seen = false, id_seen = false;
     for (size_t i = 0; i < problems.n; i++) {
+        id_seen |= strstr(problems.v[i], "c.rules:3: [t.z] consequence-of unknown rule 't.nosuch'") != NULL;
         rule_seen |= strstr(problems.v[i], "b.rules:3: [t.x] consequence-of 'no-such'") != NULL;
         table_seen |= strstr(problems.v[i], "b.tsv:3:") != NULL && strstr(problems.v[i], "bogus") != NULL;
     }
     assert_true(rule_seen);
     assert_true(table_seen);
+    assert_true(id_seen);
     nd_strv_release(&problems);
     nd_kb_ruleset_release(&set);
 }
@@ -431,6 +524,8 @@ int main(void)
         cmocka_unit_test(test_rank_set_text),
         cmocka_unit_test(test_consequence_of_mechanism),
         cmocka_unit_test(test_consequence_of_category),
+        cmocka_unit_test(test_consequence_of_rule_id),
+        cmocka_unit_test(test_exception_chain),
         cmocka_unit_test(test_consequence_of_lint),
         cmocka_unit_test(test_order_findings),
     };
