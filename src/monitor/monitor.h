@@ -74,6 +74,9 @@ void nd_monitor_held_lines(struct nd_monitor *m, int stream, const char *data, s
 
 /* True once --fail-fast wants the job stopped (an error finding from a detector). */
 bool nd_monitor_wants_stop(const struct nd_monitor *m);
+/* We are stopping the job (--fail-fast, run --timeout): its processes that
+ * die from now on are not reported as failures of the job. */
+void nd_monitor_stopping(struct nd_monitor *m);
 
 /* The end: exit detector, summary on stderr, JSON summary, report folder.
  * exit_status: the shell-style status (-1 unknown, for watch). Returns 0, or
