@@ -343,7 +343,13 @@ int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, s
      * when the window ends: they decide the cpu-fallback stage. */
     double refresh = opt->cfg.window_s / 4;
     refresh = refresh < 1 ? 1 : refresh > 5 ? 5 : refresh;
-    struct nd_sampler_opts so = {opt->root, opt->pgid, 0, opt->no_devices, refresh, opt->cfg.window_s};
+    struct nd_sampler_opts so = {.root = opt->root,
+                                 .root_start = opt->root_start,
+                                 .pgid = opt->pgid,
+                                 .device_timeout_s = 0,
+                                 .no_devices = opt->no_devices,
+                                 .maps_refresh_s = refresh,
+                                 .window_s = opt->cfg.window_s};
     int rc = nd_sampler_new(&so, &m->sampler, err);
     if (rc < 0) {
         nd_linecache_free(m->seen);

@@ -23,7 +23,8 @@ struct nd_monitor_opts {
     const char *command; /* "run" or "watch" */
     struct nd_detect_config cfg;
     pid_t root;
-    pid_t pgid;        /* the job's group when it leads one, else 0 */
+    uint64_t root_start; /* root's start time (ticks since boot), 0: unknown; see nd_sampler_opts */
+    pid_t pgid;          /* the job's group when it leads one, else 0 */
     char *const *argv; /* the job's command (redacted before use) */
     bool quiet;        /* no live alerts, summary only */
     bool fail_fast;
