@@ -25,7 +25,7 @@ void nd_redact_reset(void);
 int nd_redact_check_env(struct nd_error *err);
 
 /* True when a variable of this name holds a secret. The name is cut into
- * words (_ - . and camelCase): one of TOKEN, SECRET, PASSWORD, PASSWD, KEY,
+ * words (_ - . and camelCase): one of TOKEN, SECRET, PASSWORD, PASSWD, KEY(S),
  * APIKEY, CREDENTIAL(S), AUTH, AUTHORIZATION, PRIVATE, COOKIE, JWT,
  * PASSPHRASE (or a word ending in TOKEN, SECRET, PASSWORD...), or PASS/PWD
  * as the last word of a longer name (DB_PASS, MYSQL_PWD); not path-like
