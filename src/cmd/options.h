@@ -20,6 +20,7 @@ enum nd_arg_kind {
     ND_ARG_STRING,  /* const char * (the argv word itself) */
     ND_ARG_PID,     /* long: 1..pid_max */
     ND_ARG_SECONDS, /* double: decimal with an optional fraction, within [min, max] */
+    ND_ARG_DURATION, /* double: seconds as SECONDS, or with a unit: 90s, 30m, 2h */
     ND_ARG_NUMBER,  /* double: as seconds, for quantities like cores */
     ND_ARG_COUNT,   /* long: whole number within [min, max] */
     ND_ARG_ENUM,    /* int: the value of the choice named */

@@ -1,7 +1,8 @@
 /* npu-doctor run [options] -- CMD ARGS...: runs the job under the supervisor
  * (its own process group, byte-exact passthrough, signal forwarding) and
  * watches it with the monitor. Returns the job's own status (128+N for a
- * signal), 3 when --fail-fast stopped it, 127/126 when it could not start. */
+ * signal), 3 when --fail-fast stopped it, 124 when --timeout did, 127/126
+ * when it could not start. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,7 +32,8 @@ static const char nd_run_about[] = "Runs CMD and watches it: is it really on the
                                    "left behind (in its group, or moved out with setsid) get SIGTERM, then SIGKILL\n"
                                    "after --grace; their output passes through until then. If npu-doctor itself is\n"
                                    "killed (SIGKILL, OOM killer), the kernel kills the job's main process at once\n"
-                                   "(parent-death signal); children of the job that outlive it are not watched.\n\n"
+                                   "(parent-death signal); children of the job that outlive it are not watched.\n"
+                                   "With --timeout, a job still running then is stopped the same way (exit 124).\n\n"
                                    "options:\n";
 
 static const char nd_run_footer[] = "example:\n  npu-doctor run --report out/ -- python3 train.py\n";
@@ -39,7 +41,33 @@ static const char nd_run_footer[] = "example:\n  npu-doctor run --report out/ --
 struct nd_run_ctx {
     struct nd_monitor *mon;
     struct nd_supervisor *sv;
+    double timeout_s; /* 0: none */
+    double grace_s;
+    bool timed_out;
 };
+
+/* --timeout: the wall-clock limit, on the monotonic clock (a synthetic clock
+ * is for the detectors; a limit is real time). Its whole tree is stopped:
+ * the group through the supervisor, and what left the group (setsid) and the
+ * monitor tracks, at once, so nothing runs on past the limit. */
+static double nd_run_timeout_check(struct nd_run_ctx *c, double now)
+{
+    if (c->timeout_s <= 0 || c->timed_out)
+        return 0;
+    double deadline = nd_supervisor_started_at(c->sv) + c->timeout_s;
+    if (now < deadline)
+        return deadline;
+    if (nd_supervisor_job_done(c->sv))
+        return 0; /* it ended in time; what it left behind is stopped as always */
+    c->timed_out = true;
+    fprintf(stderr,
+            "npu-doctor: --timeout %g s reached: stopping the job (SIGTERM to its process tree, SIGKILL after %g s)\n",
+            c->timeout_s, c->grace_s);
+    nd_monitor_stopping(c->mon);
+    nd_supervisor_stop(c->sv);
+    nd_monitor_signal_all(c->mon, SIGTERM);
+    return 0;
+}
 
 static void nd_run_lines(void *arg, int stream, const char *data, size_t len, long first_lineno)
 {
@@ -72,9 +100,10 @@ static double nd_run_tick(void *arg, double now)
     nd_supervisor_output(c->sv, &bytes, &lines);
     nd_monitor_set_output(c->mon, bytes, lines);
     double next = nd_monitor_tick(c->mon, now);
-    if (nd_monitor_wants_stop(c->mon))
+    if (nd_monitor_wants_stop(c->mon) && !c->timed_out)
         nd_supervisor_stop(c->sv);
-    return next;
+    double deadline = nd_run_timeout_check(c, nd_monotonic_now());
+    return deadline > 0 && deadline < next ? deadline : next;
 }
 
 /* Processes of the job that left its group (setsid) are ended too. */
@@ -99,8 +128,18 @@ int cmd_run(int argc, char **argv)
 {
     struct nd_run_options o;
     nd_run_options_default(&o);
-    struct nd_option opts[ND_RUN_COMMON_NOPTS + 1] = {{0}};
-    nd_run_common_options(&o, opts);
+    struct nd_option opts[ND_RUN_COMMON_NOPTS + 2] = {
+        {.name = "timeout",
+         .kind = ND_ARG_DURATION,
+         .out = &o.timeout_s,
+         .min = 0,
+         .max = 31536000,
+         .flags = ND_OPTF_ABOVE_MIN,
+         .arg_name = "DURATION",
+         .help = "stop the job when it still runs after DURATION (90s, 30m, 2h): SIGTERM to its process tree, "
+                 "SIGKILL after --grace; exit 124"},
+    };
+    nd_run_common_options(&o, opts + 1);
     const struct nd_cmd_spec spec = {
         "run", "npu-doctor run [options] -- CMD [ARGS...]", nd_run_about, opts, nd_run_footer, ND_SPEC_STOP_AT_OPERAND};
     int first_op;
@@ -164,7 +203,7 @@ int cmd_run(int argc, char **argv)
         .no_devices = o.no_devices,
         .kb = kb,
     };
-    struct nd_run_ctx ctx = {.mon = NULL, .sv = sv};
+    struct nd_run_ctx ctx = {.mon = NULL, .sv = sv, .timeout_s = o.timeout_s, .grace_s = o.grace_s};
     if (nd_monitor_new(&mo, &ctx.mon, &err) < 0) {
         /* The job is already running: it goes on, unwatched. */
         nd_term_eprintf("npu-doctor: warning: the monitor could not start (%s); the job runs unwatched\n", err.msg);
@@ -178,6 +217,8 @@ int cmd_run(int argc, char **argv)
         return code;
     }
     double first = nd_monitor_start(ctx.mon);
+    if (o.timeout_s > 0 && nd_supervisor_started_at(sv) + o.timeout_s < first)
+        first = nd_supervisor_started_at(sv) + o.timeout_s;
     /* The built-in rules compile in a thread while the job starts; only now,
      * after the device sessions were forked (see nd_assert_fork_safe). */
     if (!kb) {
@@ -202,16 +243,18 @@ int cmd_run(int argc, char **argv)
     nd_run_sweep(ctx.mon, o.grace_s);
 
     int ws = nd_supervisor_wait_status(sv);
-    struct nd_exit_info ex = {WIFEXITED(ws),
-                              WIFEXITED(ws) ? WEXITSTATUS(ws) : 0,
-                              WIFSIGNALED(ws),
-                              WIFSIGNALED(ws) ? WTERMSIG(ws) : 0,
-                              nd_supervisor_stopped(sv),
-                              "",
-                              0,
-                              "",
-                              NULL,
-                              0}; /* the output's last error and traceback: the monitor's, below */
+    /* The output's last error and traceback: the monitor's, in nd_monitor_finish. */
+    struct nd_exit_info ex = {.exited = WIFEXITED(ws),
+                              .code = WIFEXITED(ws) ? WEXITSTATUS(ws) : 0,
+                              .signaled = WIFSIGNALED(ws),
+                              .signal = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0,
+                              .stopped_by_us = nd_supervisor_stopped(sv),
+                              .timeout_s = ctx.timed_out ? o.timeout_s : 0,
+                              .last_error = "",
+                              .last_error_line = 0,
+                              .last_line = "",
+                              .traceback_error = NULL,
+                              .traceback_line = 0};
     int code = nd_supervisor_exit_code(sv);
     nd_monitor_finish(ctx.mon, &ex, code, o.synthetic_clock ? nd_monitor_clock(ctx.mon) : duration);
     bool stopped = nd_supervisor_stopped(sv);
@@ -220,5 +263,7 @@ int cmd_run(int argc, char **argv)
     nd_kb_free(kb);
     if (summary)
         nd_run_summary_close(summary);
+    if (ctx.timed_out)
+        return ND_EXIT_TIMEOUT;
     return stopped ? ND_EXIT_FAIL_FAST : code;
 }

@@ -22,6 +22,8 @@ struct nd_run_options {
     const char *rules_dir;
     bool no_devices;
     bool synthetic_clock;
+    /* run */
+    double timeout_s; /* --timeout: 0 none */
     /* watch */
     long pid;
     double for_s; /* 0: until the process exits */

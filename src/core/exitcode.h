@@ -7,6 +7,7 @@ enum {
     ND_EXIT_WARNINGS = 1,
     ND_EXIT_ERRORS = 2,
     ND_EXIT_FAIL_FAST = 3, /* run/watch stopped the job because of a finding */
+    ND_EXIT_TIMEOUT = 124, /* run stopped the job at --timeout (as timeout(1) does) */
     ND_EXIT_USAGE = 64,
     ND_EXIT_NOINPUT = 66,
     ND_EXIT_INTERNAL = 70,

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define ND_PID_MAX_CEILING 4194304L
 
@@ -87,5 +88,30 @@ int nd_parse_seconds(const char *s, double *out)
     if (errno == ERANGE || !isfinite(v))
         return -ERANGE;
     *out = v;
+    return 0;
+}
+
+int nd_parse_duration(const char *s, double *out)
+{
+    if (!s || !*s)
+        return -EINVAL;
+    size_t n = strlen(s);
+    double unit = 1;
+    switch (s[n - 1]) {
+    case 's': unit = 1; break;
+    case 'm': unit = 60; break;
+    case 'h': unit = 3600; break;
+    default: return nd_parse_seconds(s, out);
+    }
+    if (n == 1 || n > 64)
+        return n == 1 ? -EINVAL : -ERANGE;
+    char num[65];
+    memcpy(num, s, n - 1);
+    num[n - 1] = '\0';
+    double v;
+    int rc = nd_parse_seconds(num, &v);
+    if (rc < 0)
+        return rc;
+    *out = v * unit;
     return 0;
 }

@@ -19,6 +19,10 @@ int nd_parse_pid(const char *s, pid_t *out);
  * be a finite number). */
 int nd_parse_seconds(const char *s, double *out);
 
+/* A duration: seconds as nd_parse_seconds reads them, with an optional
+ * unit s, m or h ("90", "90s", "30m", "1.5h"). 0, or -EINVAL / -ERANGE. */
+int nd_parse_duration(const char *s, double *out);
+
 /* A whole number of decimal digits that fits an unsigned long: 0, or
  * -EINVAL / -ERANGE. */
 int nd_parse_count(const char *s, unsigned long *out);

@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <regex.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,25 +29,27 @@ static size_t nd_nextra;
 
 /* Words that hold a secret wherever they stand in the name. */
 static const char *const nd_secret_words[] = {
-    "TOKEN",  "SECRET",     "SECRETS",     "PASSWORD",   "PASSWORDS", "PASSWD",        "KEY",
+    "TOKEN",  "SECRET",     "SECRETS",     "PASSWORD",   "PASSWORDS", "PASSWD",        "KEY",     "KEYS",
     "APIKEY", "CREDENTIAL", "CREDENTIALS", "CREDS",      "AUTH",      "AUTHORIZATION", "PRIVATE",
     "COOKIE", "COOKIES",    "JWT",         "PASSPHRASE", "SIGNATURE", /* X-Amz-Signature=, X-Goog-Signature= in presigned URLs */
 };
-/* Compound words ending so: HFTOKEN, DBPASSWORD, ACCESSKEY, CLIENTSECRET. */
-static const char *const nd_secret_tails[] = {"TOKEN",     "SECRET",    "PASSWORD",   "PASSWD",    "APIKEY",
-                                              "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "PASSPHRASE"};
+/* Compound words ending so: HFTOKEN, DBPASSWORD, ACCESSKEY, CLIENTSECRET,
+ * TS_AUTHKEY (a tailnet join key). */
+static const char *const nd_secret_tails[] = {"TOKEN",     "SECRET",     "PASSWORD",   "PASSWD",  "APIKEY",
+                                              "ACCESSKEY", "SECRETKEY",  "PRIVATEKEY", "AUTHKEY", "PASSPHRASE"};
 /* Short words that are secrets only as the last word of a longer name:
  * DB_PASS, MYSQL_PWD; not PWD or OLDPWD (the shell's folders). */
 static const char *const nd_secret_last_words[] = {"PASS", "PWD", "PW"};
 /* A last word that says the variable describes a secret instead of holding
  * one (AUTH_MODE, TOKEN_COUNT, KEY_TYPE), or a training metric of it that
- * logs print (token_acc, token_loss). */
+ * logs print (token_acc, token_loss), or a keyboard setting (KEY_BINDINGS). */
 static const char *const nd_descriptive_last[] = {
     "MODE",     "TYPE",     "TYPES",   "METHOD", "METHODS",  "ENABLED",  "ENABLE",      "DISABLED",
     "DISABLE",  "REQUIRED", "LEVEL",   "COUNT",  "COUNTS",   "NUM",      "SIZE",        "LEN",
     "LENGTH",   "LIMIT",    "MAX",     "MIN",    "TIMEOUT",  "TTL",      "PARALLELISM", "PROVIDER",
     "VERSION",  "ERROR",    "BACKEND", "SCHEME", "STRATEGY", "INTERVAL", "RETRIES",     "ACC",
     "ACCURACY", "LOSS",     "RATIO",   "RATE",   "PCT",      "PERCENT",  "THROUGHPUT",
+    "LAYOUT",   "BINDING",  "BINDINGS", /* keyboard settings: KEY_LAYOUT, KEY_BINDINGS */
 };
 /* Tokenizer special tokens (bos_token: <s>) are vocabulary, not secrets. */
 static const char *const nd_vocab_words[] = {"BOS", "EOS",  "PAD",     "UNK",   "SEP",
@@ -487,41 +490,39 @@ static const char *nd_skip_auth_scheme(const char *v)
     return v;
 }
 
-/* "HF_TOKEN: value", "'password': 'value'" (a printed Python dict, e.g.
- * os.environ), "\"api_key\": \"value\"" (JSON), "Authorization: Basic x":
- * the value of a secret name. Names are judged as prose names are, so a log's
- * "KeyError: 'x'" and "key: layer.0" are left alone. Takes and returns a
- * malloc'd string. */
-static char *nd_scrub_colon_pairs(char *s)
+char *nd_redact_scrub_pairs(char *s, const struct nd_pair_form *f)
 {
-    if (!strchr(s, ':'))
+    size_t seplen = strlen(f->sep);
+    if (!strstr(s, f->sep))
         return s;
     struct nd_strbuf out = ND_STRBUF_INIT;
     nd_strbuf_grow(&out, strlen(s));
     const char *p = s;
     for (;;) {
-        const char *colon = strchr(p, ':');
-        if (!colon) {
+        const char *sep = strstr(p, f->sep);
+        if (!sep) {
             nd_strbuf_adds(&out, p);
             break;
         }
-        nd_strbuf_add(&out, p, (size_t)(colon + 1 - p));
-        p = colon + 1;
-        const char *end = colon;
-        char quote = 0;
-        if (end > s && (end[-1] == '\'' || end[-1] == '"')) {
-            quote = end[-1];
+        nd_strbuf_add(&out, p, (size_t)(sep + seplen - p));
+        p = sep + seplen;
+        const char *end = sep;
+        while (end > s && (end[-1] == ' ' || end[-1] == '\t') && (size_t)(sep - end) < f->name_blanks)
             end--;
-        }
+        char quote = end > s && (end[-1] == '\'' || end[-1] == '"') ? end[-1] : 0;
+        if (quote)
+            end--;
         const char *name = end;
         while (name > s && nd_name_char(name[-1]))
             name--;
         size_t nlen = (size_t)(end - name);
-        if (nlen == 0 || nlen >= 128 || (quote && (name == s || name[-1] != quote)))
+        /* ':token' is a Ruby symbol's name quoted. */
+        const char *open = f->symbols && quote && name > s && name[-1] == ':' ? name - 1 : name;
+        if (nlen == 0 || nlen >= 128 || (quote && (open == s || open[-1] != quote)))
             continue;
         /* "https://x-access-token:<password>@host": a URL's user name, whose
          * password nd_scrub_urls already replaced; the host stays. */
-        if (name - s >= 2 && name[-1] == '/' && name[-2] == '/')
+        if (f->url_users && name - s >= 2 && name[-1] == '/' && name[-2] == '/')
             continue;
         char nbuf[128];
         memcpy(nbuf, name, nlen);
@@ -529,11 +530,12 @@ static char *nd_scrub_colon_pairs(char *s)
         if (!nd_redact_prose_name(nbuf))
             continue;
         const char *v = p;
-        while (*v == ' ' || *v == '\t')
+        while ((*v == ' ' || *v == '\t') && (size_t)(v - p) < f->value_blanks)
             v++;
-        v = nd_skip_auth_scheme(v);
+        if (f->auth_schemes)
+            v = nd_skip_auth_scheme(v);
         const char *vstart;
-        size_t vlen = nd_value_span(v, " \t\n,;}", &vstart);
+        size_t vlen = nd_value_span(v, f->stops, &vstart);
         if (vlen == 0)
             continue;
         nd_strbuf_add(&out, p, (size_t)(vstart - p));
@@ -542,6 +544,19 @@ static char *nd_scrub_colon_pairs(char *s)
     }
     free(s);
     return nd_strbuf_detach(&out, NULL);
+}
+
+/* "HF_TOKEN: value", "'password': 'value'" (a printed Python dict, e.g.
+ * os.environ), "\"api_key\": \"value\"" (JSON), "Authorization: Basic x":
+ * the value of a secret name. Names are judged as prose names are, so a log's
+ * "KeyError: 'x'" and "key: layer.0" are left alone. */
+static char *nd_scrub_colon_pairs(char *s)
+{
+    static const struct nd_pair_form colon = {
+        .sep = ":", .name_blanks = 0, .value_blanks = SIZE_MAX, .stops = " \t\n,;}", .auth_schemes = true,
+        .url_users = true,
+    };
+    return nd_redact_scrub_pairs(s, &colon);
 }
 
 /* "Authorization: Bearer <token>" in logs and argv. */

@@ -7,6 +7,7 @@
 #define ND_CORE_REDACT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "core/error.h"
 
@@ -25,7 +26,7 @@ void nd_redact_reset(void);
 int nd_redact_check_env(struct nd_error *err);
 
 /* True when a variable of this name holds a secret. The name is cut into
- * words (_ - . and camelCase): one of TOKEN, SECRET, PASSWORD, PASSWD, KEY,
+ * words (_ - . and camelCase): one of TOKEN, SECRET, PASSWORD, PASSWD, KEY(S),
  * APIKEY, CREDENTIAL(S), AUTH, AUTHORIZATION, PRIVATE, COOKIE, JWT,
  * PASSPHRASE (or a word ending in TOKEN, SECRET, PASSWORD...), or PASS/PWD
  * as the last word of a longer name (DB_PASS, MYSQL_PWD); not path-like
@@ -43,6 +44,12 @@ char *nd_redact_value(const char *name, const char *value);
  * "curl -u user:password" credentials, JWTs and well-known token shapes
  * (hf_..., ghp_..., xox?-..., AKIA..., sk-...) replaced. */
 char *nd_redact_text(const char *text);
+/* Outside text (len bytes, NUL bytes allowed) for evidence of at most max
+ * bytes, malloc'd: redacted first (nd_redact_text on the first 4*max bytes,
+ * at least 4 KiB), then cut on a UTF-8 boundary, never inside a marker, with
+ * "..." after a cut; control bytes become printable (tab, CR and LF a space,
+ * others '?', as do bytes that are not UTF-8). redact_cut.c. */
+char *nd_redact_cut(const char *text, size_t len, size_t max);
 /* The key: NPU_DOCTOR_REDACT_KEY when set (the same value on every node of
  * a cluster run), else a random key per host and user kept in the cache
  * folder, else one for this run only. */

@@ -179,65 +179,13 @@ char *nd_redact_scrub_tool_options(char *s)
     return nd_strbuf_detach(&out, NULL);
 }
 
-static bool nd_hash_name_char(char c)
-{
-    return isalnum((unsigned char)c) || c == '_' || c == '-';
-}
-
+/* Ruby and Perl: up to four blanks on either side of the arrow. */
 char *nd_redact_scrub_hash_arrows(char *s)
 {
-    if (!strstr(s, "=>"))
-        return s;
-    struct nd_strbuf out = ND_STRBUF_INIT;
-    nd_strbuf_grow(&out, strlen(s));
-    const char *p = s;
-    for (;;) {
-        const char *arrow = strstr(p, "=>");
-        if (!arrow) {
-            nd_strbuf_adds(&out, p);
-            break;
-        }
-        nd_strbuf_add(&out, p, (size_t)(arrow + 2 - p));
-        p = arrow + 2;
-        const char *end = arrow;
-        while (end > s && (end[-1] == ' ' || end[-1] == '\t') && arrow - end < 4)
-            end--;
-        char quote = end > s && (end[-1] == '\'' || end[-1] == '"') ? end[-1] : 0;
-        if (quote)
-            end--;
-        const char *name = end;
-        while (name > s && nd_hash_name_char(name[-1]))
-            name--;
-        size_t nlen = (size_t)(end - name);
-        /* ':token' is a symbol's name quoted. */
-        const char *open = quote && name > s && name[-1] == ':' ? name - 1 : name;
-        if (nlen == 0 || nlen >= 128 || (quote && (open == s || open[-1] != quote)))
-            continue;
-        char nbuf[128];
-        memcpy(nbuf, name, nlen);
-        nbuf[nlen] = '\0';
-        if (!nd_redact_prose_name(nbuf))
-            continue;
-        const char *v = p;
-        while ((*v == ' ' || *v == '\t') && v - p < 4)
-            v++;
-        const char *vs;
-        size_t vlen;
-        if (*v == '"' || *v == '\'') {
-            vs = v + 1;
-            vlen = strcspn(vs, *v == '"' ? "\"\n" : "'\n");
-        } else {
-            vs = v;
-            vlen = strcspn(v, " \t\n,;})]");
-        }
-        if (vlen == 0)
-            continue;
-        nd_strbuf_add(&out, p, (size_t)(vs - p));
-        nd_redact_add_marker(&out, vs, vlen);
-        p = vs + vlen;
-    }
-    free(s);
-    return nd_strbuf_detach(&out, NULL);
+    static const struct nd_pair_form arrow = {
+        .sep = "=>", .name_blanks = 4, .value_blanks = 4, .stops = " \t\n,;})]", .symbols = true,
+    };
+    return nd_redact_scrub_pairs(s, &arrow);
 }
 
 /* A Kubernetes env list printed as YAML: "- name: API_KEY" and, on the

@@ -20,7 +20,21 @@ bool nd_redact_prose_name(const char *name);
  * read with it in front of each word. */
 bool nd_redact_names_tool(const char *word);
 
+/* A form of "NAME<sep>value" pairs, for nd_redact_scrub_pairs. */
+struct nd_pair_form {
+    const char *sep;     /* ":" or "=>" */
+    size_t name_blanks;  /* blanks allowed between the name (or its closing quote) and sep */
+    size_t value_blanks; /* blanks skipped after sep (SIZE_MAX: any) */
+    const char *stops;   /* what ends an unquoted value */
+    bool symbols;        /* a quoted ':name' (a Ruby symbol) counts as the name */
+    bool auth_schemes;   /* "Bearer x": the scheme word stays, x is the value */
+    bool url_users;      /* a name right after "//" is a URL's user (its password is done) */
+};
+
 /* Each takes a malloc'd string and returns one (possibly the same). */
+/* The value of every pair whose name (bare or quoted, judged as a prose
+ * name) is a secret's: quoted, up to its quote; else up to a stop. */
+char *nd_redact_scrub_pairs(char *s, const struct nd_pair_form *form);
 /* Secrets that database and shell tools take in their own option forms:
  * mysql -pX, sshpass -pX, redis-cli -a X / --pass X, curl -uUSER:X,
  * smbclient -U USER%X, openssl -passin pass:X; and "setenv NAME X",

@@ -101,8 +101,8 @@ static void nd_kb_fb_evidence(struct nd_finding *f, const struct nd_kb_occ *o)
     for (size_t i = 0; i < f->nevidence; i++)
         if (f->evidence[i].line == o->line && f->evidence[i].file && o->file && strcmp(f->evidence[i].file, o->file) == 0)
             return;
-    char *red = nd_redact_text(o->text);
-    nd_finding_add_evidence(f, o->file, o->line, "%.*s", ND_KB_EVIDENCE_MAX, red);
+    char *red = nd_redact_cut(o->text, strlen(o->text), ND_KB_EVIDENCE_MAX);
+    nd_finding_add_evidence(f, o->file, o->line, "%s", red);
     free(red);
 }
 

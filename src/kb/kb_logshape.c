@@ -73,8 +73,8 @@ static void nd_shape_evidence(struct nd_finding *f, const char *name, const stru
     for (size_t i = 0; i < f->nevidence; i++)
         if (f->evidence[i].line == l->no)
             return;
-    char *red = nd_redact_text(l->s);
-    nd_finding_add_evidence(f, name, l->no, "%.*s", ND_KB_EVIDENCE_MAX, red);
+    char *red = nd_redact_cut(l->s, strlen(l->s), ND_KB_EVIDENCE_MAX);
+    nd_finding_add_evidence(f, name, l->no, "%s", red);
     free(red);
 }
 

@@ -144,8 +144,8 @@ int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char 
     for (size_t i = 0; i < n; i++) {
         const struct nd_kb_rule *r = &kb->rules.v[rules[i]];
         struct nd_finding *f = nd_kb_rule_finding(out, r, text, "");
-        char *red = nd_redact_text(text);
-        nd_finding_add_evidence(f, source, lineno, "%.*s", ND_KB_EVIDENCE_MAX, red);
+        char *red = nd_redact_cut(text, strlen(text), ND_KB_EVIDENCE_MAX);
+        nd_finding_add_evidence(f, source, lineno, "%s", red);
         free(red);
         f->count = 1;
         f->rank = nd_kb_line_rank(line, len);

@@ -22,6 +22,7 @@
 #endif
 
 #include "core/fileio.h"
+#include "core/redact.h"
 #include "core/array.h"
 #include "core/strbuf.h"
 #include "kb/kb_elide.h"
@@ -272,20 +273,9 @@ char *nd_kb_trim_line(const char *line, size_t len)
         line++;
         len--;
     }
-    const size_t cap = ND_KB_TEXT_MAX;
-    struct nd_strbuf sb = ND_STRBUF_INIT;
-    nd_strbuf_init(&sb);
-    for (size_t i = 0; i < len && i < cap; i++) {
-        unsigned char c = (unsigned char)line[i];
-        /* Control bytes (ANSI colour, NUL) would garble a terminal. */
-        if (c < 0x20 || c == 0x7f)
-            nd_strbuf_addc(&sb, c == '\t' || c == '\n' ? ' ' : '?');
-        else
-            nd_strbuf_addc(&sb, (char)c);
-    }
-    if (len > cap)
-        nd_strbuf_adds(&sb, "...");
-    return nd_strbuf_detach(&sb, NULL);
+    /* Redacted before it is cut: a secret across the cap would otherwise
+     * leave a head the scrubbers no longer know for one. */
+    return nd_redact_cut(line, len, ND_KB_TEXT_MAX);
 }
 
 /* Timestamp of the matched line, else of a line shortly before it in this

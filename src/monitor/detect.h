@@ -148,6 +148,7 @@ struct nd_exit_info {
     bool signaled;
     int signal;
     bool stopped_by_us; /* --fail-fast or the escalation killed it */
+    double timeout_s;   /* > 0: run --timeout stopped it after this long */
     /* The last line of the job's output that reads like an error or
      * exception (run only; "" when none), and its line number. */
     const char *last_error;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "core/exitcode.h"
 #include "core/redact.h"
 #include "monitor/detect.h"
 
@@ -256,6 +257,31 @@ static void nd_exit_shm(const struct nd_series *s, const struct nd_detect_contex
     nd_finding_add_fix(f, "or DataLoader(num_workers=0) to confirm");
 }
 
+/* run --timeout ran out: the job did not finish in the time it was given.
+ * Said as such, instead of the SIGTERM or SIGKILL that ended it reading
+ * like a stop from outside. */
+static void nd_exit_timeout(const struct nd_series *s, const struct nd_exit_info *ex, struct nd_findings *out)
+{
+    const struct nd_sample *b = nd_series_last(s);
+    struct nd_finding *f = nd_findings_add(out, "exit.timeout", ND_CAT_CONFIG, ND_SEV_WARNING,
+                                           "The job was stopped by the timeout (--timeout %g s) before it finished",
+                                           ex->timeout_s);
+    nd_finding_add_evidence(f, NULL, 0, "still running after %g s: its process tree got SIGTERM, then SIGKILL after "
+                                        "the grace (--grace)", ex->timeout_s);
+    if (ex->signaled)
+        nd_finding_add_evidence(f, NULL, 0, "it ended from %s (exit status %d); npu-doctor returns %d",
+                                nd_signame(ex->signal), 128 + ex->signal, ND_EXIT_TIMEOUT);
+    else if (ex->exited)
+        nd_finding_add_evidence(f, NULL, 0, "it exited with status %d on the SIGTERM; npu-doctor returns %d",
+                                ex->code, ND_EXIT_TIMEOUT);
+    nd_finding_set_cause(f, "The job ran longer than the wall-clock limit it was given: slower than expected (see the "
+                            "findings above: a hang, an input-bound or CPU-bound run), or the limit is too short.");
+    nd_finding_add_fix(f, "npu-doctor run --timeout 2h -- <the same command>   # a longer limit, if it was making "
+                          "progress");
+    if (b)
+        f->at_s = b->t;
+}
+
 void nd_detect_exit(const struct nd_series *s, const struct nd_detect_context *ctx, const struct nd_exit_info *ex,
                     struct nd_findings *out)
 {
@@ -264,6 +290,10 @@ void nd_detect_exit(const struct nd_series *s, const struct nd_detect_context *c
     if (ctx->dataloader_bus_error || (ex->signaled && ex->signal == SIGBUS)) {
         if (!(ex->exited && ex->code == 0))
             nd_exit_shm(s, ctx, ex, out);
+        return;
+    }
+    if (ex->timeout_s > 0) {
+        nd_exit_timeout(s, ex, out);
         return;
     }
     if (ex->stopped_by_us)

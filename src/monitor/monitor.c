@@ -80,6 +80,11 @@ struct nd_monitor {
     int fail_streak;
     uint64_t out_bytes, out_lines;
     bool want_stop;
+    /* We stop the job (--fail-fast, run --timeout): its processes that die
+     * from then on were killed by us, not failures; how many exits were
+     * known before. */
+    bool stopping;
+    size_t stop_exits;
     bool metrics_warned;
     bool env_done;
     pid_t env_pid; /* whose environment env_reasons describe */
@@ -318,6 +323,7 @@ static bool nd_consider(struct nd_monitor *m, const struct nd_finding *f, bool f
         nd_print_block(m, nf);
     if (from_detector && m->opt.fail_fast && nf->severity == ND_SEV_ERROR && !m->want_stop) {
         m->want_stop = true;
+        nd_monitor_stopping(m);
         if (!m->opt.quiet)
             fprintf(stderr, "npu-doctor: --fail-fast: stopping the job\n");
     }
@@ -337,7 +343,13 @@ int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, s
      * when the window ends: they decide the cpu-fallback stage. */
     double refresh = opt->cfg.window_s / 4;
     refresh = refresh < 1 ? 1 : refresh > 5 ? 5 : refresh;
-    struct nd_sampler_opts so = {opt->root, opt->pgid, 0, opt->no_devices, refresh, opt->cfg.window_s};
+    struct nd_sampler_opts so = {.root = opt->root,
+                                 .root_start = opt->root_start,
+                                 .pgid = opt->pgid,
+                                 .device_timeout_s = 0,
+                                 .no_devices = opt->no_devices,
+                                 .maps_refresh_s = refresh,
+                                 .window_s = opt->cfg.window_s};
     int rc = nd_sampler_new(&so, &m->sampler, err);
     if (rc < 0) {
         nd_linecache_free(m->seen);
@@ -421,6 +433,8 @@ static void nd_update_ctx(struct nd_monitor *m)
     m->ctx.cgroup_v1 = nd_sampler_cgroup_v1(m->sampler);
     m->ctx.peak_rss = m->peak_rss;
     m->ctx.child_exits = nd_sampler_child_exits(m->sampler, &m->ctx.nchild_exits, &m->ctx.exit_notices);
+    if (m->stopping && m->ctx.nchild_exits > m->stop_exits)
+        m->ctx.nchild_exits = m->stop_exits;
     nd_proc_registry_update(&m->procs, &m->ctx);
 }
 
@@ -799,6 +813,14 @@ void nd_monitor_held_lines(struct nd_monitor *m, int stream, const char *data, s
                            long first_lineno)
 {
     nd_monitor_take(m, stream, data, len, first_lineno, prefix, raw);
+}
+
+void nd_monitor_stopping(struct nd_monitor *m)
+{
+    if (m->stopping)
+        return;
+    m->stopping = true;
+    nd_sampler_child_exits(m->sampler, &m->stop_exits, &m->ctx.exit_notices);
 }
 
 bool nd_monitor_wants_stop(const struct nd_monitor *m)

@@ -23,7 +23,8 @@ struct nd_monitor_opts {
     const char *command; /* "run" or "watch" */
     struct nd_detect_config cfg;
     pid_t root;
-    pid_t pgid;        /* the job's group when it leads one, else 0 */
+    uint64_t root_start; /* root's start time (ticks since boot), 0: unknown; see nd_sampler_opts */
+    pid_t pgid;          /* the job's group when it leads one, else 0 */
     char *const *argv; /* the job's command (redacted before use) */
     bool quiet;        /* no live alerts, summary only */
     bool fail_fast;
@@ -74,6 +75,9 @@ void nd_monitor_held_lines(struct nd_monitor *m, int stream, const char *data, s
 
 /* True once --fail-fast wants the job stopped (an error finding from a detector). */
 bool nd_monitor_wants_stop(const struct nd_monitor *m);
+/* We are stopping the job (--fail-fast, run --timeout): its processes that
+ * die from now on are not reported as failures of the job. */
+void nd_monitor_stopping(struct nd_monitor *m);
 
 /* The end: exit detector, summary on stderr, JSON summary, report folder.
  * exit_status: the shell-style status (-1 unknown, for watch). Returns 0, or

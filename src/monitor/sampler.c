@@ -411,6 +411,13 @@ static struct nd_track *nd_track_find(struct nd_sampler *s, pid_t pid)
     return NULL;
 }
 
+/* The job's main process: its number, and its start time when the caller
+ * knew it (watch), so a process that took the number after it is not it. */
+static bool nd_is_root(const struct nd_sampler *s, pid_t pid, const struct nd_proc_stat *st)
+{
+    return pid == s->opt.root && (s->opt.root_start == 0 || st->starttime_ticks == s->opt.root_start);
+}
+
 static bool nd_is_job_pid(const struct nd_sampler *s, pid_t pid)
 {
     for (size_t i = 0; i < s->ntr; i++)
@@ -496,7 +503,7 @@ static void nd_track_update(struct nd_sampler *s, struct nd_track *t, const stru
     if (!t->runnable && t->holds && s->job_held && s->job_dev_low && st->num_threads > 1 && delta > 0)
         t->runnable = nd_any_thread_runnable(t->pid);
     t->state = st->state;
-    if (t->pid == s->opt.root && st->state == 'Z' && st->exit_code_valid) {
+    if (nd_is_root(s, t->pid, st) && st->state == 'Z' && st->exit_code_valid) {
         s->root_exit_seen = true;
         s->root_exit = st->exit_code;
     }
@@ -747,7 +754,7 @@ static int nd_scan_procs(struct nd_sampler *s, double dt, struct nd_error *err)
             struct nd_cand *c = &cand[i];
             if (c->job)
                 continue;
-            bool job = c->pid == s->opt.root || (s->opt.pgid > 0 && c->st.pgrp == s->opt.pgid) ||
+            bool job = nd_is_root(s, c->pid, &c->st) || (s->opt.pgid > 0 && c->st.pgrp == s->opt.pgid) ||
                        nd_is_job_pid(s, c->st.ppid);
             for (size_t k = 0; !job && k < ncand; k++)
                 job = cand[k].job && cand[k].pid == c->st.ppid;
@@ -1171,7 +1178,8 @@ bool nd_sampler_root_exit(struct nd_sampler *s, int *wait_status)
 {
     if (!s->root_exit_seen) {
         struct nd_proc_stat st;
-        if (nd_proc_read_stat(s->opt.root, &st) == 0 && st.state == 'Z' && st.exit_code_valid) {
+        if (nd_proc_read_stat(s->opt.root, &st) == 0 && nd_is_root(s, s->opt.root, &st) && st.state == 'Z' &&
+            st.exit_code_valid) {
             s->root_exit_seen = true;
             s->root_exit = st.exit_code;
         }

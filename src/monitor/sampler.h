@@ -19,6 +19,8 @@
 
 struct nd_sampler_opts {
     pid_t root;              /* the job's main process */
+    uint64_t root_start;     /* its start time (ticks since boot; 0: unknown): a process that has its
+                                number later but started at another time is not the job */
     pid_t pgid;              /* its process group when it leads one (run), else 0 */
     double device_timeout_s; /* per vendor call (default 5) */
     bool no_devices;         /* skip vendor libraries (tests, benches) */

@@ -10,6 +10,7 @@
 # value. The job's own output passes through untouched by design, so run's
 # stdout is not searched.
 . "$(dirname "$0")/lib/assert.sh"
+. "$(dirname "$0")/lib/secrets.sh"
 export NO_COLOR=1 NPU_DOCTOR_REDACT_KEY=matrix
 OOM='torch.cuda.OutOfMemoryError: CUDA out of memory.'
 
@@ -68,38 +69,14 @@ while IFS= read -r l; do printf '%s %s\n' "$OOM" "$l"; done <"$T/forms.txt" >"$T
 # A key printed over several lines, as cat key.pem would.
 printf -- '-----BEGIN PRIVATE KEY-----\n%s\n-----END PRIVATE KEY-----\n%s\n' "$(val pem)" "$OOM" >>"$T/train.log"
 
-# scan WHAT FILE...: no needle of any planted secret in the files.
-scan() {
-  local what=$1 found="" k
-  shift
-  for p in "${SECRETS[@]}"; do
-    k=${p%%=*}
-    grep -qF -- "$(needle "$k")" "$@" 2>/dev/null && found="$found $k"
-  done
-  if [ -z "$found" ]; then pass "$what: no planted secret"; else
-    fail "$what: leaked$found"
-    for k in $found; do grep -hnF -- "$(needle "$k")" "$@" | head -2 | cut -c1-200 | sed "s/^/    | $k: /"; done
-  fi
-}
+SECRETS_NEEDLES=$T/needles
+for p in "${SECRETS[@]}"; do needle "${p%%=*}"; done >"$SECRETS_NEEDLES"
 
 # ---- explain: log text. A finding quotes its first lines only, so each
 # form gets a log of its own (and the key printed over lines one too).
 mkdir -p "$T/logs"
-n=0
-while IFS= read -r l; do n=$((n + 1)); printf '%s %s\n' "$OOM" "$l" >"$T/logs/form$n.log"; done <"$T/forms.txt"
 printf -- '-----BEGIN PRIVATE KEY-----\n%s\n-----END PRIVATE KEY-----\n' "$(val pem)" >"$T/logs/key.log"
-: >"$T/ex.out"
-for f in "$T"/logs/*.log; do
-  "$ND" explain --all "$f" >>"$T/ex.out" 2>&1
-  "$ND" explain --all "$f" "$T/logs/key.log" >>"$T/ex.out" 2>&1
-  "$ND" explain --json "$f" >>"$T/ex.out" 2>&1
-  gzip -c "$f" >"$f.gz"
-  "$ND" explain --json "$f.gz" >>"$T/ex.out" 2>&1
-done
-assert_contains "$T/ex.out" "GPU out of memory" "explain read the planted logs"
-if [ "$(grep -c 'CUDA out of memory. ' "$T/ex.out")" -ge "$n" ]; then pass "every form was quoted as evidence"
-else fail "only $(grep -c 'CUDA out of memory. ' "$T/ex.out") quoted lines for $n forms"; fi
-scan "explain (text, JSON, .gz)" "$T/ex.out"
+secrets_explain_each "$T/forms.txt" ' ' "$T/logs/key.log"
 # A match deep in a long line is quoted from a window of the line: the
 # window must not start inside "password=..." and show the bare value.
 : >"$T/cut.out"
@@ -112,7 +89,7 @@ assert_contains "$T/cut.out" "GPU out of memory" "the long lines were explained"
 assert_not_contains "$T/cut.out" "MxCutLinePw" "a window cut into a long line shows no secret value"
 run_nd "$T/o" "$T/e" explain --all "$T/train.log"
 expect_rc 2 "explain reads the whole planted log"
-scan "explain --all of the whole log" "$T/o" "$T/e"
+secrets_scan "explain --all of the whole log" "$T/o" "$T/e"
 
 # ---- run: job output, argv (options split over two words), environment
 cat >"$T/job.sh" <<EOF
@@ -130,11 +107,7 @@ PGPASSWORD=$(val pg) MLFLOW_TRACKING_PASSWORD=$(val mlflow) WANDB_API_KEY=$(val 
 rc=$?
 expect_rc 1 "run keeps the job's status"
 assert_contains "$T/run.out" "$(needle pg)" "the job's own output passes through untouched"
-scan "run stderr (live alerts, summary)" "$T/run.err"
-scan "run --json-summary" "$T/sum.json"
-# shellcheck disable=SC2046
-scan "run --report files" $(find "$T/rep" -type f)
-scan "run --metrics-file" "$T/m.prom"
+secrets_run_outputs "$T/run.err" "$T/sum.json" "$T/rep" "$T/m.prom"
 assert_json "$T/sum.json" '"--password" in d["job"]["argv"] and "--token" in d["job"]["argv"]' "the option names stay in the summary"
 
 # ---- a process of another user: argv and /proc/PID/environ
@@ -149,25 +122,7 @@ PGPASSWORD=$(val pg) MLFLOW_TRACKING_PASSWORD=$(val mlflow) WANDB_API_KEY=$(val 
 victim=$!
 ND_BG_PIDS="$victim"
 sleep 0.3
-mkdir -p "$T/wrep"
-run_nd "$T/o" "$T/e" watch --no-devices --pid "$victim" --for 1 --interval 0.5 --report "$T/wrep" --json-summary="$T/wsum.json"
-scan "watch stdout and stderr" "$T/o" "$T/e"
-scan "watch --json-summary" "$T/wsum.json"
-# shellcheck disable=SC2046
-scan "watch --report files" $(find "$T/wrep" -type f)
-run_nd "$T/o" "$T/e" ps --all --interval 0
-assert_contains "$T/o" "victim.sh --password" "ps lists the process"
-scan "ps" "$T/o" "$T/e"
-run_nd "$T/o" "$T/e" ps --all --json --interval 0
-scan "ps --json" "$T/o" "$T/e"
-run_nd "$T/o" "$T/e" check --env-from "$victim"
-scan "check --env-from" "$T/o" "$T/e"
-run_nd "$T/o" "$T/e" check --json --env-from "$victim"
-scan "check --json --env-from" "$T/o" "$T/e"
-run_nd "$T/o" "$T/e" check --report-issue --env-from "$victim"
-scan "check --report-issue --env-from" "$T/o" "$T/e"
-run_nd "$T/snap-pid.json" "$T/e" snapshot --json --env-from "$victim"
-scan "snapshot --env-from" "$T/snap-pid.json" "$T/e"
+secrets_process_sweep "$victim" "victim.sh --password"
 kill "$victim" 2>/dev/null
 wait "$victim" 2>/dev/null
 ND_BG_PIDS=""
@@ -187,31 +142,9 @@ ND_BG_PIDS=""
   echo "GIT_REMOTE=https://$(val gitok)@github.com/o/r"
   echo "SLACK_WEBHOOK_NOTE=$(val slack)"
 } >"$T/job.env"
-run_nd "$T/o" "$T/e" check --env-file "$T/job.env"
-scan "check --env-file" "$T/o" "$T/e"
-run_nd "$T/o" "$T/e" check --json --env-file "$T/job.env"
-scan "check --json --env-file" "$T/o" "$T/e"
-run_nd "$T/o" "$T/e" check --report-issue --env-file "$T/job.env"
-scan "check --report-issue" "$T/o" "$T/e"
-run_nd "$T/o" "$T/e" snapshot --text --env-file "$T/job.env"
-scan "snapshot --text" "$T/o" "$T/e"
-run_nd "$T/o" "$T/e" snapshot --env-file "$T/job.env" -o "$T/snap.json"
-scan "snapshot -o" "$T/snap.json" "$T/o" "$T/e"
+secrets_env_file_sweep "$T/job.env"
 assert_json "$T/snap.json" 'd["env"]["OTEL_EXPORTER_OTLP_HEADERS"].startswith("Authorization=Bearer <redacted:")' "the OTEL header keeps its shape"
 
 # ---- diff: a snapshot from elsewhere with the secrets in clear
-python3 - "$T/snap.json" "$T/raw.json" "$T/train.log" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-lines = open(sys.argv[3]).read().splitlines()
-for i, l in enumerate(lines):
-    d["env"]["LOGLINE_%d" % i] = l
-d["findings"].append({"id": "x.leak", "category": "config", "severity": "info", "title": "t",
-                      "evidence": [{"text": l} for l in lines]})
-json.dump(d, open(sys.argv[2], "w"))
-PY
-run_nd "$T/o" "$T/e" diff --all "$T/raw.json" "$T/snap.json"
-scan "diff --all" "$T/o" "$T/e"
-run_nd "$T/o" "$T/e" diff --all --json "$T/raw.json" "$T/snap.json"
-scan "diff --all --json" "$T/o" "$T/e"
+secrets_diff_foreign "$T/train.log"
 finish

@@ -10,6 +10,7 @@
 # searched for every planted value. The job's own output passes through
 # untouched by design, so run's stdout is not searched.
 . "$(dirname "$0")/lib/assert.sh"
+. "$(dirname "$0")/lib/secrets.sh"
 export NO_COLOR=1 NPU_DOCTOR_REDACT_KEY=tools
 OOM='torch.cuda.OutOfMemoryError: CUDA out of memory.'
 LONGJWT="eyJhbGciOiJIUzI1NiJ9.eyJ$(printf 'SxLongJwtClaims%04d' $(seq 1 400) | tr -d ' ')"
@@ -64,33 +65,11 @@ setenv DB_PASSWORD SxCshPw18
 Step 4/9 : ENV HF_TOKEN SxDockerTok19
 EOF
 
-scan() { # scan WHAT FILE...: no needle in the files
-  local what=$1 found="" k
-  shift
-  while IFS= read -r k; do grep -qF -- "$k" "$@" 2>/dev/null && found="$found $k"; done <"$T/needles"
-  if [ -z "$found" ]; then pass "$what: no planted secret"; else
-    fail "$what: leaked$found"
-    for k in $found; do grep -hoF -- "$k" "$@" | head -1 | sed "s/^/    | /"; grep -hF -- "$k" "$@" | head -1 | cut -c1-160 | sed "s/^/    | /"; done
-  fi
-}
+SECRETS_NEEDLES=$T/needles
 
 # ---- explain: one log per form (a finding quotes its first lines only);
 # the table rows come after a tab, as a log with columns holds them.
-mkdir -p "$T/logs"
-n=0
-while IFS= read -r l; do
-  n=$((n + 1))
-  printf '%s\t%s\n' "$OOM" "$l" >"$T/logs/form$n.log"
-done <"$T/forms.txt"
-: >"$T/ex.out"
-for f in "$T"/logs/*.log; do
-  "$ND" explain --all "$f" >>"$T/ex.out" 2>&1
-  "$ND" explain --json "$f" >>"$T/ex.out" 2>&1
-done
-assert_contains "$T/ex.out" "GPU out of memory" "explain read the planted logs"
-if [ "$(grep -c 'CUDA out of memory. ' "$T/ex.out")" -ge "$n" ]; then pass "every form was quoted as evidence"
-else fail "only $(grep -c 'CUDA out of memory. ' "$T/ex.out") quoted lines for $n forms"; fi
-scan "explain (text, JSON)" "$T/ex.out"
+secrets_explain_each "$T/forms.txt" $'\t'
 # Lines are kept in part at several sizes (evidence, the report's last
 # error, explain's line text, a live line): a secret across any such cut
 # must not come out in part (what stays of it no longer looks like one).
@@ -115,7 +94,7 @@ for piece in SxCutUrl SxCutHf eyJTeEN1 SxCutJwt SxCutBearer SxCutKey; do
 done
 { cat "$T/forms.txt"; echo "$OOM"; } >"$T/train.log"
 run_nd "$T/o" "$T/e" explain --all --json "$T/train.log"
-scan "explain --all --json of the whole log" "$T/o" "$T/e"
+secrets_scan "explain --all --json of the whole log" "$T/o" "$T/e"
 
 # ---- run: job output (the report's last lines), argv, environment
 cat >"$T/job.sh" <<EOF
@@ -132,11 +111,7 @@ rc=$?
 expect_rc 1 "run keeps the job's status"
 [ "$rc" = 1 ] || sed 's/^/    | /' "$T/run.err" | head -20
 assert_contains "$T/run.out" "SxRedisPw4" "the job's own output passes through untouched"
-scan "run stderr" "$T/run.err"
-scan "run --json-summary" "$T/sum.json"
-# shellcheck disable=SC2046
-scan "run --report files (report, timeline)" $(find "$T/rep" -type f)
-[ -n "$(find "$T/rep" -name '*.svg')" ] && pass "the report has a timeline" || fail "no timeline in the report"
+secrets_run_outputs "$T/run.err" "$T/sum.json" "$T/rep"
 
 # ---- a watched process: argv and environment
 cat >"$T/victim.sh" <<'EOF'
@@ -148,19 +123,7 @@ HF_TOKEN=SxHfTok16 HUGGING_FACE_HUB_TOKEN=SxHubTok17 "$T/victim.sh" mysql -pSxMy
 victim=$!
 ND_BG_PIDS="$victim"
 sleep 0.3
-mkdir -p "$T/wrep"
-run_nd "$T/o" "$T/e" watch --no-devices --pid "$victim" --for 1 --interval 0.5 --report "$T/wrep" --json-summary="$T/wsum.json"
-scan "watch stdout and stderr" "$T/o" "$T/e"
-scan "watch --json-summary" "$T/wsum.json"
-# shellcheck disable=SC2046
-scan "watch --report files" $(find "$T/wrep" -type f)
-run_nd "$T/o" "$T/e" ps --all --interval 0
-assert_contains "$T/o" "victim.sh" "ps lists the process"
-scan "ps" "$T/o" "$T/e"
-run_nd "$T/o" "$T/e" ps --all --json --interval 0
-scan "ps --json" "$T/o" "$T/e"
-run_nd "$T/o" "$T/e" check --report-issue --env-from "$victim"
-scan "check --report-issue --env-from" "$T/o" "$T/e"
+secrets_process_sweep "$victim" "victim.sh"
 kill "$victim" 2>/dev/null
 wait "$victim" 2>/dev/null
 ND_BG_PIDS=""
@@ -177,23 +140,8 @@ ND_BG_PIDS=""
   echo "UPLOAD=curl -ualice:SxCurlPw5 https://x"
   echo "AUTH_HEADER=$LONGJWT"
 } >"$T/job.env"
-run_nd "$T/o" "$T/e" check --report-issue --env-file "$T/job.env"
-scan "check --report-issue --env-file" "$T/o" "$T/e"
-run_nd "$T/o" "$T/e" snapshot --text --env-file "$T/job.env"
-scan "snapshot --text" "$T/o" "$T/e"
-run_nd "$T/o" "$T/e" snapshot --env-file "$T/job.env" -o "$T/snap.json"
-scan "snapshot -o" "$T/snap.json" "$T/o" "$T/e"
+secrets_env_file_sweep "$T/job.env"
 
 # ---- diff: a snapshot from elsewhere with the forms in clear
-python3 - "$T/snap.json" "$T/raw.json" "$T/forms.txt" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for i, l in enumerate(open(sys.argv[3]).read().splitlines()):
-    d["env"]["LOGLINE_%d" % i] = l
-json.dump(d, open(sys.argv[2], "w"))
-PY
-run_nd "$T/o" "$T/e" diff --all "$T/raw.json" "$T/snap.json"
-scan "diff --all" "$T/o" "$T/e"
-run_nd "$T/o" "$T/e" diff --all --json "$T/raw.json" "$T/snap.json"
-scan "diff --all --json" "$T/o" "$T/e"
+secrets_diff_foreign "$T/forms.txt"
 finish

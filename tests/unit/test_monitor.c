@@ -494,6 +494,19 @@ static void test_exit(void **state)
     f = exit_finding(&x, (struct nd_exit_info){.signaled = true, .signal = SIGBUS});
     assert_string_equal(f->id, "exit.bus-error-shm");
     assert_null(exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 0}));
+    /* run --timeout stopped it: the timeout is the verdict, not the SIGKILL
+     * (an OOM kill, above, with the same counter) nor a stop from outside. */
+    f = exit_finding(&x, (struct nd_exit_info){.signaled = true, .signal = SIGKILL, .stopped_by_us = true,
+                                               .timeout_s = 90});
+    assert_non_null(f);
+    assert_string_equal(f->id, "exit.timeout");
+    assert_int_equal(x.out.n, 1);
+    assert_non_null(strstr(f->title, "--timeout 90 s"));
+    assert_non_null(strstr(f->evidence[1].text, "exit status 137"));
+    f = exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 0, .stopped_by_us = true, .timeout_s = 2});
+    assert_string_equal(f->id, "exit.timeout");
+    /* --fail-fast's stop is said by the finding that asked for it. */
+    assert_null(exit_finding(&x, (struct nd_exit_info){.signaled = true, .signal = SIGTERM, .stopped_by_us = true}));
     /* A failed job is never healthy: the last error line it printed is named. */
     f = exit_finding(&x, (struct nd_exit_info){.exited = true,
                                                .code = 1,

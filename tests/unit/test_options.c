@@ -38,6 +38,35 @@ static void test_parse_pid(void **state)
     assert_int_not_equal(nd_parse_pid(NULL, &p), 0);
 }
 
+/* run --timeout: seconds with an optional unit; the number part is as strict as seconds. */
+static void test_parse_duration(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s;
+        double want;
+    } good[] = {{"90", 90}, {"90s", 90}, {"30m", 1800}, {"2h", 7200}, {"1.5h", 5400}, {".5m", 30}, {"0s", 0}};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        double d = -1;
+        assert_int_equal(nd_parse_duration(good[i].s, &d), 0);
+        assert_true(d == good[i].want);
+    }
+    static const char *const bad[] = {"", "s", "m", "h", "10x", "-5s", "+5s", "1e3", "5 s", " 5m", "5ms", "5sm",
+                                      "1.5.2h", "0x10s", "5d", "5S", "5H", "abc"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        double d = 42;
+        assert_int_not_equal(nd_parse_duration(bad[i], &d), 0);
+        assert_true(d == 42); /* untouched on error */
+    }
+    char huge[100];
+    memset(huge, '9', sizeof huge - 2);
+    huge[sizeof huge - 2] = 'm';
+    huge[sizeof huge - 1] = '\0';
+    double d;
+    assert_int_equal(nd_parse_duration(huge, &d), -ERANGE);
+    assert_int_not_equal(nd_parse_duration(NULL, &d), 0);
+}
+
 static void test_parse_seconds(void **state)
 {
     (void)state;
@@ -262,7 +291,7 @@ static void test_opts_help(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_pid),  cmocka_unit_test(test_parse_seconds), cmocka_unit_test(test_parse_count),
+        cmocka_unit_test(test_parse_pid),  cmocka_unit_test(test_parse_seconds), cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_parse_count),
         cmocka_unit_test(test_opts_forms), cmocka_unit_test(test_opts_operands), cmocka_unit_test(test_opts_errors),
         cmocka_unit_test(test_opts_help),
     };
