@@ -1,9 +1,9 @@
 /* Never silent on a failure: when a log ends in an exception or says ERROR
  * and no rule explains that line, explain turns it into a low-confidence
- * finding. Its category comes from a small keyword classifier whose
- * vocabulary is rule data ([vocab.CATEGORY] sections, rules/classifier.rules),
- * and its fix says what to search for: the exception type and message with
- * the paths, numbers and addresses that differ between runs taken out. */
+ * finding. Its category comes from a keyword classifier (kb_classify.c)
+ * whose vocabulary is rule data ([vocab.CATEGORY] sections), and its fix
+ * says what to search for: the exception type and message with the paths,
+ * numbers and addresses that differ between runs taken out. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,55 +11,6 @@
 #include "core/redact.h"
 #include "core/strbuf.h"
 #include "kb/kb_internal.h"
-
-/* The category whose words weigh most in text, or "config" (other). */
-static const char *nd_kb_classify(const struct nd_kb_ruleset *set, const char *text, int *score)
-{
-    const char *best = ND_CAT_CONFIG;
-    int best_w = 0;
-    *score = 0;
-    /* Categories in vocabulary order; a handful, so a linear table. */
-    const char *cats[32];
-    int sums[32];
-    size_t ncat = 0;
-    for (const char *p = text; *p;) {
-        while (*p && !isalnum((unsigned char)*p))
-            p++;
-        const char *w = p;
-        while (*p && (isalnum((unsigned char)*p) || *p == '_'))
-            p++;
-        size_t n = (size_t)(p - w);
-        if (n < 2 || n > 63)
-            continue;
-        char tok[64];
-        for (size_t i = 0; i < n; i++)
-            tok[i] = (char)tolower((unsigned char)w[i]);
-        tok[n] = '\0';
-        for (size_t i = 0; i < set->vocab_word.n; i++) {
-            const char *v = set->vocab_word.v[i];
-            size_t vn = strlen(v);
-            /* An entry matches a word it begins ("allocat": allocate, allocation). */
-            if (vn > n || strncmp(tok, v, vn) != 0)
-                continue;
-            size_t c = 0;
-            while (c < ncat && strcmp(cats[c], set->vocab_cat.v[i]) != 0)
-                c++;
-            if (c == ncat && ncat < 32) {
-                cats[ncat] = set->vocab_cat.v[i];
-                sums[ncat++] = 0;
-            }
-            if (c < ncat)
-                sums[c] += set->vocab_weight[i];
-        }
-    }
-    for (size_t c = 0; c < ncat; c++)
-        if (sums[c] > best_w) {
-            best_w = sums[c];
-            best = cats[c];
-        }
-    *score = best_w;
-    return best;
-}
 
 /* The message as a search query: no paths, numbers, hex or quoted names
  * that are particular to this run. */
@@ -121,7 +72,7 @@ void nd_kb_fallback_finding(const struct nd_kb *kb, const struct nd_kb_occ *exc,
         nd_strbuf_adds(&all, errs[i].text);
     }
     int score = 0;
-    const char *cat = nd_kb_classify(&kb->rules, all.buf, &score);
+    const char *cat = nd_kb_fb_classify(&kb->rules, all.buf, &score);
     nd_strbuf_release(&all);
     char *red = nd_redact_text(lead->text);
     struct nd_finding *f = nd_findings_add(out, "generic.unexplained-error", cat, ND_SEV_ERROR, "%s: %.120s%s",

@@ -102,6 +102,7 @@ struct nd_kb_ruleset {
     /* The fallback classifier's vocabulary ([vocab.CATEGORY] sections). */
     struct nd_strv vocab_cat, vocab_word;
     int *vocab_weight;
+    bool *vocab_whole; /* a `token` entry: matches the whole word only, not the words it begins */
     /* The log-shape vocabulary ([shape.*] sections, kb_shape_rules.c). */
     struct nd_kb_shape_set shape;
 };
@@ -112,6 +113,10 @@ struct nd_kb_ruleset {
 struct nd_kb_rule *nd_kb_ruleset_find(struct nd_kb_ruleset *set, const char *id, size_t *idx);
 void nd_kb_ruleset_reindex(struct nd_kb_ruleset *set);
 void nd_kb_ruleidx_free(struct nd_kb_ruleset *set);
+
+/* The fallback classifier (kb_fallback.c): the category whose vocabulary
+ * weighs most in text, or "config" with *score 0 when no word counts. */
+const char *nd_kb_fb_classify(const struct nd_kb_ruleset *set, const char *text, int *score);
 
 /* Parses one rule file's text. Rules are appended to set (a rule whose id is
  * already there replaces it when replace is true, else it is a duplicate).

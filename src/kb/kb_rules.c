@@ -271,8 +271,21 @@ static void nd_kb_add_block(struct nd_kb_reader *rd, struct nd_strv *sv, const c
     sv->v[sv->n - 1] = j;
 }
 
+static void nd_kb_vocab_push(struct nd_kb_ruleset *set, long line, const char *category, const char *word,
+                             int weight, bool whole)
+{
+    nd_strv_push(&set->vocab_cat, category, line);
+    nd_strv_push(&set->vocab_word, word, line);
+    set->vocab_weight = nd_xrealloc(set->vocab_weight, set->vocab_word.n * sizeof *set->vocab_weight);
+    set->vocab_weight[set->vocab_word.n - 1] = weight;
+    set->vocab_whole = nd_xrealloc(set->vocab_whole, set->vocab_word.n * sizeof *set->vocab_whole);
+    set->vocab_whole[set->vocab_word.n - 1] = whole;
+}
+
 /* [vocab.CATEGORY] sections hold the fallback classifier's words:
- * "word = WEIGHT WORD..." (kb_fallback.c). */
+ * "word = WEIGHT WORD..." (each also matches the words it begins) and
+ * "token = WEIGHT WORD..." (whole words: the learned vocabulary) and
+ * "prior = N" (the category's score before any word), see kb_classify.c. */
 static void nd_kb_vocab_key(struct nd_kb_reader *rd, const char *category, const char *name, const char *val)
 {
     rd->new_section = false;
@@ -282,14 +295,29 @@ static void nd_kb_vocab_key(struct nd_kb_reader *rd, const char *category, const
                       "[vocab.%s]: '%s' is not a known category (rules/FORMAT.md lists them)", category, category);
         return;
     }
-    if (strcmp(name, "word") != 0) {
-        nd_kb_problem(rd->problems, rd->file, rd->lineno, "unknown key '%s' in [vocab.%s] (only 'word')", name, category);
+    bool whole = strcmp(name, "token") == 0, prior = strcmp(name, "prior") == 0;
+    if (!whole && !prior && strcmp(name, "word") != 0) {
+        nd_kb_problem(rd->problems, rd->file, rd->lineno,
+                      "unknown key '%s' in [vocab.%s] (only 'word', 'token' and 'prior')", name, category);
         return;
     }
     char *end = NULL;
+    if (prior) {
+        /* The category's score before any word counts: an entry without a
+         * word. */
+        long p = strtol(val, &end, 10);
+        if (end == val || *end || p < 0 || p > 99) {
+            nd_kb_problem(rd->problems, rd->file, rd->lineno, "[vocab.%s] prior must be a number from 0 to 99",
+                          category);
+            return;
+        }
+        nd_kb_vocab_push(rd->set, rd->lineno, category, "", (int)p, false);
+        return;
+    }
     long w = strtol(val, &end, 10);
     if (end == val || w < 1 || w > 9 || !end || (*end != ' ' && *end != '\t')) {
-        nd_kb_problem(rd->problems, rd->file, rd->lineno, "[vocab.%s] word must be 'WEIGHT(1-9) WORD...'", category);
+        nd_kb_problem(rd->problems, rd->file, rd->lineno, "[vocab.%s] %s must be 'WEIGHT(1-9) WORD...'", category,
+                      name);
         return;
     }
     struct nd_kb_ruleset *set = rd->set;
@@ -297,10 +325,7 @@ static void nd_kb_vocab_key(struct nd_kb_reader *rd, const char *category, const
     for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
         for (char *c = t; *c; c++)
             *c = (char)tolower((unsigned char)*c);
-        nd_strv_push(&set->vocab_cat, category, rd->lineno);
-        nd_strv_push(&set->vocab_word, t, rd->lineno);
-        set->vocab_weight = nd_xrealloc(set->vocab_weight, set->vocab_word.n * sizeof *set->vocab_weight);
-        set->vocab_weight[set->vocab_word.n - 1] = (int)w;
+        nd_kb_vocab_push(set, rd->lineno, category, t, (int)w, whole);
     }
     free(copy);
 }
@@ -917,6 +942,7 @@ void nd_kb_ruleset_release(struct nd_kb_ruleset *set)
     nd_strv_release(&set->vocab_cat);
     nd_strv_release(&set->vocab_word);
     free(set->vocab_weight);
+    free(set->vocab_whole);
     nd_kb_shape_release(&set->shape);
     memset(set, 0, sizeof *set);
 }

@@ -1,0 +1,211 @@
+/* The fallback classifier: names the likeliest category of a failure no rule
+ * knows from the words of its lines. The vocabulary is rule data: the hand
+ * words of rules/classifier.rules (`word`: also the words an entry begins)
+ * and the whole words learned from the rules' own examples
+ * (rules/classifier-learned.rules, `token`). scripts/dev/learn-vocab.py
+ * tokenises exactly as nd_kb_fb_tokens does; keep the two in step. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/strbuf.h"
+#include "kb/kb_internal.h"
+
+/* Design order: it breaks ties, so a score never depends on which word of a
+ * line came first. */
+static const char *const nd_fb_cats[] = {
+    ND_CAT_ENV_NOT_LOADED, ND_CAT_VERSION_MISMATCH, ND_CAT_NO_DEVICE,   ND_CAT_UNSUPPORTED_OP, ND_CAT_DEVICE_OOM,
+    ND_CAT_HOST_OOM,       ND_CAT_DISTRIBUTED,      ND_CAT_NUMERICS,    ND_CAT_DEVICE_FAULT,   ND_CAT_CPU_FALLBACK,
+    ND_CAT_INPUT_BOUND,    ND_CAT_HANG,             ND_CAT_CONFIG,
+};
+#define ND_FB_NCAT (sizeof nd_fb_cats / sizeof nd_fb_cats[0])
+#define ND_FB_TOK 64
+
+/* One vocabulary entry, in an array sorted by word for binary search. */
+struct nd_fb_entry {
+    const char *word;
+    size_t len;
+    unsigned cat;
+    int weight;
+    bool whole;
+};
+
+struct nd_fb_index {
+    struct nd_fb_entry *v;
+    size_t n;
+    unsigned long long prefix_lens; /* bit L: a `word` entry of length L exists */
+    int sums[ND_FB_NCAT];
+};
+
+static int nd_fb_cmp(const void *a, const void *b)
+{
+    const struct nd_fb_entry *x = a, *y = b;
+    int c = strcmp(x->word, y->word);
+    return c ? c : (x->cat > y->cat) - (x->cat < y->cat);
+}
+
+/* The first entry whose word is >= key (length n, not NUL-terminated). */
+static size_t nd_fb_lower(const struct nd_fb_index *ix, const char *key, size_t n)
+{
+    size_t lo = 0, hi = ix->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct nd_fb_entry *e = &ix->v[mid];
+        int c = strncmp(e->word, key, n);
+        if (c < 0 || (c == 0 && e->len < n))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Adds the weights of the entries whose word is key[0..n); a proper prefix
+ * of the token (n < toklen) counts only for `word` entries. */
+static void nd_fb_add(struct nd_fb_index *ix, const char *key, size_t n, bool whole_token)
+{
+    for (size_t i = nd_fb_lower(ix, key, n); i < ix->n; i++) {
+        const struct nd_fb_entry *e = &ix->v[i];
+        if (e->len != n || strncmp(e->word, key, n) != 0)
+            break;
+        if (whole_token || !e->whole)
+            ix->sums[e->cat] += e->weight;
+    }
+}
+
+static void nd_fb_lookup(struct nd_fb_index *ix, const char *tok, size_t n)
+{
+    nd_fb_add(ix, tok, n, true);
+    for (size_t l = 1; l < n && l < 64; l++)
+        if (ix->prefix_lens & (1ull << l))
+            nd_fb_add(ix, tok, l, false);
+}
+
+/* Numbers, hex and codes that are mostly digits differ between runs. */
+static bool nd_fb_keep(const char *t, size_t n)
+{
+    if (n < 2 || n >= ND_FB_TOK)
+        return false;
+    size_t digits = 0, unders = 0;
+    for (size_t i = 0; i < n; i++) {
+        digits += isdigit((unsigned char)t[i]) != 0;
+        unders += t[i] == '_';
+    }
+    if (!digits)
+        return true;
+    if (n - digits - unders < 2 || digits > 2)
+        return false;
+    return !(t[0] == '0' && t[1] == 'x');
+}
+
+static void nd_fb_emit(struct nd_fb_index *ix, const char *w, size_t n, bool check)
+{
+    char tok[ND_FB_TOK];
+    for (size_t i = 0; i < n; i++)
+        tok[i] = (char)tolower((unsigned char)w[i]);
+    tok[n] = '\0';
+    if (check && !nd_fb_keep(tok, n))
+        return;
+    nd_fb_lookup(ix, tok, n);
+}
+
+/* Where a raw token splits into parts: CamelCase (NotImplementedError),
+ * a capital run before a word (HTTPError), letters and digits (ERR01002),
+ * and '_' (set_env). */
+static bool nd_fb_break(const char *w, size_t i, size_t n)
+{
+    unsigned char p = (unsigned char)w[i - 1], c = (unsigned char)w[i];
+    unsigned char nx = i + 1 < n ? (unsigned char)w[i + 1] : 0;
+    if (islower(p) && isupper(c))
+        return true;
+    if ((isalpha(p) != 0) != (isalpha(c) != 0))
+        return true;
+    return isupper(p) && isupper(c) && nx && islower(nx);
+}
+
+/* Each raw token (a letter or digit, then letters, digits, '_'), and, when
+ * it splits, each of its alphabetic parts of two letters or more. */
+static void nd_fb_tokens(struct nd_fb_index *ix, const char *text)
+{
+    for (const char *p = text; *p;) {
+        while (*p && !isalnum((unsigned char)*p))
+            p++;
+        const char *w = p;
+        while (*p && (isalnum((unsigned char)*p) || *p == '_'))
+            p++;
+        size_t n = (size_t)(p - w);
+        if (n == 0 || n >= ND_FB_TOK)
+            continue;
+        nd_fb_emit(ix, w, n, true);
+        /* The parts: only when there are two or more. */
+        size_t start = 0, nparts = 0;
+        size_t ps[ND_FB_TOK], pe[ND_FB_TOK];
+        for (size_t i = 0; i <= n; i++) {
+            bool end = i == n || w[i] == '_' || (i > start && w[i - 1] != '_' && nd_fb_break(w, i, n));
+            if (!end)
+                continue;
+            if (i > start) {
+                ps[nparts] = start;
+                pe[nparts++] = i;
+            }
+            start = i < n && w[i] == '_' ? i + 1 : i;
+        }
+        if (nparts < 2)
+            continue;
+        for (size_t k = 0; k < nparts; k++)
+            if (pe[k] - ps[k] >= 2 && isalpha((unsigned char)w[ps[k]]))
+                nd_fb_emit(ix, w + ps[k], pe[k] - ps[k], false);
+    }
+}
+
+static unsigned nd_fb_cat(const char *name)
+{
+    for (unsigned c = 0; c < ND_FB_NCAT; c++)
+        if (strcmp(nd_fb_cats[c], name) == 0)
+            return c;
+    return (unsigned)ND_FB_NCAT - 1;
+}
+
+const char *nd_kb_fb_classify(const struct nd_kb_ruleset *set, const char *text, int *score)
+{
+    /* Sorted once per call: the classifier runs once per unexplained
+     * failure, and a sorted copy keeps a lookup logarithmic in the size of
+     * the vocabulary. */
+    struct nd_fb_index ix = {0};
+    int prior[ND_FB_NCAT] = {0};
+    size_t nv = set->vocab_word.n;
+    ix.v = nd_xcalloc(nv ? nv : 1, sizeof *ix.v);
+    for (size_t i = 0; i < nv; i++) {
+        struct nd_fb_entry *e = &ix.v[ix.n];
+        e->word = set->vocab_word.v[i];
+        e->len = strlen(e->word);
+        e->cat = nd_fb_cat(set->vocab_cat.v[i]);
+        e->weight = set->vocab_weight[i];
+        if (e->len == 0) {
+            /* A prior (`prior = N`): the last one of a category holds. */
+            prior[e->cat] = e->weight;
+            continue;
+        }
+        if (e->len >= ND_FB_TOK)
+            continue;
+        e->whole = set->vocab_whole && set->vocab_whole[i];
+        if (!e->whole)
+            ix.prefix_lens |= 1ull << e->len;
+        ix.n++;
+    }
+    qsort(ix.v, ix.n, sizeof *ix.v, nd_fb_cmp);
+    nd_fb_tokens(&ix, text);
+    free(ix.v);
+    /* A prior says how much word evidence it takes to displace a category
+     * (config: most failures no rule knows are settings); the score
+     * reported is that of the words alone. */
+    unsigned best = ND_FB_NCAT - 1;
+    int best_w = prior[best] + ix.sums[best];
+    for (unsigned c = 0; c < ND_FB_NCAT; c++)
+        if (prior[c] + ix.sums[c] > best_w) {
+            best_w = prior[c] + ix.sums[c];
+            best = c;
+        }
+    *score = ix.sums[best];
+    return nd_fb_cats[best];
+}
