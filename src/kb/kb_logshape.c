@@ -840,6 +840,8 @@ static void nd_shape_rate_findings(struct nd_shape_ctx *c, struct nd_findings *o
 
 /* What the pasted tool tables say about the devices and the host. */
 struct nd_shape_devstats {
+    bool no_rows; /* an smi table with its headers and no device row */
+    size_t smi_li;
     size_t ndev, nbusy, nproc, nmem, ntiny, njob, dev_li, job_li;
     size_t nhost, nworkers, host_li;
     double host_cpu; /* the busiest Python process's %CPU */
@@ -886,7 +888,11 @@ static void nd_shape_devstats_read(struct nd_shape_ctx *c, struct nd_shape_devst
         if (!*s)
             continue;
         struct nd_shape_row r;
-        switch (nd_shape_table_line(&t, s, &r)) {
+        int headers = t.smi_headers;
+        enum nd_shape_row_kind kind = nd_shape_table_line(&t, s, &r);
+        if (t.smi_headers > headers)
+            d->smi_li = i;
+        switch (kind) {
         case ND_ROW_DEVICE:
             if (r.util < 0)
                 break;
@@ -923,6 +929,20 @@ static void nd_shape_devstats_read(struct nd_shape_ctx *c, struct nd_shape_devst
             break;
         }
     }
+    d->no_rows = t.smi_headers > 0 && t.bus_headers > 0 && d->ndev == 0;
+}
+
+/* An nvidia-smi or npu-smi table with its title and column headers and no
+ * device row under them: the tool runs and sees no device. */
+static bool nd_shape_none_finding(struct nd_shape_ctx *c, const struct nd_shape_devstats *d, struct nd_findings *out)
+{
+    const struct nd_shape_entry *e = nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL, "device-none");
+    if (!d->no_rows || !e)
+        return false;
+    struct nd_finding *f = nd_shape_finding(out, e, "device", "The table has its headers and no device row.");
+    nd_shape_evidence(f, c->name, &c->l[d->smi_li]);
+    nd_shape_first(f);
+    return true;
 }
 
 /* The devices idle while the job prints progress: held but idle (waiting,
@@ -1009,7 +1029,7 @@ static void nd_shape_util_findings(struct nd_shape_ctx *c, struct nd_findings *o
     /* Busy from the intermittent signal's min (percent); a loader worker
      * keeps most of one core. */
     nd_shape_devstats_read(c, &d, in && in->has_min ? (int)in->min : 50, wk ? 80 : 1e9);
-    if (!nd_shape_idle_finding(c, &d, out))
+    if (!nd_shape_none_finding(c, &d, out) && !nd_shape_idle_finding(c, &d, out))
         nd_shape_intermittent_finding(c, &d, out);
     nd_shape_host_finding(c, &d, out);
 }

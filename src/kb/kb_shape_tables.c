@@ -96,11 +96,12 @@ void nd_shape_table_init(struct nd_shape_table *t)
 
 static void nd_tbl_reset(struct nd_shape_table *t)
 {
-    bool procs = t->in_procs;
-    int ordinal = t->ordinal;
+    struct nd_shape_table keep = *t;
     nd_shape_table_init(t);
-    t->in_procs = procs;
-    t->ordinal = ordinal;
+    t->in_procs = keep.in_procs;
+    t->ordinal = keep.ordinal;
+    t->smi_headers = keep.smi_headers;
+    t->bus_headers = keep.bus_headers;
 }
 
 /* ---- nvidia-smi and npu-smi boxes ---- */
@@ -128,7 +129,10 @@ static bool nd_tbl_smi_device(const char *s, struct nd_shape_row *r)
             p++;
         if (*p != '%')
             return false;
-        if (nd_tbl_num_before(s, m, &used) && nd_tbl_num(m + 6, m + 6 + strcspn(m + 6, "M |"), &total) && total > 0)
+        const char *tb = m + 6;
+        while (*tb == ' ')
+            tb++;
+        if (nd_tbl_num_before(s, m, &used) && nd_tbl_num(tb, tb + strcspn(tb, "M |"), &total) && total > 0)
             r->mem_ratio = used / total;
         return true;
     }
@@ -409,8 +413,11 @@ enum nd_shape_row_kind nd_shape_table_line(struct nd_shape_table *t, const char 
         nd_tbl_reset(t);
         t->in_procs = false;
         t->ordinal = 0;
+        t->smi_headers++;
         return ND_ROW_TABLE;
     }
+    if (s[0] == '|' && strstr(s, "Bus-Id") && !t->in_procs)
+        t->bus_headers++;
     if (strstr(s, "Processes:") || strstr(s, "Process id") || strstr(s, "Process name")) {
         t->in_procs = true;
         return ND_ROW_TABLE;

@@ -115,6 +115,11 @@ top_of "$T/npu_unused.log" shape.device.device-unused cpu-fallback "npu-smi idle
 sed 's/| 0           0    \/ 0          3162/| 92          0    \/ 0          52162/' "$T/npu_unused.log" >"$T/npu_busy.log"
 quiet "$T/npu_busy.log" "twin: the NPU at 92%"
 
+sed '/^| 0 /d' "$T/npu_unused.log" | grep -v '^epoch' >"$T/npu_none.log"
+top_of "$T/npu_none.log" shape.device.device-none no-device "npu-smi with its headers and no NPU row"
+printf '>>> import torch, torch_npu\n>>> torch.npu.device_count()\n0\n' >"$T/npu_count.log"
+top_of "$T/npu_count.log" ascend.no-device.count-printed-zero no-device "torch.npu.device_count() answered 0"
+
 cat >"$T/top.log" <<'LOG'
 top - 10:00:00 up 3 days,  1:02,  1 user,  load average: 31.20, 30.10, 28.00
     PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND

@@ -40,6 +40,10 @@ static void test_smi_rows(void **state)
     assert_int_equal(r.util, 87);
     assert_true(r.mem_ratio > 0.73 && r.mem_ratio < 0.74);
     assert_int_equal(r.key, 0);
+    /* Newer nvidia-smi pads the total. */
+    assert_int_equal(READ(&r, "| N/A   27C    P0             70W /  700W |       1MiB /  81559MiB |      0%      Default |"),
+                     ND_ROW_DEVICE);
+    assert_true(r.mem_ratio >= 0 && r.mem_ratio < 0.001);
     /* npu-smi: the chip row, HBM is the last "used / total". */
     assert_int_equal(READ(&r, "| 0                         | 0000:C1:00.0  | 35          0    / 0          32768/ 65536 |"),
                      ND_ROW_DEVICE);
@@ -216,6 +220,15 @@ static void test_builtin_signals(void **state)
                                     cat, sizeof cat),
                         "shape.device.device-idle");
     assert_string_equal(cat, "input-bound");
+    /* An smi table with its headers and no device under them. */
+    assert_string_equal(analyze_top("| npu-smi 23.0.0                   Version: 23.0.0                  |\n"
+                                    "| NPU   Name                | Health        | Power(W)    Temp(C)  |\n"
+                                    "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB) |\n"
+                                    "+===========================+===============+==================+\n"
+                                    "+===========================+===============+==================+\n",
+                                    cat, sizeof cat),
+                        "shape.device.device-none");
+    assert_string_equal(cat, "no-device");
     /* top: one Python on 31 cores; several Python workers on a core each. */
     const char *top = "    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND\n";
     char buf[1024];
