@@ -163,13 +163,29 @@ static void test_hostile_lines(void **state)
     assert_int_equal(READ(&r, wide, "0 1 2"), ND_ROW_NONE);
 }
 
+/* The built-in knowledge base, loaded once: compiling it takes a while. */
+static struct nd_kb *kb;
+
+static int load_kb(void **state)
+{
+    (void)state;
+    setenv("NPU_DOCTOR_CACHE_DIR", "", 1);
+    struct nd_error err = {0};
+    return nd_kb_load(&kb, NULL, 0, &err);
+}
+
+static int free_kb(void **state)
+{
+    (void)state;
+    nd_kb_free(kb);
+    kb = NULL;
+    return 0;
+}
+
 static const char *analyze_top(const char *text, char *cat, size_t catlen)
 {
     static char id[128];
-    setenv("NPU_DOCTOR_CACHE_DIR", "", 1);
-    struct nd_kb *kb = NULL;
-    struct nd_error err = {0};
-    assert_int_equal(nd_kb_load(&kb, NULL, 0, &err), 0);
+    assert_non_null(kb);
     struct nd_findings out = ND_FINDINGS_INIT;
     nd_kb_shape_analyze(&kb->rules.shape, "job.log", text, strlen(text), 1, &out);
     snprintf(id, sizeof id, "%s", out.n ? out.v[0]->id : "");
@@ -179,7 +195,6 @@ static const char *analyze_top(const char *text, char *cat, size_t catlen)
         assert_int_equal(out.v[0]->confidence, ND_CONF_LOW);
     }
     nd_findings_release(&out);
-    nd_kb_free(kb);
     return id;
 }
 
@@ -261,5 +276,5 @@ int main(void)
         cmocka_unit_test(test_hostile_lines),
         cmocka_unit_test(test_builtin_signals),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, load_kb, free_kb);
 }
