@@ -838,110 +838,200 @@ static void nd_shape_rate_findings(struct nd_shape_ctx *c, struct nd_findings *o
     nd_shape_ratio_finding(c, out);
 }
 
-/* Device rows of nvidia-smi ("| 15000MiB / 32510MiB |   0%  Default |") and
- * npu-smi ("| 0   | 0000:C1:00.0  | 0   0 / 0   3396 / 65536 |"): the
- * utilisation, or -1. */
-static int nd_shape_util(const char *s)
+/* What the pasted tool tables say about the devices and the host. */
+struct nd_shape_devstats {
+    bool no_rows; /* an smi table with its headers and no device row */
+    size_t smi_li;
+    size_t ndev, nbusy, nproc, nmem, ntiny, njob, dev_li, job_li;
+    size_t nhost, nworkers, host_li;
+    double host_cpu; /* the busiest Python process's %CPU */
+    /* Samples per device, for utilisation that comes and goes. */
+    int key[16];
+    size_t nsample[16], nlow[16], nhigh[16], first_li[16], high_li[16];
+    size_t nkeys;
+};
+
+/* A device's memory counts as unused below this share of it: a context and
+ * a driver's own buffers, no model. */
+#define ND_SHAPE_MEM_TINY 0.03
+/* Utilisation at or below this is idle for the intermittent reading. */
+#define ND_SHAPE_UTIL_LOW 10
+
+static void nd_shape_devstats_sample(struct nd_shape_devstats *d, const struct nd_shape_row *r, size_t li, int high)
 {
-    if (s[0] != '|')
-        return -1;
-    const char *m = strstr(s, "MiB / ");
-    if (m) {
-        const char *bar = strchr(m, '|');
-        if (!bar)
-            return -1;
-        const char *p = bar + 1;
-        while (*p == ' ')
-            p++;
-        if (!isdigit((unsigned char)*p))
-            return -1;
-        int v = atoi(p);
-        while (isdigit((unsigned char)*p))
-            p++;
-        return *p == '%' ? v : -1;
+    size_t k = 0;
+    while (k < d->nkeys && d->key[k] != r->key)
+        k++;
+    if (k == d->nkeys) {
+        if (d->nkeys == 16)
+            return;
+        d->key[d->nkeys] = r->key;
+        d->nsample[k] = d->nlow[k] = d->nhigh[k] = 0;
+        d->first_li[k] = li;
+        d->high_li[k] = li;
+        d->nkeys++;
     }
-    /* npu-smi's second row: chip, bus id, AICore(%) first. */
-    const char *b = strchr(s + 1, '|');
-    if (!b)
-        return -1;
-    const char *p = b + 1;
-    while (*p == ' ')
-        p++;
-    if (!(isxdigit((unsigned char)p[0]) && strlen(p) > 12 && p[4] == ':' && p[7] == ':' && p[10] == '.'))
-        return -1;
-    const char *b2 = strchr(p, '|');
-    if (!b2)
-        return -1;
-    p = b2 + 1;
-    while (*p == ' ')
-        p++;
-    return isdigit((unsigned char)*p) ? atoi(p) : -1;
+    d->nsample[k]++;
+    d->nlow[k] += r->util <= ND_SHAPE_UTIL_LOW;
+    if (r->util >= high) {
+        d->nhigh[k]++;
+        d->high_li[k] = li;
+    }
 }
 
-/* A process row of either tool's process table. */
-static bool nd_shape_proc_row(const char *s, bool in_table)
+static void nd_shape_devstats_read(struct nd_shape_ctx *c, struct nd_shape_devstats *d, int high, double worker_cpu)
 {
-    if (!in_table || s[0] != '|' || strstr(s, "No running processes") || strstr(s, "Process id") || strstr(s, "PID"))
-        return false;
-    size_t n = strlen(s);
-    if (strstr(s, "MiB |") || (n > 4 && strstr(s, "MiB") && s[n - 1] == '|'))
-        return true;
-    /* npu-smi: "| 0   0   | 6513   | name   | 617  |" */
-    const char *b = strchr(s + 1, '|');
-    if (!b)
-        return false;
-    const char *p = b + 1;
-    while (*p == ' ')
-        p++;
-    return isdigit((unsigned char)*p);
-}
-
-static void nd_shape_util_findings(struct nd_shape_ctx *c, struct nd_findings *out)
-{
-    size_t ndev = 0, nbusy = 0, nproc = 0, njob = 0, dev_li = 0, job_li = 0;
-    bool in_procs = false;
+    struct nd_shape_table t;
+    nd_shape_table_init(&t);
     for (size_t i = 0; i < c->n; i++) {
         const char *s = c->l[i].s;
         if (!*s)
             continue;
-        if (strstr(s, "Processes:") || strstr(s, "Process id") || strstr(s, "Process name"))
-            in_procs = true;
-        int u = nd_shape_util(s);
-        if (u >= 0 && !in_procs) {
-            if (ndev++ == 0)
-                dev_li = i;
-            nbusy += u > 0;
-            continue;
-        }
-        if (s[0] == '|' || s[0] == '+')
-            continue;
-        /* Job output beside the dump: progress or loss lines. */
-        if (strstr(s, "it/s") || strstr(s, "s/it") || strstr(s, "loss") || strstr(s, "Loss") || strstr(s, "samples/s")) {
-            if (njob++ == 0)
-                job_li = i;
+        struct nd_shape_row r;
+        int headers = t.smi_headers;
+        enum nd_shape_row_kind kind = nd_shape_table_line(&t, s, &r);
+        if (t.smi_headers > headers)
+            d->smi_li = i;
+        switch (kind) {
+        case ND_ROW_DEVICE:
+            if (r.util < 0)
+                break;
+            if (d->ndev++ == 0)
+                d->dev_li = i;
+            d->nbusy += r.util > 0;
+            if (r.mem_ratio >= 0) {
+                d->nmem++;
+                d->ntiny += r.mem_ratio < ND_SHAPE_MEM_TINY;
+            }
+            nd_shape_devstats_sample(d, &r, i, high);
+            break;
+        case ND_ROW_PROC:
+            d->nproc++;
+            break;
+        case ND_ROW_HOST:
+            if (!r.python)
+                break;
+            if (d->nhost++ == 0 || r.cpu > d->host_cpu) {
+                d->host_cpu = r.cpu;
+                d->host_li = i;
+            }
+            d->nworkers += r.cpu >= worker_cpu;
+            break;
+        case ND_ROW_TABLE:
+            break;
+        case ND_ROW_NONE:
+            /* Job output beside the dump: progress or loss lines. */
+            if (strstr(s, "it/s") || strstr(s, "s/it") || strstr(s, "loss") || strstr(s, "Loss") ||
+                strstr(s, "samples/s")) {
+                if (d->njob++ == 0)
+                    d->job_li = i;
+            }
+            break;
         }
     }
-    in_procs = false;
-    for (size_t i = 0; i < c->n; i++) {
-        const char *s = c->l[i].s;
-        if (strstr(s, "Processes:") || strstr(s, "Process id") || strstr(s, "Process name"))
-            in_procs = true;
-        else if (nd_shape_proc_row(s, in_procs))
-            nproc++;
-    }
-    if (ndev == 0 || nbusy > 0 || njob == 0)
-        return;
-    const struct nd_shape_entry *e = nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL, nproc ? "device-idle" : "device-unused");
+    d->no_rows = t.smi_headers > 0 && t.bus_headers > 0 && d->ndev == 0;
+}
+
+/* An nvidia-smi or npu-smi table with its title and column headers and no
+ * device row under them: the tool runs and sees no device. */
+static bool nd_shape_none_finding(struct nd_shape_ctx *c, const struct nd_shape_devstats *d, struct nd_findings *out)
+{
+    const struct nd_shape_entry *e = nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL, "device-none");
+    if (!d->no_rows || !e)
+        return false;
+    struct nd_finding *f = nd_shape_finding(out, e, "device", "The table has its headers and no device row.");
+    nd_shape_evidence(f, c->name, &c->l[d->smi_li]);
+    nd_shape_first(f);
+    return true;
+}
+
+/* The devices idle while the job prints progress: held but idle (waiting,
+ * input-bound) or unused (no process, or no memory in use: the job computes
+ * elsewhere). */
+static bool nd_shape_idle_finding(struct nd_shape_ctx *c, const struct nd_shape_devstats *d, struct nd_findings *out)
+{
+    if (d->ndev == 0 || d->nbusy > 0 || d->njob == 0)
+        return false;
+    bool empty = d->nmem > 0 && d->ntiny == d->nmem;
+    const struct nd_shape_entry *e =
+        nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL, d->nproc == 0 || empty ? "device-unused" : "device-idle");
     if (!e)
-        return;
-    char *detail = nd_xasprintf(
-        "%zu device%s at 0%% utilisation, %zu process%s on them, while the job prints progress.", ndev,
-        ndev == 1 ? "" : "s", nproc, nproc == 1 ? "" : "es");
+        return false;
+    char *detail = nd_xasprintf("%zu device%s at 0%% utilisation%s, %zu process%s on them, while the job prints "
+                                "progress.",
+                                d->ndev, d->ndev == 1 ? "" : "s", empty ? " with almost no memory in use" : "",
+                                d->nproc, d->nproc == 1 ? "" : "es");
     struct nd_finding *f = nd_shape_finding(out, e, "device", detail);
     free(detail);
-    nd_shape_evidence(f, c->name, &c->l[dev_li]);
-    nd_shape_evidence(f, c->name, &c->l[job_li]);
+    nd_shape_evidence(f, c->name, &c->l[d->dev_li]);
+    nd_shape_evidence(f, c->name, &c->l[d->job_li]);
     nd_shape_first(f);
+    return true;
+}
+
+/* One device sampled several times, idle in a good share of the samples and
+ * busy in others: a device that waits for each batch. */
+static bool nd_shape_intermittent_finding(struct nd_shape_ctx *c, const struct nd_shape_devstats *d,
+                                          struct nd_findings *out)
+{
+    const struct nd_shape_entry *e = nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL, "device-intermittent");
+    if (!e)
+        return false;
+    for (size_t k = 0; k < d->nkeys; k++) {
+        if (d->nsample[k] < 3 || d->nhigh[k] == 0 || d->nlow[k] * 3 < d->nsample[k])
+            continue;
+        char *detail = nd_xasprintf("Device %d is idle in %zu of %zu samples and busy in %zu.", d->key[k], d->nlow[k],
+                                    d->nsample[k], d->nhigh[k]);
+        struct nd_finding *f = nd_shape_finding(out, e, "device", detail);
+        free(detail);
+        nd_shape_evidence(f, c->name, &c->l[d->first_li[k]]);
+        nd_shape_evidence(f, c->name, &c->l[d->high_li[k]]);
+        nd_shape_first(f);
+        return true;
+    }
+    return false;
+}
+
+/* top / ps: the job's Python process on many cores (it computes on the CPU),
+ * or several Python processes each on a core (loader workers), beside
+ * devices that are idle or not shown. */
+static void nd_shape_host_finding(struct nd_shape_ctx *c, const struct nd_shape_devstats *d, struct nd_findings *out)
+{
+    if (d->nhost == 0 || d->nbusy > 0)
+        return;
+    const struct nd_shape_entry *cpu = nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL, "host-cpu-compute");
+    const struct nd_shape_entry *wk = nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL, "host-workers-busy");
+    const struct nd_shape_entry *e = NULL;
+    char *detail = NULL;
+    if (wk && wk->has_min && (double)d->nworkers >= wk->min) {
+        e = wk;
+        detail = nd_xasprintf("%zu Python processes each keep a core busy; the busiest uses %.0f%% CPU.", d->nworkers,
+                              d->host_cpu);
+    } else if (cpu && cpu->has_min && d->host_cpu >= cpu->min) {
+        e = cpu;
+        detail = nd_xasprintf("The job's Python process uses %.0f%% CPU (about %.0f cores).", d->host_cpu,
+                              d->host_cpu / 100);
+    }
+    if (!e)
+        return;
+    struct nd_finding *f = nd_shape_finding(out, e, "host", detail);
+    free(detail);
+    nd_shape_evidence(f, c->name, &c->l[d->host_li]);
+    nd_shape_first(f);
+}
+
+static void nd_shape_util_findings(struct nd_shape_ctx *c, struct nd_findings *out)
+{
+    const struct nd_shape_entry *in = nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL, "device-intermittent");
+    const struct nd_shape_entry *wk = nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL, "host-workers-busy");
+    struct nd_shape_devstats d;
+    memset(&d, 0, sizeof d);
+    /* Busy from the intermittent signal's min (percent); a loader worker
+     * keeps most of one core. */
+    nd_shape_devstats_read(c, &d, in && in->has_min ? (int)in->min : 50, wk ? 80 : 1e9);
+    if (!nd_shape_none_finding(c, &d, out) && !nd_shape_idle_finding(c, &d, out))
+        nd_shape_intermittent_finding(c, &d, out);
+    nd_shape_host_finding(c, &d, out);
 }
 
 void nd_kb_shape_analyze(const struct nd_kb_shape_set *set, const char *name, const char *text, size_t len,

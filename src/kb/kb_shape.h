@@ -95,6 +95,39 @@ bool nd_shape_rate_of(const struct nd_shape_entry *e, const char *text, double *
 /* A ratio entry's part / whole in text. */
 bool nd_shape_ratio_of(const struct nd_shape_entry *e, const char *text, double *ratio);
 
+/* Tool tables pasted into a log (kb_shape_tables.c), read line by line in
+ * order: the reader keeps the last header it saw, so a row is read by its
+ * table's columns. */
+enum nd_shape_row_kind {
+    ND_ROW_NONE,   /* not part of a known table */
+    ND_ROW_TABLE,  /* a header, border or other line of a table */
+    ND_ROW_DEVICE, /* a device: util, mem_ratio, key */
+    ND_ROW_PROC,   /* a process row of nvidia-smi / npu-smi */
+    ND_ROW_HOST    /* a top / ps process row: cpu, python */
+};
+
+struct nd_shape_row {
+    int util;         /* percent busy (SM, AI Core, GPU%), -1 unknown */
+    double mem_ratio; /* device memory in use / total, -1 unknown */
+    int key;          /* the device's index in its tool's output, -1 unknown */
+    double cpu;       /* host row: %CPU as top counts it (100 = one core) */
+    bool python;      /* host row: the program is a Python interpreter or torchrun */
+};
+
+struct nd_shape_table {
+    enum { ND_TBL_NONE, ND_TBL_COLS, ND_TBL_ROCM, ND_TBL_TOP } kind;
+    bool in_procs; /* inside an smi tool's process table */
+    bool csv;
+    int ordinal; /* devices read since the last smi header */
+    int smi_headers, bus_headers; /* nvidia-smi / npu-smi title lines and column headers seen */
+    int ncols;
+    int col_util, col_mem, col_used, col_total, col_key, col_cpu, col_cmd;
+};
+
+void nd_shape_table_init(struct nd_shape_table *t);
+/* s: one line, prefix and outer blanks removed. */
+enum nd_shape_row_kind nd_shape_table_line(struct nd_shape_table *t, const char *s, struct nd_shape_row *r);
+
 /* Analysis of one source's tail (kb_logshape.c), pure: text holds whole
  * lines, the first of them line first_line of the source called name.
  * Appends the shape findings it supports, strongest first (all severity
