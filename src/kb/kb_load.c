@@ -136,7 +136,7 @@ static int nd_kb_parse_path(struct nd_kb_ruleset *set, const char *host_path, bo
 static const char *const nd_kb_exc_pattern = "^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Fault)(: |$)";
 static const char *const nd_kb_err_pattern =
     "\\[ERROR\\]|(^|[^A-Za-z_])ERROR([^A-Za-z_]|$)|[Ee]rror: |^Error:|(^|\\]:\\[|\\[)E[0-9]{4} [0-9]{2}:[0-9]{2}|"
-    "[a-z] failed!|^Traceback \\(most recent call last\\)|[Ee]rror (may be caused|occurred|happened)|FAILED|"
+    "[a-z] failed!|Traceback \\(most recent call (last|first)\\)|[Ee]rror (may be caused|occurred|happened)|FAILED|"
     "(^|[^A-Za-z])([Ff]ailed|[Ff]atal|[Ee]xception)([^A-Za-z]|$)|(^|[^A-Za-z_])[Ee]rror([^A-Za-z_s]|$)|"
     "[a-z](Error|Exception)([^A-Za-z]|$)|[Ee]rror(Code|Msg|_code|_msg|code|msg|No|no)";
 

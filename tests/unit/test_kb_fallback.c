@@ -156,6 +156,30 @@ static void test_no_error_no_finding(void **state)
     nd_kb_free(kb);
 }
 
+/* A traceback header is a failure wherever it starts: after a progress or
+ * log prefix glued to it, or as faulthandler's "most recent call first"
+ * dump, even when the excerpt ends before the exception line. */
+static void test_traceback_header_anywhere(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    struct nd_findings out = ND_FINDINGS_INIT;
+    explain(kb, "step 1 loss 2.0\n[3/8]Traceback (most recent call last):\n  File \"a.py\", line 3, in f\n", &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->id, "generic.unexplained-error");
+    nd_findings_release(&out);
+    explain(kb, "Fatal Python error: Aborted\n\nThread 0x7f (most recent call first):\n", &out);
+    assert_int_equal(out.n, 1);
+    nd_findings_release(&out);
+    explain(kb, "worker 2: Traceback (most recent call first):\n  File \"b.py\", line 9 in g\n", &out);
+    assert_int_equal(out.n, 1);
+    nd_findings_release(&out);
+    explain(kb, "step 1 loss 2.0\nthe traceback module prints frames\n", &out);
+    assert_int_equal(out.n, 0);
+    nd_findings_release(&out);
+    nd_kb_free(kb);
+}
+
 static void test_no_rule_first_real_exception(void **state)
 {
     (void)state;
@@ -224,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_explained_line_is_no_candidate),
         cmocka_unit_test(test_before_wrapper_and_warning),
         cmocka_unit_test(test_no_error_no_finding),
+        cmocka_unit_test(test_traceback_header_anywhere),
         cmocka_unit_test(test_no_rule_first_real_exception),
         cmocka_unit_test(test_hidden_rule_does_not_silence_error),
     };
