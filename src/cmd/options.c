@@ -170,8 +170,7 @@ static void nd_opts_describe(const struct nd_option *o, char *buf, size_t size)
     case ND_ARG_PID: snprintf(buf, size, "a process id (1-%ld)", nd_pid_max()); break;
     case ND_ARG_SECONDS: snprintf(buf, size, "a number of seconds between %g and %g", o->min, o->max); break;
     case ND_ARG_DURATION:
-        snprintf(buf, size, "a duration (90s, 30m, 2h; plain numbers are seconds) between %g s and %g s", o->min,
-                 o->max);
+        snprintf(buf, size, "a duration (90s, 30m, 2h; plain numbers are seconds) between %g s and %g s", o->min, o->max);
         break;
     case ND_ARG_NUMBER:
         if (o->flags & ND_OPTF_ABOVE_MIN)
@@ -241,8 +240,7 @@ static int nd_opts_store(const struct nd_cmd_spec *spec, const struct nd_option 
             *(double *)o->out = d;
         break;
     case ND_ARG_DURATION:
-        if (nd_parse_duration(arg, &d) < 0 || d < o->min || d > o->max ||
-            ((o->flags & ND_OPTF_ABOVE_MIN) && d <= o->min))
+        if (nd_parse_duration(arg, &d) < 0 || d < o->min || d > o->max || ((o->flags & ND_OPTF_ABOVE_MIN) && d <= o->min))
             return nd_opts_bad_value(spec, o, arg);
         if (o->out)
             *(double *)o->out = d;

@@ -16,14 +16,14 @@
 
 /* What an option takes, and what its out pointer points to. */
 enum nd_arg_kind {
-    ND_ARG_NONE,    /* a flag: bool */
-    ND_ARG_STRING,  /* const char * (the argv word itself) */
-    ND_ARG_PID,     /* long: 1..pid_max */
-    ND_ARG_SECONDS, /* double: decimal with an optional fraction, within [min, max] */
+    ND_ARG_NONE,     /* a flag: bool */
+    ND_ARG_STRING,   /* const char * (the argv word itself) */
+    ND_ARG_PID,      /* long: 1..pid_max */
+    ND_ARG_SECONDS,  /* double: decimal with an optional fraction, within [min, max] */
     ND_ARG_DURATION, /* double: seconds as SECONDS, or with a unit: 90s, 30m, 2h */
-    ND_ARG_NUMBER,  /* double: as seconds, for quantities like cores */
-    ND_ARG_COUNT,   /* long: whole number within [min, max] */
-    ND_ARG_ENUM,    /* int: the value of the choice named */
+    ND_ARG_NUMBER,   /* double: as seconds, for quantities like cores */
+    ND_ARG_COUNT,    /* long: whole number within [min, max] */
+    ND_ARG_ENUM,     /* int: the value of the choice named */
 };
 
 #define ND_OPTF_REPEAT 0x1u    /* every occurrence counts (the callback collects); help says so */

@@ -243,8 +243,10 @@ int cmd_watch(int argc, char **argv)
     ex.stopped_by_us = stopped;
     struct nd_proc_stat now_st;
     if (ended && nd_proc_read_stat(pid, &now_st) == 0 && now_st.starttime_ticks != nd_watched_start)
-        fprintf(stderr, "npu-doctor: pid %d now belongs to another process, started after the job ended; it is not "
-                        "watched\n", (int)pid);
+        fprintf(stderr,
+                "npu-doctor: pid %d now belongs to another process, started after the job ended; it is not "
+                "watched\n",
+                (int)pid);
     if (ended && status >= 0)
         fprintf(stderr, "npu-doctor: the job (pid %d) ended: exit status %d\n", (int)pid, status);
     else if (ended)

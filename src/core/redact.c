@@ -29,14 +29,14 @@ static size_t nd_nextra;
 
 /* Words that hold a secret wherever they stand in the name. */
 static const char *const nd_secret_words[] = {
-    "TOKEN",  "SECRET",     "SECRETS",     "PASSWORD",   "PASSWORDS", "PASSWD",        "KEY",     "KEYS",
-    "APIKEY", "CREDENTIAL", "CREDENTIALS", "CREDS",      "AUTH",      "AUTHORIZATION", "PRIVATE",
-    "COOKIE", "COOKIES",    "JWT",         "PASSPHRASE", "SIGNATURE", /* X-Amz-Signature=, X-Goog-Signature= in presigned URLs */
+    "TOKEN",   "SECRET", "SECRETS",    "PASSWORD",    "PASSWORDS",  "PASSWD",    "KEY",
+    "KEYS",    "APIKEY", "CREDENTIAL", "CREDENTIALS", "CREDS",      "AUTH",      "AUTHORIZATION",
+    "PRIVATE", "COOKIE", "COOKIES",    "JWT",         "PASSPHRASE", "SIGNATURE", /* X-Amz-Signature=, X-Goog-Signature= in presigned URLs */
 };
 /* Compound words ending so: HFTOKEN, DBPASSWORD, ACCESSKEY, CLIENTSECRET,
  * TS_AUTHKEY (a tailnet join key). */
-static const char *const nd_secret_tails[] = {"TOKEN",     "SECRET",     "PASSWORD",   "PASSWD",  "APIKEY",
-                                              "ACCESSKEY", "SECRETKEY",  "PRIVATEKEY", "AUTHKEY", "PASSPHRASE"};
+static const char *const nd_secret_tails[] = {"TOKEN",     "SECRET",    "PASSWORD",   "PASSWD",  "APIKEY",
+                                              "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "AUTHKEY", "PASSPHRASE"};
 /* Short words that are secrets only as the last word of a longer name:
  * DB_PASS, MYSQL_PWD; not PWD or OLDPWD (the shell's folders). */
 static const char *const nd_secret_last_words[] = {"PASS", "PWD", "PW"};
@@ -44,12 +44,11 @@ static const char *const nd_secret_last_words[] = {"PASS", "PWD", "PW"};
  * one (AUTH_MODE, TOKEN_COUNT, KEY_TYPE), or a training metric of it that
  * logs print (token_acc, token_loss), or a keyboard setting (KEY_BINDINGS). */
 static const char *const nd_descriptive_last[] = {
-    "MODE",     "TYPE",     "TYPES",   "METHOD", "METHODS",  "ENABLED",  "ENABLE",      "DISABLED",
-    "DISABLE",  "REQUIRED", "LEVEL",   "COUNT",  "COUNTS",   "NUM",      "SIZE",        "LEN",
-    "LENGTH",   "LIMIT",    "MAX",     "MIN",    "TIMEOUT",  "TTL",      "PARALLELISM", "PROVIDER",
-    "VERSION",  "ERROR",    "BACKEND", "SCHEME", "STRATEGY", "INTERVAL", "RETRIES",     "ACC",
-    "ACCURACY", "LOSS",     "RATIO",   "RATE",   "PCT",      "PERCENT",  "THROUGHPUT",
-    "LAYOUT",   "BINDING",  "BINDINGS", /* keyboard settings: KEY_LAYOUT, KEY_BINDINGS */
+    "MODE",     "TYPE",     "TYPES",      "METHOD",  "METHODS",     "ENABLED",  "ENABLE",  "DISABLED", "DISABLE",
+    "REQUIRED", "LEVEL",    "COUNT",      "COUNTS",  "NUM",         "SIZE",     "LEN",     "LENGTH",   "LIMIT",
+    "MAX",      "MIN",      "TIMEOUT",    "TTL",     "PARALLELISM", "PROVIDER", "VERSION", "ERROR",    "BACKEND",
+    "SCHEME",   "STRATEGY", "INTERVAL",   "RETRIES", "ACC",         "ACCURACY", "LOSS",    "RATIO",    "RATE",
+    "PCT",      "PERCENT",  "THROUGHPUT", "LAYOUT",  "BINDING",     "BINDINGS", /* keyboard settings: KEY_LAYOUT, KEY_BINDINGS */
 };
 /* Tokenizer special tokens (bos_token: <s>) are vocabulary, not secrets. */
 static const char *const nd_vocab_words[] = {"BOS", "EOS",  "PAD",     "UNK",   "SEP",
@@ -553,7 +552,11 @@ char *nd_redact_scrub_pairs(char *s, const struct nd_pair_form *f)
 static char *nd_scrub_colon_pairs(char *s)
 {
     static const struct nd_pair_form colon = {
-        .sep = ":", .name_blanks = 0, .value_blanks = SIZE_MAX, .stops = " \t\n,;}", .auth_schemes = true,
+        .sep = ":",
+        .name_blanks = 0,
+        .value_blanks = SIZE_MAX,
+        .stops = " \t\n,;}",
+        .auth_schemes = true,
         .url_users = true,
     };
     return nd_redact_scrub_pairs(s, &colon);

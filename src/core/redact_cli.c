@@ -183,7 +183,11 @@ char *nd_redact_scrub_tool_options(char *s)
 char *nd_redact_scrub_hash_arrows(char *s)
 {
     static const struct nd_pair_form arrow = {
-        .sep = "=>", .name_blanks = 4, .value_blanks = 4, .stops = " \t\n,;})]", .symbols = true,
+        .sep = "=>",
+        .name_blanks = 4,
+        .value_blanks = 4,
+        .stops = " \t\n,;})]",
+        .symbols = true,
     };
     return nd_redact_scrub_pairs(s, &arrow);
 }

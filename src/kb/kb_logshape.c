@@ -905,9 +905,7 @@ static void nd_shape_devstats_read(struct nd_shape_ctx *c, struct nd_shape_devst
             }
             nd_shape_devstats_sample(d, &r, i, high);
             break;
-        case ND_ROW_PROC:
-            d->nproc++;
-            break;
+        case ND_ROW_PROC: d->nproc++; break;
         case ND_ROW_HOST:
             if (!r.python)
                 break;
@@ -917,8 +915,7 @@ static void nd_shape_devstats_read(struct nd_shape_ctx *c, struct nd_shape_devst
             }
             d->nworkers += r.cpu >= worker_cpu;
             break;
-        case ND_ROW_TABLE:
-            break;
+        case ND_ROW_TABLE: break;
         case ND_ROW_NONE:
             /* Job output beside the dump: progress or loss lines. */
             if (strstr(s, "it/s") || strstr(s, "s/it") || strstr(s, "loss") || strstr(s, "Loss") ||
@@ -953,8 +950,8 @@ static bool nd_shape_idle_finding(struct nd_shape_ctx *c, const struct nd_shape_
     if (d->ndev == 0 || d->nbusy > 0 || d->njob == 0)
         return false;
     bool empty = d->nmem > 0 && d->ntiny == d->nmem;
-    const struct nd_shape_entry *e =
-        nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL, d->nproc == 0 || empty ? "device-unused" : "device-idle");
+    const struct nd_shape_entry *e = nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL,
+                                                      d->nproc == 0 || empty ? "device-unused" : "device-idle");
     if (!e)
         return false;
     char *detail = nd_xasprintf("%zu device%s at 0%% utilisation%s, %zu process%s on them, while the job prints "

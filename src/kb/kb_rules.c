@@ -271,8 +271,8 @@ static void nd_kb_add_block(struct nd_kb_reader *rd, struct nd_strv *sv, const c
     sv->v[sv->n - 1] = j;
 }
 
-static void nd_kb_vocab_push(struct nd_kb_ruleset *set, long line, const char *category, const char *word,
-                             int weight, bool whole)
+static void nd_kb_vocab_push(struct nd_kb_ruleset *set, long line, const char *category, const char *word, int weight,
+                             bool whole)
 {
     nd_strv_push(&set->vocab_cat, category, line);
     nd_strv_push(&set->vocab_word, word, line);
@@ -307,8 +307,7 @@ static void nd_kb_vocab_key(struct nd_kb_reader *rd, const char *category, const
          * word. */
         long p = strtol(val, &end, 10);
         if (end == val || *end || p < 0 || p > 99) {
-            nd_kb_problem(rd->problems, rd->file, rd->lineno, "[vocab.%s] prior must be a number from 0 to 99",
-                          category);
+            nd_kb_problem(rd->problems, rd->file, rd->lineno, "[vocab.%s] prior must be a number from 0 to 99", category);
             return;
         }
         nd_kb_vocab_push(rd->set, rd->lineno, category, "", (int)p, false);
@@ -316,8 +315,7 @@ static void nd_kb_vocab_key(struct nd_kb_reader *rd, const char *category, const
     }
     long w = strtol(val, &end, 10);
     if (end == val || w < 1 || w > 9 || !end || (*end != ' ' && *end != '\t')) {
-        nd_kb_problem(rd->problems, rd->file, rd->lineno, "[vocab.%s] %s must be 'WEIGHT(1-9) WORD...'", category,
-                      name);
+        nd_kb_problem(rd->problems, rd->file, rd->lineno, "[vocab.%s] %s must be 'WEIGHT(1-9) WORD...'", category, name);
         return;
     }
     struct nd_kb_ruleset *set = rd->set;

@@ -118,7 +118,7 @@ struct nd_shape_table {
     enum { ND_TBL_NONE, ND_TBL_COLS, ND_TBL_ROCM, ND_TBL_TOP } kind;
     bool in_procs; /* inside an smi tool's process table */
     bool csv;
-    int ordinal; /* devices read since the last smi header */
+    int ordinal;                  /* devices read since the last smi header */
     int smi_headers, bus_headers; /* nvidia-smi / npu-smi title lines and column headers seen */
     int ncols;
     int col_util, col_mem, col_used, col_total, col_key, col_cpu, col_cmd;

@@ -393,8 +393,8 @@ static bool nd_tbl_top_row(const struct nd_shape_table *t, const char *s, struct
                 c = q + 1;
                 len = (size_t)(e[i] - c);
             }
-        r->python = (len >= 6 && strncmp(c, "python", 6) == 0) || (len >= 14 && strncmp(c, "pt_main_thread", 14) == 0) ||
-                    (len >= 8 && strncmp(c, "torchrun", 8) == 0);
+        r->python = (len >= 6 && strncmp(c, "python", 6) == 0) ||
+                    (len >= 14 && strncmp(c, "pt_main_thread", 14) == 0) || (len >= 8 && strncmp(c, "torchrun", 8) == 0);
         if (i > t->col_cmd + 1)
             break; /* the program and its first argument ("python3 train.py") */
     }
@@ -452,8 +452,7 @@ enum nd_shape_row_kind nd_shape_table_line(struct nd_shape_table *t, const char 
         if (nd_tbl_top_row(t, s, r))
             return ND_ROW_HOST;
         break;
-    case ND_TBL_NONE:
-        return ND_ROW_NONE;
+    case ND_TBL_NONE: return ND_ROW_NONE;
     }
     /* Any other line ends the table. */
     nd_tbl_reset(t);

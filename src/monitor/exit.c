@@ -266,14 +266,16 @@ static void nd_exit_timeout(const struct nd_series *s, const struct nd_exit_info
     struct nd_finding *f = nd_findings_add(out, "exit.timeout", ND_CAT_CONFIG, ND_SEV_WARNING,
                                            "The job was stopped by the timeout (--timeout %g s) before it finished",
                                            ex->timeout_s);
-    nd_finding_add_evidence(f, NULL, 0, "still running after %g s: its process tree got SIGTERM, then SIGKILL after "
-                                        "the grace (--grace)", ex->timeout_s);
+    nd_finding_add_evidence(f, NULL, 0,
+                            "still running after %g s: its process tree got SIGTERM, then SIGKILL after "
+                            "the grace (--grace)",
+                            ex->timeout_s);
     if (ex->signaled)
         nd_finding_add_evidence(f, NULL, 0, "it ended from %s (exit status %d); npu-doctor returns %d",
                                 nd_signame(ex->signal), 128 + ex->signal, ND_EXIT_TIMEOUT);
     else if (ex->exited)
-        nd_finding_add_evidence(f, NULL, 0, "it exited with status %d on the SIGTERM; npu-doctor returns %d",
-                                ex->code, ND_EXIT_TIMEOUT);
+        nd_finding_add_evidence(f, NULL, 0, "it exited with status %d on the SIGTERM; npu-doctor returns %d", ex->code,
+                                ND_EXIT_TIMEOUT);
     nd_finding_set_cause(f, "The job ran longer than the wall-clock limit it was given: slower than expected (see the "
                             "findings above: a hang, an input-bound or CPU-bound run), or the limit is too short.");
     nd_finding_add_fix(f, "npu-doctor run --timeout 2h -- <the same command>   # a longer limit, if it was making "

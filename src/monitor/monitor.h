@@ -25,8 +25,8 @@ struct nd_monitor_opts {
     pid_t root;
     uint64_t root_start; /* root's start time (ticks since boot), 0: unknown; see nd_sampler_opts */
     pid_t pgid;          /* the job's group when it leads one, else 0 */
-    char *const *argv; /* the job's command (redacted before use) */
-    bool quiet;        /* no live alerts, summary only */
+    char *const *argv;   /* the job's command (redacted before use) */
+    bool quiet;          /* no live alerts, summary only */
     bool fail_fast;
     bool color;
     bool out_observed;        /* output bytes/lines are fed in (run) */

@@ -41,24 +41,28 @@ static void test_smi_rows(void **state)
     assert_true(r.mem_ratio > 0.73 && r.mem_ratio < 0.74);
     assert_int_equal(r.key, 0);
     /* Newer nvidia-smi pads the total. */
-    assert_int_equal(READ(&r, "| N/A   27C    P0             70W /  700W |       1MiB /  81559MiB |      0%      Default |"),
-                     ND_ROW_DEVICE);
+    assert_int_equal(
+        READ(&r, "| N/A   27C    P0             70W /  700W |       1MiB /  81559MiB |      0%      Default |"),
+        ND_ROW_DEVICE);
     assert_true(r.mem_ratio >= 0 && r.mem_ratio < 0.001);
     /* npu-smi: the chip row, HBM is the last "used / total". */
-    assert_int_equal(READ(&r, "| 0                         | 0000:C1:00.0  | 35          0    / 0          32768/ 65536 |"),
-                     ND_ROW_DEVICE);
+    assert_int_equal(
+        READ(&r, "| 0                         | 0000:C1:00.0  | 35          0    / 0          32768/ 65536 |"),
+        ND_ROW_DEVICE);
     assert_int_equal(r.util, 35);
-    assert_int_equal(READ(&r, "| 0                         | 0000:C1:00.0  | 0           0    / 0          3162 / 65536  |"),
-                     ND_ROW_DEVICE);
+    assert_int_equal(
+        READ(&r, "| 0                         | 0000:C1:00.0  | 0           0    / 0          3162 / 65536  |"),
+        ND_ROW_DEVICE);
     assert_int_equal(r.util, 0);
     assert_true(r.mem_ratio > 0.04 && r.mem_ratio < 0.05);
     /* Process tables. */
     assert_int_equal(READ(&r, "| Processes:                                                                  |",
                           "|    0   N/A  N/A      1234      C   python                          30000MiB |"),
                      ND_ROW_PROC);
-    assert_int_equal(READ(&r, "| NPU     Chip              | Process id    | Process name             | Process memory(MB) |",
-                          "| 0       0                 | 6513          | python                   | 617                |"),
-                     ND_ROW_PROC);
+    assert_int_equal(
+        READ(&r, "| NPU     Chip              | Process id    | Process name             | Process memory(MB) |",
+             "| 0       0                 | 6513          | python                   | 617                |"),
+        ND_ROW_PROC);
     assert_int_equal(READ(&r, "| Processes:                                                                  |",
                           "|  No running processes found                                                 |"),
                      ND_ROW_TABLE);
@@ -83,15 +87,16 @@ static void test_column_tools(void **state)
     assert_int_equal(r.key, 1);
     assert_true(r.mem_ratio < 0);
     /* --query-gpu CSV, in the order the header gives. */
-    assert_int_equal(READ(&r, "index, memory.used [MiB], memory.total [MiB], utilization.gpu [%]",
-                          "3, 10240 MiB, 40960 MiB, 12 %"),
-                     ND_ROW_DEVICE);
+    assert_int_equal(
+        READ(&r, "index, memory.used [MiB], memory.total [MiB], utilization.gpu [%]", "3, 10240 MiB, 40960 MiB, 12 %"),
+        ND_ROW_DEVICE);
     assert_int_equal(r.util, 12);
     assert_int_equal(r.key, 3);
     assert_true(r.mem_ratio > 0.24 && r.mem_ratio < 0.26);
     /* npu-smi info watch: "AI Core(%)" is one column. */
-    assert_int_equal(READ(&r, "NpuID(Idx)  ChipId(Idx) Pwr(W)      Temp(C)     AI Core(%)  AI Cpu(%)   Ctrl Cpu(%) "
-                              "Memory(%)   Memory BW(%)",
+    assert_int_equal(READ(&r,
+                          "NpuID(Idx)  ChipId(Idx) Pwr(W)      Temp(C)     AI Core(%)  AI Cpu(%)   Ctrl Cpu(%) "
+                          "Memory(%)   Memory BW(%)",
                           "2           0           93.5        45          61          0           4           "
                           "10          0"),
                      ND_ROW_DEVICE);
@@ -99,8 +104,9 @@ static void test_column_tools(void **state)
     assert_int_equal(r.key, 2);
     assert_true(r.mem_ratio > 0.09 && r.mem_ratio < 0.11);
     /* rocm-smi: VRAM% and GPU% end the row. */
-    assert_int_equal(READ(&r, "Device  Node  IDs              Temp    Power  Partitions          SCLK    MCLK    Fan  "
-                              "Perf  PwrCap  VRAM%  GPU%",
+    assert_int_equal(READ(&r,
+                          "Device  Node  IDs              Temp    Power  Partitions          SCLK    MCLK    Fan  "
+                          "Perf  PwrCap  VRAM%  GPU%",
                           "(DID,     GUID)  (Edge)  (Avg)  (Mem, Compute, ID)",
                           "0       2     0x74a1,   28851  40.0°C  140.0W  NPS1, SPX, 0        131Mhz  900Mhz  0%   "
                           "auto  750.0W  45%    100%"),
@@ -113,8 +119,9 @@ static void test_column_tools(void **state)
     assert_int_equal(r.util, 7);
     assert_int_equal(r.key, 1);
     /* A line that is no row ends the table: the next digits are not a device. */
-    assert_int_equal(READ(&r, "# gpu   pwr gtemp mtemp    sm   mem", "training resumed", "0    70    45     -    98    40"),
-                     ND_ROW_NONE);
+    assert_int_equal(
+        READ(&r, "# gpu   pwr gtemp mtemp    sm   mem", "training resumed", "0    70    45     -    98    40"),
+        ND_ROW_NONE);
 }
 
 static void test_host_rows(void **state)
@@ -122,8 +129,9 @@ static void test_host_rows(void **state)
     (void)state;
     struct nd_shape_row r;
     const char *top = "    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND";
-    assert_int_equal(READ(&r, top, "  12345 alice     20   0   30.1g   5.2g 200.0m R  3150  4.1  120:01.00 python train.py"),
-                     ND_ROW_HOST);
+    assert_int_equal(
+        READ(&r, top, "  12345 alice     20   0   30.1g   5.2g 200.0m R  3150  4.1  120:01.00 python train.py"),
+        ND_ROW_HOST);
     assert_true(r.cpu > 3149 && r.cpu < 3151);
     assert_true(r.python);
     assert_int_equal(READ(&r, top, "  12400 alice     20   0    1.1g   0.2g  20.0m S   1.0  0.1   0:01.00 bash"),
@@ -270,11 +278,8 @@ static void test_builtin_signals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_smi_rows),
-        cmocka_unit_test(test_column_tools),
-        cmocka_unit_test(test_host_rows),
-        cmocka_unit_test(test_hostile_lines),
-        cmocka_unit_test(test_builtin_signals),
+        cmocka_unit_test(test_smi_rows),      cmocka_unit_test(test_column_tools),    cmocka_unit_test(test_host_rows),
+        cmocka_unit_test(test_hostile_lines), cmocka_unit_test(test_builtin_signals),
     };
     return cmocka_run_group_tests(tests, load_kb, free_kb);
 }

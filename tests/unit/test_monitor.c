@@ -496,8 +496,8 @@ static void test_exit(void **state)
     assert_null(exit_finding(&x, (struct nd_exit_info){.exited = true, .code = 0}));
     /* run --timeout stopped it: the timeout is the verdict, not the SIGKILL
      * (an OOM kill, above, with the same counter) nor a stop from outside. */
-    f = exit_finding(&x, (struct nd_exit_info){.signaled = true, .signal = SIGKILL, .stopped_by_us = true,
-                                               .timeout_s = 90});
+    f = exit_finding(&x,
+                     (struct nd_exit_info){.signaled = true, .signal = SIGKILL, .stopped_by_us = true, .timeout_s = 90});
     assert_non_null(f);
     assert_string_equal(f->id, "exit.timeout");
     assert_int_equal(x.out.n, 1);

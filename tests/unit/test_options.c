@@ -51,8 +51,8 @@ static void test_parse_duration(void **state)
         assert_int_equal(nd_parse_duration(good[i].s, &d), 0);
         assert_true(d == good[i].want);
     }
-    static const char *const bad[] = {"", "s", "m", "h", "10x", "-5s", "+5s", "1e3", "5 s", " 5m", "5ms", "5sm",
-                                      "1.5.2h", "0x10s", "5d", "5S", "5H", "abc"};
+    static const char *const bad[] = {"",    "s",   "m",   "h",      "10x",   "-5s", "+5s", "1e3", "5 s",
+                                      " 5m", "5ms", "5sm", "1.5.2h", "0x10s", "5d",  "5S",  "5H",  "abc"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         double d = 42;
         assert_int_not_equal(nd_parse_duration(bad[i], &d), 0);
@@ -291,9 +291,9 @@ static void test_opts_help(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_pid),  cmocka_unit_test(test_parse_seconds), cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_parse_count),
-        cmocka_unit_test(test_opts_forms), cmocka_unit_test(test_opts_operands), cmocka_unit_test(test_opts_errors),
-        cmocka_unit_test(test_opts_help),
+        cmocka_unit_test(test_parse_pid),   cmocka_unit_test(test_parse_seconds), cmocka_unit_test(test_parse_duration),
+        cmocka_unit_test(test_parse_count), cmocka_unit_test(test_opts_forms),    cmocka_unit_test(test_opts_operands),
+        cmocka_unit_test(test_opts_errors), cmocka_unit_test(test_opts_help),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

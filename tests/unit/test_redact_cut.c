@@ -143,14 +143,15 @@ static void test_marker_whole(void **state)
 static void test_printable(void **state)
 {
     (void)state;
-    static const char raw[] = "\x1b[31mred\x1b[0m\x07" "bell\ttab\rcr\x7f del \xff\xfe bad \xc3 cut\0nul after";
+    static const char raw[] = "\x1b[31mred\x1b[0m\x07"
+                              "bell\ttab\rcr\x7f del \xff\xfe bad \xc3 cut\0nul after";
     char *out = nd_redact_cut(raw, sizeof raw - 1, 240);
     for (const unsigned char *p = (const unsigned char *)out; *p; p++)
         assert_true(*p >= 0x20 && *p != 0x7f);
     assert_int_equal(nd_term_is_printable(out), 1);
     assert_non_null(strstr(out, "bell tab cr"));
     assert_non_null(strstr(out, "nul after")); /* a NUL does not end the text */
-    assert_null(strstr(out, "..."));         /* nothing was cut */
+    assert_null(strstr(out, "..."));           /* nothing was cut */
     free(out);
     /* The knowledge-base line: the same, and its ends trimmed. */
     static const char trimmed[] = "  \tRuntimeError:\tboom\x1b[0m \r\n";

@@ -21,28 +21,48 @@
 /* Names that only look like secret names: the word is part of another word
  * (KEYBOARD, MONKEY, AUTHOR, TURKEY) or the last word describes (LAYOUT). */
 static const char *const nd_plain_names[] = {
-    "KEYBOARD_LAYOUT", "MONKEY_PATCH",   "AUTHOR",          "AUTHORS",        "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
-    "AUTHOR_EMAIL",    "COAUTHOR",       "TURKEY",          "HOCKEY_TEAM",    "DONKEY",          "HOTKEY",
-    "KEYMAP",          "MONKEYPATCH",    "KEYCLOAK_URL",    "KEYRING_BACKEND", "AUTHORITY",      "AUTHORIZED_USERS",
-    "UNAUTHENTICATED", "AUTHENTICATED",  "XAUTHORITY",      "KEYNOTE",        "KEYSTROKE_LOG",   "KEY_BINDINGS",
-    "KEY_LAYOUT",      "keyboardLayout", "monkeyPatch",     "authorName",     "KeyboardLayout",  "TOKENIZER",
-    "SSH_AUTH_SOCK",   "AUTH_MODE",      "TOKEN_COUNT",     "KEYS_DIR",       "PUBKEY",
+    "KEYBOARD_LAYOUT", "MONKEY_PATCH",   "AUTHOR",       "AUTHORS",         "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
+    "AUTHOR_EMAIL",    "COAUTHOR",       "TURKEY",       "HOCKEY_TEAM",     "DONKEY",          "HOTKEY",
+    "KEYMAP",          "MONKEYPATCH",    "KEYCLOAK_URL", "KEYRING_BACKEND", "AUTHORITY",       "AUTHORIZED_USERS",
+    "UNAUTHENTICATED", "AUTHENTICATED",  "XAUTHORITY",   "KEYNOTE",         "KEYSTROKE_LOG",   "KEY_BINDINGS",
+    "KEY_LAYOUT",      "keyboardLayout", "monkeyPatch",  "authorName",      "KeyboardLayout",  "TOKENIZER",
+    "SSH_AUTH_SOCK",   "AUTH_MODE",      "TOKEN_COUNT",  "KEYS_DIR",        "PUBKEY",
 };
 
 /* Names that hold secrets. */
 static const char *const nd_secret_names[] = {
-    "API_KEY",        "HF_AUTH_TOKEN", "AWS_SECRET_ACCESS_KEY", "AUTH",       "KEY",           "OAUTH_TOKEN",
-    "WANDB_API_KEY",  "OPENAI_API_KEY", "AUTH_TOKEN",           "PRIVATE_KEY", "TURKEY_API_KEY", "MONKEY_TOKEN",
-    "AUTHOR_TOKEN",   "KEYBOARD_SECRET", "NPM_AUTH",            "MY_AUTH",    "HF_KEY",        "SECRET_KEY_BASE",
-    "apiKey",         "authToken",     "GITHUB_TOKEN",          "PGPASSWORD", "DB_PASS",       "API_KEYS",
-    "TS_AUTHKEY",     "TAILSCALE_AUTHKEY",
+    "API_KEY",
+    "HF_AUTH_TOKEN",
+    "AWS_SECRET_ACCESS_KEY",
+    "AUTH",
+    "KEY",
+    "OAUTH_TOKEN",
+    "WANDB_API_KEY",
+    "OPENAI_API_KEY",
+    "AUTH_TOKEN",
+    "PRIVATE_KEY",
+    "TURKEY_API_KEY",
+    "MONKEY_TOKEN",
+    "AUTHOR_TOKEN",
+    "KEYBOARD_SECRET",
+    "NPM_AUTH",
+    "MY_AUTH",
+    "HF_KEY",
+    "SECRET_KEY_BASE",
+    "apiKey",
+    "authToken",
+    "GITHUB_TOKEN",
+    "PGPASSWORD",
+    "DB_PASS",
+    "API_KEYS",
+    "TS_AUTHKEY",
+    "TAILSCALE_AUTHKEY",
 };
 
 static void test_names(void **state)
 {
     (void)state;
-    assert_true(sizeof nd_plain_names / sizeof *nd_plain_names + sizeof nd_secret_names / sizeof *nd_secret_names >=
-                40);
+    assert_true(sizeof nd_plain_names / sizeof *nd_plain_names + sizeof nd_secret_names / sizeof *nd_secret_names >= 40);
     for (size_t i = 0; i < sizeof nd_plain_names / sizeof *nd_plain_names; i++)
         if (nd_redact_name_is_secret(nd_plain_names[i]))
             fail_msg("over-redacted name: %s", nd_plain_names[i]);
@@ -118,9 +138,10 @@ static void test_options_and_headers(void **state)
         free(r);
     }
     static const char *const plain[] = {
-        "--keyboard=us",         "--keyboard-layout us", "--author=alice",         "--monkey-patch=yes",
-        "Author: alice",         "author: bob",          "authored by key people", "turkey=gobble",
-        "hotkey=ctrl",           "monkey: banana",       "KEYBOARD_LAYOUT: us",    "GIT_AUTHOR_NAME=carol",
+        "--keyboard=us",          "--keyboard-layout us", "--author=alice",
+        "--monkey-patch=yes",     "Author: alice",        "author: bob",
+        "authored by key people", "turkey=gobble",        "hotkey=ctrl",
+        "monkey: banana",         "KEYBOARD_LAYOUT: us",  "GIT_AUTHOR_NAME=carol",
         "--keymap de --author x",
     };
     for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
