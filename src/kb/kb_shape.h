@@ -115,7 +115,7 @@ struct nd_shape_row {
 };
 
 struct nd_shape_table {
-    enum { ND_TBL_NONE, ND_TBL_COLS, ND_TBL_ROCM, ND_TBL_TOP } kind;
+    enum { ND_TBL_NONE, ND_TBL_COLS, ND_TBL_CONCISE, ND_TBL_TOP } kind;
     bool in_procs; /* inside an smi tool's process table */
     bool csv;
     int ordinal;                  /* devices read since the last smi header */

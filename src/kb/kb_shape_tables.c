@@ -313,7 +313,7 @@ static bool nd_tbl_header(struct nd_shape_table *t, const char *s)
     size_t len = strlen(s);
     if (len > 10 && strcmp(s + len - 4, "GPU%") == 0 && strstr(s, "VRAM%")) {
         nd_tbl_reset(t);
-        t->kind = ND_TBL_ROCM;
+        t->kind = ND_TBL_CONCISE;
         return true;
     }
     /* top (PID USER PR NI VIRT RES SHR S %CPU %MEM TIME+ COMMAND) and ps
@@ -358,7 +358,7 @@ static bool nd_tbl_cols_row(struct nd_shape_table *t, const char *s, struct nd_s
     return true;
 }
 
-static bool nd_tbl_rocm_row(const char *s, struct nd_shape_row *r)
+static bool nd_tbl_concise_row(const char *s, struct nd_shape_row *r)
 {
     const char *b[ND_TBL_MAX_COLS], *e[ND_TBL_MAX_COLS];
     int n = nd_tbl_split(s, false, b, e);
@@ -442,8 +442,8 @@ enum nd_shape_row_kind nd_shape_table_line(struct nd_shape_table *t, const char 
             return ND_ROW_DEVICE;
         }
         break;
-    case ND_TBL_ROCM:
-        if (nd_tbl_rocm_row(s, r))
+    case ND_TBL_CONCISE:
+        if (nd_tbl_concise_row(s, r))
             return ND_ROW_DEVICE;
         if (s[0] == '=' || s[0] == '(' || s[0] == '-')
             return ND_ROW_TABLE;
