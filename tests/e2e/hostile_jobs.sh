@@ -45,6 +45,9 @@ sleep 301 & echo $! >>"$pids"
 ( sleep 302 & echo $! >>"$pids" )
 ( set -m; sleep 303 & echo $! >>"$pids"; wait ) &
 echo $! >>"$pids"
+# The nested group writes its pid on its own time: leave only once it has
+# (bounded), or run may stop it before it says who it is.
+for _ in $(seq 200); do [ "$(wc -l <"$pids")" -ge 4 ] && break; sleep 0.05; done
 [ "$2" = stay ] && { echo $$ >>"$pids"; sleep 300; }
 exit 4
 EOF
