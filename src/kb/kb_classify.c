@@ -34,7 +34,9 @@ struct nd_fb_index {
     struct nd_fb_entry *v;
     size_t n;
     unsigned long long prefix_lens; /* bit L: a `word` entry of length L exists */
-    int sums[ND_FB_NCAT];
+    int mult;                       /* half-weights per weight of the text being read */
+    bool frames;                    /* reading traceback frames */
+    int sums[ND_FB_NCAT];           /* in half-weights */
 };
 
 static int nd_fb_cmp(const void *a, const void *b)
@@ -68,8 +70,8 @@ static void nd_fb_add(struct nd_fb_index *ix, const char *key, size_t n, bool wh
         const struct nd_fb_entry *e = &ix->v[i];
         if (e->len != n || strncmp(e->word, key, n) != 0)
             break;
-        if (whole_token || !e->whole)
-            ix->sums[e->cat] += e->weight;
+        if ((whole_token || !e->whole) && !(ix->frames && e->cat == ND_FB_NCAT - 1))
+            ix->sums[e->cat] += e->weight * ix->mult;
     }
 }
 
@@ -168,6 +170,18 @@ static unsigned nd_fb_cat(const char *name)
 
 const char *nd_kb_fb_classify(const struct nd_kb_ruleset *set, const char *text, int *score)
 {
+    return nd_kb_fb_classify_frames(set, text, NULL, score);
+}
+
+/* Sums are kept in half-weights: a word of the failure's own lines counts
+ * twice what the same word counts in a traceback frame above it, because
+ * frames also carry the words of the code every job runs through. Frames
+ * never vote for config (the last category, the default): its words
+ * (file, value, argument, config) are in the code of any frame, and a
+ * frame's words should only move a guess away from the default. */
+const char *nd_kb_fb_classify_frames(const struct nd_kb_ruleset *set, const char *text, const char *frames,
+                                     int *score)
+{
     /* Sorted once per call: the classifier runs once per unexplained
      * failure, and a sorted copy keeps a lookup logarithmic in the size of
      * the vocabulary. */
@@ -194,18 +208,27 @@ const char *nd_kb_fb_classify(const struct nd_kb_ruleset *set, const char *text,
         ix.n++;
     }
     qsort(ix.v, ix.n, sizeof *ix.v, nd_fb_cmp);
+    ix.mult = 2;
     nd_fb_tokens(&ix, text);
+    if (frames) {
+        ix.mult = 1;
+        ix.frames = true;
+        nd_fb_tokens(&ix, frames);
+    }
     free(ix.v);
     /* A prior says how much word evidence it takes to displace a category
      * (config: most failures no rule knows are settings); the score
      * reported is that of the words alone. */
     unsigned best = ND_FB_NCAT - 1;
-    int best_w = prior[best] + ix.sums[best];
+    int best_w = 2 * prior[best] + ix.sums[best];
     for (unsigned c = 0; c < ND_FB_NCAT; c++)
-        if (prior[c] + ix.sums[c] > best_w) {
-            best_w = prior[c] + ix.sums[c];
+        if (2 * prior[c] + ix.sums[c] > best_w) {
+            best_w = 2 * prior[c] + ix.sums[c];
             best = c;
         }
-    *score = ix.sums[best];
+    /* Whole weights, a half rounded away from zero: frame words alone
+     * still make a score. */
+    int h = ix.sums[best];
+    *score = h >= 0 ? (h + 1) / 2 : -((1 - h) / 2);
     return nd_fb_cats[best];
 }

@@ -58,12 +58,13 @@ static void nd_kb_fb_evidence(struct nd_finding *f, const struct nd_kb_occ *o)
 }
 
 void nd_kb_fallback_finding(const struct nd_kb *kb, const struct nd_kb_occ *exc, const struct nd_kb_occ *errs,
-                            size_t nerrs, long errcount, struct nd_findings *out)
+                            size_t nerrs, long errcount, const char *frames, struct nd_findings *out)
 {
     const struct nd_kb_occ *lead = exc && exc->text ? exc : nerrs ? &errs[0] : NULL;
     if (!lead)
         return;
-    /* The classifier reads the exception and the ERROR lines together. */
+    /* The classifier reads the exception and the ERROR lines together, and
+     * the frames above the exception at a lower weight. */
     struct nd_strbuf all = ND_STRBUF_INIT;
     nd_strbuf_init(&all);
     nd_strbuf_adds(&all, lead->text);
@@ -72,7 +73,7 @@ void nd_kb_fallback_finding(const struct nd_kb *kb, const struct nd_kb_occ *exc,
         nd_strbuf_adds(&all, errs[i].text);
     }
     int score = 0;
-    const char *cat = nd_kb_fb_classify(&kb->rules, all.buf, &score);
+    const char *cat = nd_kb_fb_classify_frames(&kb->rules, all.buf, frames, &score);
     nd_strbuf_release(&all);
     char *red = nd_redact_text(lead->text);
     struct nd_finding *f = nd_findings_add(out, "generic.unexplained-error", cat, ND_SEV_ERROR, "%s: %.120s%s",

@@ -117,6 +117,10 @@ void nd_kb_ruleidx_free(struct nd_kb_ruleset *set);
 /* The fallback classifier (kb_fallback.c): the category whose vocabulary
  * weighs most in text, or "config" with *score 0 when no word counts. */
 const char *nd_kb_fb_classify(const struct nd_kb_ruleset *set, const char *text, int *score);
+/* The same, also reading frames (the last traceback's frames, may be NULL)
+ * at half the weight of text. */
+const char *nd_kb_fb_classify_frames(const struct nd_kb_ruleset *set, const char *text, const char *frames,
+                                     int *score);
 
 /* Parses one rule file's text. Rules are appended to set (a rule whose id is
  * already there replaces it when replace is true, else it is a duplicate).
@@ -170,6 +174,7 @@ struct nd_kb {
     size_t nkeys;                        /* rules + condition regexes + 3 */
     size_t key_exc, key_err;             /* the fallback's keys */
     size_t key_chain;                    /* "During handling of the above exception" */
+    size_t key_frame;                    /* a traceback frame: File "...", line N, in f */
     bool has_conds;                      /* some rule has requires/unless */
     long *live_seen;                     /* per key: last line it matched in nd_kb_match_line, + 1 */
     long live_line;                      /* the output line nd_kb_match_line is on */
@@ -272,7 +277,7 @@ struct nd_kb_hit {
  * import errors its own way when no rule knows them). */
 void nd_kb_scan_no_fallback(struct nd_kb_scan *s);
 void nd_kb_fallback_finding(const struct nd_kb *kb, const struct nd_kb_occ *exc, const struct nd_kb_occ *errs,
-                            size_t nerrs, long errcount, struct nd_findings *out);
+                            size_t nerrs, long errcount, const char *frames, struct nd_findings *out);
 
 /* Ranks the hits (one per rule, count 0 = not seen) and appends findings
  * root cause first. Pure: no I/O, used by nd_kb_scan_finish and unit tests. */

@@ -145,6 +145,10 @@ static const char *const nd_kb_err_pattern =
 static const char *const nd_kb_chain_pattern = "^(During handling of the above exception, another exception occurred|"
                                                "The above exception was the direct cause of the following exception):";
 
+/* A traceback frame line; the fallback classifier reads its words
+ * (kb_frames.c). */
+static const char *const nd_kb_frame_pattern = "^[ \\t]*File \"[^\"\\n]*\", line [0-9]+, in ";
+
 /* Every pattern the database holds, in key order: the rules' patterns, the
  * condition regexes, then the fallback lines. Sets kb's key layout. */
 struct nd_kb_exprs {
@@ -164,7 +168,7 @@ static int nd_kb_collect(struct nd_kb *kb, struct nd_kb_exprs *x, struct nd_erro
     if (n == 0)
         return nd_error_set(err, -EINVAL, "no rule patterns to compile");
     x->nrule_pats = n;
-    n += nre + 3;
+    n += nre + 4;
     const char **exprs = nd_xcalloc(n, sizeof *exprs);
     unsigned *flags = nd_xcalloc(n, sizeof *flags);
     unsigned *ids = nd_xcalloc(n, sizeof *ids);
@@ -194,9 +198,10 @@ static int nd_kb_collect(struct nd_kb *kb, struct nd_kb_exprs *x, struct nd_erro
     kb->key_exc = nk++;
     kb->key_err = nk++;
     kb->key_chain = nk++;
+    kb->key_frame = nk++;
     kb->nkeys = nk;
-    const char *fb[3] = {nd_kb_exc_pattern, nd_kb_err_pattern, nd_kb_chain_pattern};
-    for (size_t j = 0; j < 3; j++, k++) {
+    const char *fb[4] = {nd_kb_exc_pattern, nd_kb_err_pattern, nd_kb_chain_pattern, nd_kb_frame_pattern};
+    for (size_t j = 0; j < 4; j++, k++) {
         exprs[k] = fb[j];
         flags[k] = HS_FLAG_MULTILINE;
         ids[k] = (unsigned)k;

@@ -26,6 +26,7 @@
 #include "core/array.h"
 #include "core/strbuf.h"
 #include "kb/kb_elide.h"
+#include "kb/kb_frames.h"
 #include "kb/kb_internal.h"
 #include "kb/kb_logical.h"
 
@@ -78,6 +79,7 @@ struct nd_kb_fb_cand {
     struct nd_kb_occ occ; /* text owned */
     unsigned src;
     long logical;
+    char *frames; /* its traceback's last frames (kb_frames.c), owned; NULL none */
 };
 
 struct nd_kb_dirid {
@@ -149,6 +151,8 @@ struct nd_kb_scan {
     struct nd_kb_repeat **repeat; /* per rule: its last line, for repeats */
     /* Fallback (no rule matched): the last exception line, first ERROR lines. */
     struct nd_kb_occ fb_exc;
+    char *fb_exc_frames;          /* the frames above it, owned; NULL none */
+    struct nd_kb_frames fb_ring; /* the current traceback's last frames */
     struct nd_kb_occ fb_err[ND_KB_FB_ERRS];
     size_t fb_nerr;
     long fb_errcount;
@@ -250,8 +254,12 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
     free(s->key_prev);
     nd_kb_logical_release(&s->lg);
     nd_kb_occ_release(&s->fb_exc);
-    for (size_t i = 0; i < s->fb_ncand; i++)
+    free(s->fb_exc_frames);
+    nd_kb_frames_clear(&s->fb_ring);
+    for (size_t i = 0; i < s->fb_ncand; i++) {
         nd_kb_occ_release(&s->fb_cand[i].occ);
+        free(s->fb_cand[i].frames);
+    }
     nd_kb_occ_release(&s->wrap_occ);
     for (size_t i = 0; i < s->fb_nerr; i++)
         nd_kb_occ_release(&s->fb_err[i]);
@@ -503,9 +511,10 @@ static size_t nd_kb_fb_drop(struct nd_kb_fb_cand *v, size_t *n, unsigned src, lo
 {
     size_t w = 0, was = *n;
     for (size_t i = 0; i < was; i++) {
-        if (v[i].src == src && v[i].logical == logical)
+        if (v[i].src == src && v[i].logical == logical) {
             nd_kb_occ_release(&v[i].occ);
-        else
+            free(v[i].frames);
+        } else
             v[w++] = v[i];
     }
     *n = w;
@@ -852,6 +861,27 @@ static void nd_kb_locate(struct nd_kb_scan *s, size_t b, size_t *ls, size_t *le,
 
 static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls, size_t llen, long line, long logical);
 
+/* A traceback frame at chunk[lso, leo) and the source line under it, when
+ * the chunk holds it, go to the ring of the current traceback's frames. */
+static void nd_kb_frame_line(struct nd_kb_scan *s, size_t lso, size_t leo)
+{
+    const char *ls = s->chunk + lso;
+    size_t llen = leo - lso, pre = nd_kb_line_prefix(ls, llen);
+    const char *next = NULL;
+    size_t nn = 0;
+    if (leo < s->chunk_len) {
+        size_t ns = leo + 1;
+        const char *nl = memchr(s->chunk + ns, '\n', s->chunk_len - ns);
+        size_t ne = nl ? (size_t)(nl - s->chunk) : s->chunk_len;
+        next = s->chunk + ns;
+        nn = ne - ns;
+        size_t npre = nd_kb_line_prefix(next, nn);
+        next += npre;
+        nn -= npre;
+    }
+    nd_kb_frames_push(&s->fb_ring, ls + pre, llen - pre, next, nn);
+}
+
 static void nd_kb_process(struct nd_kb_scan *s, unsigned id, unsigned long long to)
 {
     size_t key = s->kb->pat_rule[id];
@@ -882,6 +912,8 @@ static void nd_kb_process(struct nd_kb_scan *s, unsigned id, unsigned long long 
             nd_kb_fallback_line(s, key, s->chunk + lso, leo - lso, s->cur_line, logical);
         else if (key == s->kb->key_chain)
             s->chain++;
+        else if (key == s->kb->key_frame)
+            nd_kb_frame_line(s, lso, leo);
         return;
     }
     size_t ri = key;
@@ -1152,6 +1184,7 @@ static int nd_kb_scan_stream(struct nd_kb_scan *s, const char *name, struct nd_k
     s->last_specific_rule = (size_t)-1;
     s->chain = 0;
     s->nwrap = 0;
+    nd_kb_frames_clear(&s->fb_ring);
     nd_kb_shape_begin(s->shape, s->name);
 
     char *buf = s->buf;
@@ -1505,6 +1538,11 @@ static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls
         if (s->fb_exc.text && s->fb_exc.file == o.file && s->fb_exc.line == line)
             return;
         nd_kb_occ_set(&s->fb_exc, &o, ls + pre, llen - pre, NULL);
+        /* The frames above the exception are its traceback's: they go with
+         * it, and a later traceback starts a ring of its own. */
+        free(s->fb_exc_frames);
+        s->fb_exc_frames = nd_kb_frames_join(&s->fb_ring);
+        nd_kb_frames_clear(&s->fb_ring);
         if (s->fb_cand_full || nd_kb_launcher_report(s->fb_exc.text))
             return;
         if (s->fb_ncand == ND_KB_FB_CANDS) {
@@ -1516,8 +1554,12 @@ static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls
         c->occ.text = nd_xstrdup(s->fb_exc.text);
         c->src = s->src;
         c->logical = logical;
+        c->frames = s->fb_exc_frames ? nd_xstrdup(s->fb_exc_frames) : NULL;
         return;
     }
+    /* A traceback header begins a new traceback. */
+    if (memmem(ls + pre, llen - pre, "Traceback (most recent call ", 28))
+        nd_kb_frames_clear(&s->fb_ring);
     if (s->fb_nerr && s->fb_err[s->fb_nerr - 1].file == o.file && s->fb_err[s->fb_nerr - 1].line == line)
         return;
     s->fb_errcount++;
@@ -1531,6 +1573,7 @@ static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls
     if (s->fb_nuerr < ND_KB_FB_UERRS) {
         struct nd_kb_fb_cand *c = &s->fb_uerr[s->fb_nuerr++];
         c->occ.text = NULL;
+        c->frames = NULL;
         nd_kb_occ_set(&c->occ, &o, ls + pre, llen - pre, NULL);
         c->src = s->src;
         c->logical = logical;
@@ -1577,20 +1620,26 @@ void nd_kb_scan_finish(struct nd_kb_scan *s, struct nd_findings *out, bool all)
      * later ones are usually its consequences. */
     const struct nd_kb_occ *first = s->fb_ncand ? &s->fb_cand[0].occ : NULL;
     if (first && (out->n == before || nd_kb_top_is_weak(s, out->v[before], first))) {
-        nd_kb_fallback_finding(s->kb, first, s->fb_err, s->fb_nerr, s->fb_errcount, out);
+        nd_kb_fallback_finding(s->kb, first, s->fb_err, s->fb_nerr, s->fb_errcount, s->fb_cand[0].frames, out);
         struct nd_finding *f = out->v[out->n - 1];
         memmove(&out->v[before + 1], &out->v[before], (out->n - 1 - before) * sizeof *out->v);
         out->v[before] = f;
     } else if (!any && out->n == before && (s->fb_exc.text || s->fb_nerr)) {
-        /* Nothing known matched, but the log ends in an exception or says ERROR. */
-        nd_kb_fallback_finding(s->kb, s->fb_exc.text ? &s->fb_exc : NULL, s->fb_err, s->fb_nerr, s->fb_errcount, out);
+        /* Nothing known matched, but the log ends in an exception or says
+         * ERROR (a traceback cut before its exception has only frames). */
+        char *ring = s->fb_exc.text ? NULL : nd_kb_frames_join(&s->fb_ring);
+        nd_kb_fallback_finding(s->kb, s->fb_exc.text ? &s->fb_exc : NULL, s->fb_err, s->fb_nerr, s->fb_errcount,
+                               s->fb_exc.text ? s->fb_exc_frames : ring, out);
+        free(ring);
     } else if (out->n == before && s->fb_nuerr) {
         /* Only rules that report nothing (info, context) matched, and a line
          * that says ERROR is on none of their lines: that line is the news. */
         struct nd_kb_occ errs[ND_KB_FB_UERRS];
         for (size_t i = 0; i < s->fb_nuerr; i++)
             errs[i] = s->fb_uerr[i].occ;
-        nd_kb_fallback_finding(s->kb, NULL, errs, s->fb_nuerr, s->fb_uerrcount, out);
+        char *ring = nd_kb_frames_join(&s->fb_ring);
+        nd_kb_fallback_finding(s->kb, NULL, errs, s->fb_nuerr, s->fb_uerrcount, ring, out);
+        free(ring);
     }
     /* Still nothing, or only a rule that says the job was stuck without
      * saying where: the shape of the log may tell. */

@@ -271,6 +271,35 @@ static void test_vocab_keys_parse(void **state)
     nd_kb_ruleset_release(&set);
 }
 
+/* Frame words count half: two frame words of weight 1 tie one exception
+ * word of weight 1, and the path is split into its parts. */
+static void test_frames_count_half(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = kb_with("[vocab.device-oom]\nword = 1 memory\n[vocab.numerics]\ntoken = 1 nan\n"
+                               "[vocab.config]\nword = 5 config\n");
+    int score = -1;
+    /* One frame word alone: half a weight, reported as 1. */
+    assert_string_equal(nd_kb_fb_classify_frames(&kb->rules, "FooError: x", "torch_npu/npu/memory", &score),
+                        "device-oom");
+    assert_int_equal(score, 1);
+    /* One frame word against one exception word: the exception wins. */
+    assert_string_equal(nd_kb_fb_classify_frames(&kb->rules, "FooError: nan", "npu/memory", &score), "numerics");
+    assert_int_equal(score, 1);
+    /* Three frame words outweigh one exception word. */
+    assert_string_equal(
+        nd_kb_fb_classify_frames(&kb->rules, "FooError: nan", "memory\nnpu/memory free_memory", &score),
+        "device-oom");
+    assert_int_equal(score, 2);
+    /* Frames never vote for the config default. */
+    assert_string_equal(nd_kb_fb_classify_frames(&kb->rules, "FooError: x", "load_config config", &score), "config");
+    assert_int_equal(score, 0);
+    /* NULL frames: the plain classifier. */
+    assert_string_equal(nd_kb_fb_classify_frames(&kb->rules, "FooError: nan", NULL, &score), "numerics");
+    assert_int_equal(score, 1);
+    nd_kb_free(kb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -284,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_ties_go_by_category_order),
         cmocka_unit_test(test_sorted_lookup_matches_plain_scan),
         cmocka_unit_test(test_vocab_keys_parse),
+        cmocka_unit_test(test_frames_count_half),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

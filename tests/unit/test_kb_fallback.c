@@ -240,6 +240,56 @@ static void test_hidden_rule_does_not_silence_error(void **state)
     nd_kb_free(kb);
 }
 
+/* A traceback cut before its exception line: the frames' words (path
+ * parts, function, source line) pick the category; a new traceback header
+ * drops the frames of the one before. */
+static void test_frames_of_last_traceback(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = make_kb();
+    struct nd_findings out = ND_FINDINGS_INIT;
+    explain(kb,
+            "step 1\nTraceback (most recent call last):\n  File \"/usr/lib/python3/site-packages/torch/utils/data/"
+            "dataset.py\", line 5, in __getitem__\n    x = self.sampler[i]\n",
+            &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->id, "generic.unexplained-error");
+    assert_string_equal(out.v[0]->category, "input-bound");
+    nd_findings_release(&out);
+    /* The source line alone, behind a rank prefix. */
+    explain(kb, "Traceback (most recent call last):\n[rank0]:   File \"m.py\", line 3, in f\n[rank0]:     killed = run()\n",
+            &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->category, "host-oom");
+    nd_findings_release(&out);
+    /* The first traceback's frames are not the second's. */
+    explain(kb,
+            "Traceback (most recent call last):\n  File \"data/dataset.py\", line 5, in sampler\n    x = 1\n"
+            "Traceback (most recent call last):\n  File \"m.py\", line 1, in f\n    g()\n",
+            &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->category, "config");
+    nd_findings_release(&out);
+    /* The frames go with their exception line. */
+    explain(kb,
+            "Traceback (most recent call last):\n  File \"data/dataset.py\", line 5, in sampler\n    x = 1\n"
+            "FooError: boom\n",
+            &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->category, "input-bound");
+    nd_findings_release(&out);
+    /* An unindented line after a frame is no source line of it. */
+    explain(kb, "Traceback (most recent call last):\n  File \"m.py\", line 1, in f\nFooError: killed\n", &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->category, "host-oom");
+    nd_findings_release(&out);
+    /* Frame-shaped lines without an error say nothing. */
+    explain(kb, "step 1\n  File \"data/dataset.py\", line 5, in sampler\n    killed = 1\ndone\n", &out);
+    assert_int_equal(out.n, 0);
+    nd_findings_release(&out);
+    nd_kb_free(kb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -251,6 +301,7 @@ int main(void)
         cmocka_unit_test(test_traceback_header_anywhere),
         cmocka_unit_test(test_no_rule_first_real_exception),
         cmocka_unit_test(test_hidden_rule_does_not_silence_error),
+        cmocka_unit_test(test_frames_of_last_traceback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
