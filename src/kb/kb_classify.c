@@ -14,9 +14,10 @@
 /* Design order: it breaks ties, so a score never depends on which word of a
  * line came first. */
 static const char *const nd_fb_cats[] = {
-    ND_CAT_ENV_NOT_LOADED, ND_CAT_VERSION_MISMATCH, ND_CAT_NO_DEVICE,   ND_CAT_UNSUPPORTED_OP, ND_CAT_DEVICE_OOM,
-    ND_CAT_HOST_OOM,       ND_CAT_DISTRIBUTED,      ND_CAT_NUMERICS,    ND_CAT_DEVICE_FAULT,   ND_CAT_CPU_FALLBACK,
-    ND_CAT_INPUT_BOUND,    ND_CAT_HANG,             ND_CAT_CONFIG,
+    ND_CAT_ENV_NOT_LOADED, ND_CAT_VERSION_MISMATCH, ND_CAT_NO_DEVICE,   ND_CAT_UNSUPPORTED_OP,
+    ND_CAT_DEVICE_OOM,     ND_CAT_HOST_OOM,         ND_CAT_DISTRIBUTED, ND_CAT_NUMERICS,
+    ND_CAT_DEVICE_FAULT,   ND_CAT_CPU_FALLBACK,     ND_CAT_INPUT_BOUND, ND_CAT_HANG,
+    ND_CAT_CONFIG,
 };
 #define ND_FB_NCAT (sizeof nd_fb_cats / sizeof nd_fb_cats[0])
 #define ND_FB_TOK 64
@@ -179,8 +180,7 @@ const char *nd_kb_fb_classify(const struct nd_kb_ruleset *set, const char *text,
  * never vote for config (the last category, the default): its words
  * (file, value, argument, config) are in the code of any frame, and a
  * frame's words should only move a guess away from the default. */
-const char *nd_kb_fb_classify_frames(const struct nd_kb_ruleset *set, const char *text, const char *frames,
-                                     int *score)
+const char *nd_kb_fb_classify_frames(const struct nd_kb_ruleset *set, const char *text, const char *frames, int *score)
 {
     /* Sorted once per call: the classifier runs once per unexplained
      * failure, and a sorted copy keeps a lookup logarithmic in the size of

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define ND_KB_FRAMES 4       /* frames kept: the innermost ones say most */
+#define ND_KB_FRAMES 4      /* frames kept: the innermost ones say most */
 #define ND_KB_FRAME_MAX 240 /* bytes kept of one frame's words */
 
 /* A ring of the last ND_KB_FRAMES frames, each reduced to its words: the

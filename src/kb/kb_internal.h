@@ -119,8 +119,7 @@ void nd_kb_ruleidx_free(struct nd_kb_ruleset *set);
 const char *nd_kb_fb_classify(const struct nd_kb_ruleset *set, const char *text, int *score);
 /* The same, also reading frames (the last traceback's frames, may be NULL)
  * at half the weight of text. */
-const char *nd_kb_fb_classify_frames(const struct nd_kb_ruleset *set, const char *text, const char *frames,
-                                     int *score);
+const char *nd_kb_fb_classify_frames(const struct nd_kb_ruleset *set, const char *text, const char *frames, int *score);
 
 /* Parses one rule file's text. Rules are appended to set (a rule whose id is
  * already there replaces it when replace is true, else it is a duplicate).

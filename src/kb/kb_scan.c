@@ -151,7 +151,7 @@ struct nd_kb_scan {
     struct nd_kb_repeat **repeat; /* per rule: its last line, for repeats */
     /* Fallback (no rule matched): the last exception line, first ERROR lines. */
     struct nd_kb_occ fb_exc;
-    char *fb_exc_frames;          /* the frames above it, owned; NULL none */
+    char *fb_exc_frames;         /* the frames above it, owned; NULL none */
     struct nd_kb_frames fb_ring; /* the current traceback's last frames */
     struct nd_kb_occ fb_err[ND_KB_FB_ERRS];
     size_t fb_nerr;

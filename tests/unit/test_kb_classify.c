@@ -287,9 +287,8 @@ static void test_frames_count_half(void **state)
     assert_string_equal(nd_kb_fb_classify_frames(&kb->rules, "FooError: nan", "npu/memory", &score), "numerics");
     assert_int_equal(score, 1);
     /* Three frame words outweigh one exception word. */
-    assert_string_equal(
-        nd_kb_fb_classify_frames(&kb->rules, "FooError: nan", "memory\nnpu/memory free_memory", &score),
-        "device-oom");
+    assert_string_equal(nd_kb_fb_classify_frames(&kb->rules, "FooError: nan", "memory\nnpu/memory free_memory", &score),
+                        "device-oom");
     assert_int_equal(score, 2);
     /* Frames never vote for the config default. */
     assert_string_equal(nd_kb_fb_classify_frames(&kb->rules, "FooError: x", "load_config config", &score), "config");

@@ -257,7 +257,8 @@ static void test_frames_of_last_traceback(void **state)
     assert_string_equal(out.v[0]->category, "input-bound");
     nd_findings_release(&out);
     /* The source line alone, behind a rank prefix. */
-    explain(kb, "Traceback (most recent call last):\n[rank0]:   File \"m.py\", line 3, in f\n[rank0]:     killed = run()\n",
+    explain(kb,
+            "Traceback (most recent call last):\n[rank0]:   File \"m.py\", line 3, in f\n[rank0]:     killed = run()\n",
             &out);
     assert_int_equal(out.n, 1);
     assert_string_equal(out.v[0]->category, "host-oom");
