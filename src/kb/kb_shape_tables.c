@@ -104,6 +104,19 @@ static void nd_tbl_reset(struct nd_shape_table *t)
     t->bus_headers = keep.bus_headers;
 }
 
+/* The text of the field after the next '|' at or after s, its leading
+ * blanks skipped; NULL when the row has no further bar. */
+static const char *nd_tbl_next_field(const char *s)
+{
+    const char *bar = strchr(s, '|');
+    if (!bar)
+        return NULL;
+    const char *p = bar + 1;
+    while (*p == ' ')
+        p++;
+    return p;
+}
+
 /* ---- nvidia-smi and npu-smi boxes ---- */
 
 /* Device rows of nvidia-smi ("| 15000MiB / 32510MiB |   0%  Default |") and
@@ -116,13 +129,8 @@ static bool nd_tbl_smi_device(const char *s, struct nd_shape_row *r)
     const char *m = strstr(s, "MiB / ");
     if (m) {
         double used = 0, total = 0;
-        const char *bar = strchr(m, '|');
-        if (!bar)
-            return false;
-        const char *p = bar + 1;
-        while (*p == ' ')
-            p++;
-        if (!isdigit((unsigned char)*p))
+        const char *p = nd_tbl_next_field(m);
+        if (!p || !isdigit((unsigned char)*p))
             return false;
         r->util = atoi(p);
         while (isdigit((unsigned char)*p))
@@ -136,21 +144,11 @@ static bool nd_tbl_smi_device(const char *s, struct nd_shape_row *r)
             r->mem_ratio = used / total;
         return true;
     }
-    const char *b = strchr(s + 1, '|');
-    if (!b)
+    const char *p = nd_tbl_next_field(s + 1);
+    if (!p || !(isxdigit((unsigned char)p[0]) && strlen(p) > 12 && p[4] == ':' && p[7] == ':' && p[10] == '.'))
         return false;
-    const char *p = b + 1;
-    while (*p == ' ')
-        p++;
-    if (!(isxdigit((unsigned char)p[0]) && strlen(p) > 12 && p[4] == ':' && p[7] == ':' && p[10] == '.'))
-        return false;
-    const char *b2 = strchr(p, '|');
-    if (!b2)
-        return false;
-    p = b2 + 1;
-    while (*p == ' ')
-        p++;
-    if (!isdigit((unsigned char)*p))
+    p = nd_tbl_next_field(p);
+    if (!p || !isdigit((unsigned char)*p))
         return false;
     r->util = atoi(p);
     /* The last "used / total" of the row is HBM (or DDR where there is none). */
@@ -181,13 +179,8 @@ static bool nd_tbl_smi_proc(const char *s)
     if (strstr(s, "MiB |") || (n > 4 && strstr(s, "MiB") && s[n - 1] == '|'))
         return true;
     /* npu-smi: "| 0   0   | 6513   | name   | 617  |" */
-    const char *b = strchr(s + 1, '|');
-    if (!b)
-        return false;
-    const char *p = b + 1;
-    while (*p == ' ')
-        p++;
-    return isdigit((unsigned char)*p);
+    const char *p = nd_tbl_next_field(s + 1);
+    return p && isdigit((unsigned char)*p);
 }
 
 /* ---- gpustat ---- */
