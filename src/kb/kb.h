@@ -51,6 +51,11 @@ void nd_kb_live_touch(struct nd_kb *kb, const unsigned *keys, size_t n);
  * is taken for the order of arrival. Other findings (what run measured: a
  * CPU fallback, an idle device, a hang, the exit) keep their places. */
 void nd_kb_order_findings(struct nd_kb *kb, struct nd_findings *list);
+/* Moves each finding that code made (not a rule: compat.*, exit.*) after
+ * the findings its [code.*] entry in the rule files says it yields to (see
+ * rules/FORMAT.md); the others keep their order. nd_kb_order_findings ends
+ * with it; explain calls it once its own code findings are in. */
+void nd_kb_rank_code_findings(struct nd_kb *kb, struct nd_findings *list);
 
 /* Live use on a block of whole lines ('\n'-separated; the last may lack its
  * newline): one scan of the database for the whole block, then fn for each

@@ -376,4 +376,6 @@ void nd_kb_order_findings(struct nd_kb *kb, struct nd_findings *list)
     free(c);
     free(hits);
     free(slot);
+    /* What run measured keeps its place unless its entry says it yields. */
+    nd_kb_rank_code_findings(kb, list);
 }
