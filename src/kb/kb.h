@@ -60,7 +60,11 @@ void nd_kb_rank_code_findings(struct nd_kb *kb, struct nd_findings *list);
 /* Live use on a block of whole lines ('\n'-separated; the last may lack its
  * newline): one scan of the database for the whole block, then fn for each
  * line on which some pattern matched, in order, with the line's index in the
- * block (0-based). The lines between cost nothing more than the scan.
+ * block (0-based). A block with per-line prefixes ("[rank3]: ") or
+ * continued lines is matched as explain reads it: fn gets each logical line
+ * (the first physical line's prefix, then the joined message) with the
+ * index of its first physical line. The lines between cost nothing more
+ * than the scan.
  * Returns the number of lines passed to fn. Same scratch rule as above. */
 typedef void (*nd_kb_block_fn)(void *arg, const char *line, size_t len, size_t index);
 size_t nd_kb_block_lines(struct nd_kb *kb, const char *buf, size_t len, nd_kb_block_fn fn, void *arg);
