@@ -48,7 +48,8 @@ void nd_kb_live_touch(struct nd_kb *kb, const unsigned *keys, size_t n);
 /* run's summary: reorders the findings of list that rules of kb made (the
  * id is a rule's) as explain ranks them (severity, tier, wrappers last,
  * consequence-of, outranks), within the places they hold; the list's order
- * is taken for the order of arrival. Other findings (what run measured: a
+ * is taken for the order of arrival, a finding's chain for where its line
+ * stood in a Python exception chain. Other findings (what run measured: a
  * CPU fallback, an idle device, a hang, the exit) keep their places. */
 void nd_kb_order_findings(struct nd_kb *kb, struct nd_findings *list);
 /* Moves each finding that code made (not a rule: compat.*, exit.*) after

@@ -209,6 +209,7 @@ struct nd_kb {
     unsigned live_keys[ND_KB_LIVE_KEYS]; /* keys the last matched line set */
     size_t live_nkeys;                   /* how many; more than fit: ND_KB_LIVE_KEYS + 1 */
     bool live_dependent;                 /* its result looked at earlier lines */
+    int live_chain;                      /* exception-chain markers matched live so far */
     /* Leaving repeated lines out of explain's scan (kb_elide.c). */
     const char **pat_expr;   /* pattern id -> its expression (owned by the rules) */
     bool *pat_local;         /* pattern id -> stays within a line; made on first use */

@@ -194,6 +194,43 @@ static void test_run_summary_order_uses_entries(void **state)
     nd_kb_free(kb);
 }
 
+static void test_live_chain_orders_like_explain(void **state)
+{
+    (void)state;
+    /* A specific warning above "During handling of the above exception",
+     * a generic error below it: explain puts the specific one first, and so
+     * must run's summary of the same lines. */
+    const char *text = "[t.spec]\ncategory = config\nseverity = warning\npattern = SPECHERE\ntitle = s\nfix = f\n"
+                       "example = SPECHERE\n"
+                       "[t.gen2]\ncategory = config\ngeneric = true\npattern = GENHERE\ntitle = g\nfix = f\n"
+                       "example = GENHERE\n";
+    const char *lines[] = {"ValueError: SPECHERE", "",
+                           "During handling of the above exception, another exception occurred:", "",
+                           "RuntimeError: GENHERE"};
+    struct nd_kb *kb = nd_test_kb(text);
+    struct nd_findings live = ND_FINDINGS_INIT;
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+        nd_kb_match_line(kb, lines[i], strlen(lines[i]), "stderr", (long)i + 1, &live);
+    assert_int_equal(live.n, 2);
+    assert_int_equal(live.v[0]->chain, 0);
+    assert_int_equal(live.v[1]->chain, 1);
+    nd_kb_order_findings(kb, &live);
+    expect(&live, (const char *[]){"t.spec", "t.gen2"}, 2);
+    /* The same log through explain. */
+    struct nd_kb_scan *s = nd_kb_scan_new(kb);
+    const char *log = "ValueError: SPECHERE\n\nDuring handling of the above exception, another exception occurred:\n\n"
+                      "RuntimeError: GENHERE\n";
+    assert_int_equal(nd_kb_scan_buffer(s, "a.log", log, strlen(log)), 0);
+    struct nd_findings ex = ND_FINDINGS_INIT;
+    nd_kb_scan_finish(s, &ex, false);
+    assert_true(ex.n >= 2);
+    assert_string_equal(ex.v[0]->id, "t.spec");
+    nd_findings_release(&ex);
+    nd_kb_scan_free(s);
+    nd_findings_release(&live);
+    nd_kb_free(kb);
+}
+
 static void test_entry_lint(void **state)
 {
     (void)state;
@@ -246,6 +283,7 @@ int main(void)
         cmocka_unit_test(test_mutual_yield_does_not_loop),
         cmocka_unit_test(test_rule_findings_never_moved),
         cmocka_unit_test(test_run_summary_order_uses_entries),
+        cmocka_unit_test(test_live_chain_orders_like_explain),
         cmocka_unit_test(test_entry_lint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
