@@ -98,12 +98,12 @@ struct nd_kb_cond {
  * compatibility judge's compat.*, run's exit.*, the fallback's
  * generic.unexplained-error) takes part in ranking (kb_codefind.c). */
 struct nd_kb_code {
-    char *id;         /* a finding id, or a prefix ("compat.") when prefix */
-    bool prefix;      /* written "compat.*": every id that starts so */
+    char *id;    /* a finding id, or a prefix ("compat.") when prefix */
+    bool prefix; /* written "compat.*": every id that starts so */
     enum nd_kb_role role;
-    int yield_max;    /* enum nd_severity: it yields only while its severity is at most this */
+    int yield_max;         /* enum nd_severity: it yields only while its severity is at most this */
     struct nd_strv yields; /* yields-to: rule ids, categories, "mechanism", "named" */
-    char *file;       /* rule file, for lint messages */
+    char *file;            /* rule file, for lint messages */
     long line;
     unsigned parse_id;
 };
