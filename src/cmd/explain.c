@@ -159,6 +159,9 @@ int cmd_explain(int argc, char **argv)
     nd_kb_scan_finish(scan, &seen, true);
     nd_explain_compat(&seen, &rep.findings);
     nd_findings_release(&seen);
+    /* The code findings (compat.*, stalls) rank among the rules' by the
+     * [code.*] entries of the rule files. */
+    nd_kb_rank_code_findings(kb, &rep.findings);
     json_t *inputs = json_object();
     json_object_set_new(inputs, "read", json_integer((json_int_t)nd_kb_scan_inputs(scan)));
     json_object_set_new(inputs, "bytes", json_integer((json_int_t)nd_kb_scan_bytes(scan)));

@@ -101,6 +101,7 @@ struct nd_finding *nd_findings_add_copy(struct nd_findings *list, const struct n
     f->first_file = src->first_file ? nd_xstrdup(src->first_file) : NULL;
     f->first_line = src->first_line;
     f->rank = src->rank;
+    f->chain = src->chain;
     f->at_s = src->at_s;
     return f;
 }

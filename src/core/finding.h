@@ -49,6 +49,7 @@ struct nd_finding {
     long first_line;
     int rank;    /* explain: rank where known, -1 otherwise */
     double at_s; /* run/watch: seconds since start, < 0 when not set */
+    int chain;   /* run: Python exception-chain markers before its line (ranking) */
 };
 
 /* An owning list of findings. Pointers returned by nd_findings_add stay

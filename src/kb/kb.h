@@ -48,14 +48,24 @@ void nd_kb_live_touch(struct nd_kb *kb, const unsigned *keys, size_t n);
 /* run's summary: reorders the findings of list that rules of kb made (the
  * id is a rule's) as explain ranks them (severity, tier, wrappers last,
  * consequence-of, outranks), within the places they hold; the list's order
- * is taken for the order of arrival. Other findings (what run measured: a
+ * is taken for the order of arrival, a finding's chain for where its line
+ * stood in a Python exception chain. Other findings (what run measured: a
  * CPU fallback, an idle device, a hang, the exit) keep their places. */
 void nd_kb_order_findings(struct nd_kb *kb, struct nd_findings *list);
+/* Moves each finding that code made (not a rule: compat.*, exit.*) after
+ * the findings its [code.*] entry in the rule files says it yields to (see
+ * rules/FORMAT.md); the others keep their order. nd_kb_order_findings ends
+ * with it; explain calls it once its own code findings are in. */
+void nd_kb_rank_code_findings(struct nd_kb *kb, struct nd_findings *list);
 
 /* Live use on a block of whole lines ('\n'-separated; the last may lack its
  * newline): one scan of the database for the whole block, then fn for each
  * line on which some pattern matched, in order, with the line's index in the
- * block (0-based). The lines between cost nothing more than the scan.
+ * block (0-based). A block with per-line prefixes ("[rank3]: ") or
+ * continued lines is matched as explain reads it: fn gets each logical line
+ * (the first physical line's prefix, then the joined message) with the
+ * index of its first physical line. The lines between cost nothing more
+ * than the scan.
  * Returns the number of lines passed to fn. Same scratch rule as above. */
 typedef void (*nd_kb_block_fn)(void *arg, const char *line, size_t len, size_t index);
 size_t nd_kb_block_lines(struct nd_kb *kb, const char *buf, size_t len, nd_kb_block_fn fn, void *arg);

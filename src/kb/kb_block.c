@@ -1,13 +1,16 @@
 /* Matching a block of whole output lines with one scan of the database:
  * `run` hands over everything the job printed since the last read, and only
  * the lines on which some pattern matched cost more than the scan itself, so
- * a job that floods its output is matched in full at the speed of `explain`. */
+ * a job that floods its output is matched in full at the speed of `explain`.
+ * A block with per-line prefixes or continued lines is matched as explain
+ * matches it: as logical lines (kb_logical.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/strbuf.h"
 #include "core/array.h"
 #include "kb/kb_internal.h"
+#include "kb/kb_logical.h"
 
 struct nd_kb_block_ctx {
     const char *buf;
@@ -49,10 +52,8 @@ static int nd_kb_size_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-size_t nd_kb_block_lines(struct nd_kb *kb, const char *buf, size_t len, nd_kb_block_fn fn, void *arg)
+static size_t nd_kb_block_scan(struct nd_kb *kb, const char *buf, size_t len, nd_kb_block_fn fn, void *arg)
 {
-    if (!kb || !buf || len == 0)
-        return 0;
     struct nd_kb_block_ctx c = {.buf = buf};
     for (size_t off = 0; off < len;) {
         /* hs_scan takes an unsigned length; blocks are far smaller in practice. */
@@ -89,5 +90,53 @@ size_t nd_kb_block_lines(struct nd_kb *kb, const char *buf, size_t len, nd_kb_bl
         called++;
     }
     free(c.starts);
+    return called;
+}
+
+/* Hands a logical line on with its first physical line's index and prefix:
+ * the matcher strips the prefix again and reads the rank from it. */
+struct nd_kb_block_logical {
+    const char *orig;
+    const struct nd_kb_logical *lg;
+    size_t *firsts; /* logical line -> its first physical line */
+    size_t nfirsts;
+    struct nd_strbuf text;
+    nd_kb_block_fn fn;
+    void *arg;
+};
+
+static void nd_kb_block_logical_cb(void *arg, const char *line, size_t len, size_t index)
+{
+    struct nd_kb_block_logical *t = arg;
+    if (index >= t->nfirsts)
+        return;
+    const struct nd_kb_pline *pl = &t->lg->lines[t->firsts[index]];
+    size_t pre = nd_kb_line_prefix(t->orig + pl->o_line, pl->o_end - pl->o_line);
+    t->text.len = 0;
+    if (t->text.cap)
+        t->text.buf[0] = '\0';
+    nd_strbuf_add(&t->text, t->orig + pl->o_line, pre);
+    nd_strbuf_add(&t->text, line, len);
+    t->fn(t->arg, t->text.buf, t->text.len, t->firsts[index]);
+}
+
+size_t nd_kb_block_lines(struct nd_kb *kb, const char *buf, size_t len, nd_kb_block_fn fn, void *arg)
+{
+    if (!kb || !buf || len == 0)
+        return 0;
+    if (!nd_kb_logical_needed(buf, len))
+        return nd_kb_block_scan(kb, buf, len, fn, arg);
+    struct nd_kb_logical lg = {0};
+    size_t n = nd_kb_logical_build(buf, len, &lg);
+    struct nd_kb_block_logical t = {.orig = buf, .lg = &lg, .fn = fn, .arg = arg};
+    t.firsts = nd_xcalloc(lg.nlines ? lg.nlines : 1, sizeof *t.firsts);
+    for (size_t i = 0; i < lg.nlines; i++)
+        if (lg.lines[i].logical == i)
+            t.firsts[t.nfirsts++] = i;
+    nd_strbuf_init(&t.text);
+    size_t called = nd_kb_block_scan(kb, lg.buf, n, nd_kb_block_logical_cb, &t);
+    nd_strbuf_release(&t.text);
+    free(t.firsts);
+    nd_kb_logical_release(&lg);
     return called;
 }

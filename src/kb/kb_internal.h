@@ -94,6 +94,24 @@ struct nd_kb_cond {
     char *regex; /* "re:" condition, else NULL */
 };
 
+/* A [code.ID] section: how a finding that code makes (not a rule: the
+ * compatibility judge's compat.*, run's exit.*, the fallback's
+ * generic.unexplained-error) takes part in ranking (kb_codefind.c). */
+struct nd_kb_code {
+    char *id;    /* a finding id, or a prefix ("compat.") when prefix */
+    bool prefix; /* written "compat.*": every id that starts so */
+    enum nd_kb_role role;
+    int yield_max;         /* enum nd_severity: it yields only while its severity is at most this */
+    struct nd_strv yields; /* yields-to: rule ids, categories, "mechanism", "named" */
+    char *file;            /* rule file, for lint messages */
+    long line;
+    unsigned parse_id;
+};
+struct nd_kb_codeset {
+    struct nd_kb_code *v;
+    size_t n;
+};
+
 struct nd_kb_ruleidx;
 struct nd_kb_ruleset {
     struct nd_kb_rule *v;
@@ -105,7 +123,17 @@ struct nd_kb_ruleset {
     bool *vocab_whole; /* a `token` entry: matches the whole word only, not the words it begins */
     /* The log-shape vocabulary ([shape.*] sections, kb_shape_rules.c). */
     struct nd_kb_shape_set shape;
+    /* How code findings rank ([code.*] sections, kb_codefind.c). */
+    struct nd_kb_codeset code;
 };
+
+/* One key of a [code.ID] section (kb_rules.c hands them over); fresh: the
+ * first key since the section header. Problems: "file:line: message". */
+void nd_kb_code_key(struct nd_kb_codeset *set, const char *file, long line, unsigned parse_id, bool fresh,
+                    const char *id, const char *key, const char *val, struct nd_strv *problems);
+/* The entry for a finding id: an exact one, else the longest prefix; NULL. */
+const struct nd_kb_code *nd_kb_code_find(const struct nd_kb_codeset *set, const char *id);
+void nd_kb_codeset_release(struct nd_kb_codeset *set);
 
 /* The rule with this id, or NULL (idx gets its slot). O(1): a hash index
  * that catches up with rules appended since the last lookup. Call reindex
@@ -181,6 +209,7 @@ struct nd_kb {
     unsigned live_keys[ND_KB_LIVE_KEYS]; /* keys the last matched line set */
     size_t live_nkeys;                   /* how many; more than fit: ND_KB_LIVE_KEYS + 1 */
     bool live_dependent;                 /* its result looked at earlier lines */
+    int live_chain;                      /* exception-chain markers matched live so far */
     /* Leaving repeated lines out of explain's scan (kb_elide.c). */
     const char **pat_expr;   /* pattern id -> its expression (owned by the rules) */
     bool *pat_local;         /* pattern id -> stays within a line; made on first use */

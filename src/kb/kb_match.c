@@ -15,6 +15,7 @@ struct nd_kb_line_ctx {
     struct nd_kb *kb;
     unsigned rules[ND_KB_LINE_HITS];
     size_t n;
+    bool chain; /* the line is a "During handling of the above exception" marker */
 };
 
 /* A key seen on the current line, remembered for nd_kb_live_keys. */
@@ -58,8 +59,12 @@ void nd_kb_live_touch(struct nd_kb *kb, const unsigned *keys, size_t n)
         kb->live_line++;
     kb->live_line_set = false;
     for (size_t i = 0; i < n; i++)
-        if (keys[i] < kb->nkeys)
+        if (keys[i] < kb->nkeys) {
             kb->live_seen[keys[i]] = kb->live_line;
+            /* A repeated chain marker is one more link, as when matched. */
+            if (keys[i] == kb->key_chain)
+                kb->live_chain++;
+        }
 }
 
 static int nd_kb_line_cb(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags, void *ctx)
@@ -70,6 +75,7 @@ static int nd_kb_line_cb(unsigned int id, unsigned long long from, unsigned long
     struct nd_kb_line_ctx *c = ctx;
     unsigned ri = c->kb->pat_rule[id];
     if (ri >= c->kb->rules.n) {
+        c->chain |= ri == c->kb->key_chain;
         /* A condition's regex or a fallback line: only context. */
         nd_kb_live_set(c->kb, ri);
         return 0;
@@ -88,6 +94,7 @@ static void nd_kb_match_rules(struct nd_kb *kb, const char *line, size_t len, st
 {
     c->kb = kb;
     c->n = 0;
+    c->chain = false;
     if (len > 0xffffffffu)
         len = 0xffffffffu;
     hs_scan(kb->db, line ? line : "", (unsigned)len, 0, kb->scratch, nd_kb_line_cb, c);
@@ -125,6 +132,11 @@ int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char 
      * ("[rank3]: ") is not part of the message. */
     size_t pre = line ? nd_kb_line_prefix(line, len) : 0;
     nd_kb_match_rules(kb, line ? line + pre : line, len - pre, &c);
+    /* Findings below a chain marker read the re-raise (ranking, as in
+     * explain): count the markers the output has shown so far. */
+    int chain = kb->live_chain;
+    if (c.chain)
+        kb->live_chain++;
     if (c.n == 0)
         return 0;
     char *text = nd_kb_trim_line(line, len);
@@ -149,6 +161,7 @@ int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char 
         free(red);
         f->count = 1;
         f->rank = nd_kb_line_rank(line, len);
+        f->chain = chain;
         added++;
     }
     free(text);

@@ -358,6 +358,8 @@ void nd_kb_order_findings(struct nd_kb *kb, struct nd_findings *list)
         hits[n].earliest.file = output;
         hits[n].earliest.ts = -1;
         hits[n].earliest.rank = -1;
+        /* Where the line stood in a Python exception chain (live matcher). */
+        hits[n].earliest.chain = list->v[i]->chain;
         hits[n].seq = i;
         slot[n] = i;
         c[n].ri = ri;
@@ -376,4 +378,6 @@ void nd_kb_order_findings(struct nd_kb *kb, struct nd_findings *list)
     free(c);
     free(hits);
     free(slot);
+    /* What run measured keeps its place unless its entry says it yields. */
+    nd_kb_rank_code_findings(kb, list);
 }

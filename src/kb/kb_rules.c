@@ -345,6 +345,13 @@ static int nd_kb_handler(void *user, const char *section, const char *name, cons
         nd_kb_vocab_key(rd, section + 6, name, val);
         return 1;
     }
+    if (strncmp(section, "code.", 5) == 0) {
+        nd_kb_code_key(&rd->set->code, rd->file, rd->lineno, rd->parse_id, rd->new_section, section + 5, name, val,
+                       rd->problems);
+        rd->new_section = false;
+        rd->cur = NULL;
+        return 1;
+    }
     if (strncmp(section, "shape.", 6) == 0) {
         nd_kb_shape_key(&rd->set->shape, rd->file, rd->lineno, rd->parse_id, rd->new_section, rd->cont, section + 6,
                         name, val, rd->problems);
@@ -770,6 +777,18 @@ static bool nd_kb_is_literal(const char *p)
 void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *ref, struct nd_strv *problems)
 {
     nd_kb_shape_check(&set->shape, problems);
+    /* A [code.*] entry that yields to a rule id names a rule that exists. */
+    for (size_t i = 0; i < set->code.n; i++) {
+        const struct nd_kb_code *c = &set->code.v[i];
+        for (size_t j = 0; j < c->yields.n; j++) {
+            const char *v = c->yields.v[j];
+            if (strcmp(v, ND_KB_MECHANISM) == 0 || strcmp(v, "named") == 0 || nd_category_is_valid(v))
+                continue;
+            if (!nd_kb_set_find(set, v, NULL) && !(ref && nd_kb_set_find((struct nd_kb_ruleset *)ref, v, NULL)))
+                nd_kb_problem(problems, c->file, c->yields.line[j], "[code.%s%s] yields-to names no rule '%s'", c->id,
+                              c->prefix ? "*" : "", v);
+        }
+    }
     for (size_t i = 0; i < set->n; i++) {
         struct nd_kb_rule *r = &set->v[i];
         if (!nd_kb_id_ok(r->id))
@@ -942,5 +961,6 @@ void nd_kb_ruleset_release(struct nd_kb_ruleset *set)
     free(set->vocab_weight);
     free(set->vocab_whole);
     nd_kb_shape_release(&set->shape);
+    nd_kb_codeset_release(&set->code);
     memset(set, 0, sizeof *set);
 }

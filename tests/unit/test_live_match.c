@@ -66,6 +66,41 @@ static void test_block_lines(void **state)
     nd_kb_free(kb);
 }
 
+static void test_block_logical_lines(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = NULL;
+    struct nd_error err = {0};
+    assert_int_equal(nd_kb_load(&kb, NULL, 0, &err), 0);
+    /* Prefixed lines, a traceback's frames, and a message continued on an
+     * indented line: the message is one logical line, handed over with the
+     * first physical line's prefix and index. */
+    const char blk[] = "step 1 loss 2.0\n"
+                       "[rank3]: Traceback (most recent call last):\n"
+                       "[rank3]:   File \"/w/train.py\", line 8, in <module>\n"
+                       "[rank3]:     loss = model(x)\n"
+                       "[rank3]: RuntimeError: NPU out of\n"
+                       "[rank3]:     memory. Tried to allocate 2.00 GiB\n"
+                       "step 2 loss 1.9\n";
+    struct seen s = {0};
+    size_t called = nd_kb_block_lines(kb, blk, strlen(blk), collect, &s);
+    assert_true(called >= 1);
+    bool found = false;
+    for (size_t i = 0; i < s.n && i < 16; i++)
+        if (strcmp(s.text[i], "[rank3]: RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB") == 0) {
+            assert_int_equal(s.index[i], 4);
+            found = true;
+        }
+    assert_true(found);
+    /* The matcher reads the rank from that prefix, as explain does. */
+    struct nd_findings out = ND_FINDINGS_INIT;
+    const char *joined = "[rank3]: RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB";
+    assert_true(nd_kb_match_line(kb, joined, strlen(joined), "stderr", 5, &out) >= 1);
+    assert_int_equal(out.v[0]->rank, 3);
+    nd_findings_release(&out);
+    nd_kb_free(kb);
+}
+
 /* ---- live context: `within` counts output lines ---- */
 
 static bool has_id(const struct nd_findings *f, const char *id)
@@ -396,6 +431,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_block_lines),
+        cmocka_unit_test(test_block_logical_lines),
         cmocka_unit_test(test_live_within_counts_output_lines),
         cmocka_unit_test(test_backlog_order_and_spill),
         cmocka_unit_test(test_backlog_tail_in_place),
