@@ -102,7 +102,9 @@ bool nd_shape_res_number(const struct nd_shape_res *res, const char *text, doubl
 {
     for (size_t i = 0; i < res->n; i++) {
         regmatch_t m[10];
-        if (!res->v[i].ok || regexec(&res->v[i].re, text, 10, m, 0) != 0)
+        /* Most lines match none of these: asking for no groups first spares
+         * glibc the per-position state log that group positions need. */
+        if (!res->v[i].ok || regexec(&res->v[i].re, text, 0, NULL, 0) != 0 || regexec(&res->v[i].re, text, 10, m, 0) != 0)
             continue;
         /* The last group that starts with a number and lies inside no other
          * group: "([0-9]+(\.[0-9]+)?) ?it/s" reads the whole number, not its
