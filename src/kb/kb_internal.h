@@ -200,6 +200,7 @@ struct nd_kb {
     size_t npatterns;
     size_t nkeys;                        /* rules + condition regexes + 3 */
     size_t key_exc, key_err;             /* the fallback's keys */
+    size_t key_warn;                     /* warning lines (kb_warnfall.c) */
     size_t key_chain;                    /* "During handling of the above exception" */
     size_t key_frame;                    /* a traceback frame: File "...", line N, in f */
     bool has_conds;                      /* some rule has requires/unless */
@@ -306,6 +307,12 @@ struct nd_kb_hit {
 void nd_kb_scan_no_fallback(struct nd_kb_scan *s);
 void nd_kb_fallback_finding(const struct nd_kb *kb, const struct nd_kb_occ *exc, const struct nd_kb_occ *errs,
                             size_t nerrs, long errcount, const char *frames, struct nd_findings *out);
+
+/* The low-confidence hint for a log with no error line that no rule
+ * explains (kb_warnfall.c): the most telling of its warning lines, when one
+ * says enough to name a category. */
+void nd_kb_warning_finding(const struct nd_kb *kb, const struct nd_kb_occ *warns, size_t nwarns,
+                           struct nd_findings *out);
 
 /* Ranks the hits (one per rule, count 0 = not seen) and appends findings
  * root cause first. Pure: no I/O, used by nd_kb_scan_finish and unit tests. */

@@ -140,6 +140,15 @@ static const char *const nd_kb_err_pattern =
     "(^|[^A-Za-z])([Ff]ailed|[Ff]atal|[Ee]xception)([^A-Za-z]|$)|(^|[^A-Za-z_])[Ee]rror([^A-Za-z_s]|$)|"
     "[a-z](Error|Exception)([^A-Za-z]|$)|[Ee]rror(Code|Msg|_code|_msg|code|msg|No|no)";
 
+/* Warning lines, for the fallback of a log with no error line
+ * (kb_warnfall.c): Python's warnings ("UserWarning: "), c10's and glog's
+ * W-level prefixes ("[W ProcessGroup.cpp:12]", "[W1201 10:00:00",
+ * "W1201 10:00:00"), WARNING/WARN tags ("[WARNING]", "WARNING:root:") and
+ * "Warning: " sentences. */
+static const char *const nd_kb_warn_pattern =
+    "[A-Za-z]Warning: |\\[WARN(ING)?\\]|(^|[^A-Za-z_])WARN(ING)?([^A-Za-z_]|$)|[Ww]arning: |"
+    "(^|\\]:\\[|\\[)W[0-9]{4} [0-9]{2}:[0-9]{2}|\\[W [A-Za-z0-9_]+\\.(cpp|cc|h|hpp):[0-9]+";
+
 /* Python's chained exceptions: the exception above the marker is where the
  * failure began, the one below re-raises it (kb_order.c). */
 static const char *const nd_kb_chain_pattern = "^(During handling of the above exception, another exception occurred|"
@@ -168,7 +177,7 @@ static int nd_kb_collect(struct nd_kb *kb, struct nd_kb_exprs *x, struct nd_erro
     if (n == 0)
         return nd_error_set(err, -EINVAL, "no rule patterns to compile");
     x->nrule_pats = n;
-    n += nre + 4;
+    n += nre + 5;
     const char **exprs = nd_xcalloc(n, sizeof *exprs);
     unsigned *flags = nd_xcalloc(n, sizeof *flags);
     unsigned *ids = nd_xcalloc(n, sizeof *ids);
@@ -199,9 +208,11 @@ static int nd_kb_collect(struct nd_kb *kb, struct nd_kb_exprs *x, struct nd_erro
     kb->key_err = nk++;
     kb->key_chain = nk++;
     kb->key_frame = nk++;
+    kb->key_warn = nk++;
     kb->nkeys = nk;
-    const char *fb[4] = {nd_kb_exc_pattern, nd_kb_err_pattern, nd_kb_chain_pattern, nd_kb_frame_pattern};
-    for (size_t j = 0; j < 4; j++, k++) {
+    const char *fb[5] = {nd_kb_exc_pattern, nd_kb_err_pattern, nd_kb_chain_pattern, nd_kb_frame_pattern,
+                         nd_kb_warn_pattern};
+    for (size_t j = 0; j < 5; j++, k++) {
         exprs[k] = fb[j];
         flags[k] = HS_FLAG_MULTILINE;
         ids[k] = (unsigned)k;

@@ -49,6 +49,7 @@ struct nd_kb_match {
 #define ND_KB_FB_ERRS 3       /* ERROR lines kept for the fallback */
 #define ND_KB_FB_CANDS 8      /* exception lines waiting to learn whether a rule explains them */
 #define ND_KB_FB_UERRS 8      /* ERROR lines waiting to learn whether a rule explains them */
+#define ND_KB_FB_WARNS 16     /* warning lines no rule explains (kb_warnfall.c) */
 
 /* One rule's match on the logical line being collected. */
 struct nd_kb_grp {
@@ -165,6 +166,10 @@ struct nd_kb_scan {
     struct nd_kb_fb_cand fb_uerr[ND_KB_FB_UERRS];
     size_t fb_nuerr;
     long fb_uerrcount;
+    /* The first warning lines no rule's match explains (yet): the fallback
+     * of a log with no error line at all. */
+    struct nd_kb_fb_cand fb_warn[ND_KB_FB_WARNS];
+    size_t fb_nwarn;
     bool no_fallback;          /* callers with a fallback of their own (check) */
     struct nd_kb_elide *elide; /* repeated lines left out of the scan; NULL when off */
     char no_ts[512];           /* the last matched line found without a timestamp */
@@ -265,6 +270,8 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
         nd_kb_occ_release(&s->fb_err[i]);
     for (size_t i = 0; i < s->fb_nuerr; i++)
         nd_kb_occ_release(&s->fb_uerr[i].occ);
+    for (size_t i = 0; i < s->fb_nwarn; i++)
+        nd_kb_occ_release(&s->fb_warn[i].occ);
     nd_strv_release(&s->names);
     nd_strv_release(&s->notes);
     free(s->buf);
@@ -505,6 +512,8 @@ static int nd_kb_cond_eval(const struct nd_kb_scan *s, const struct nd_kb_rule *
     return wait ? ND_COND_WAIT : ND_COND_YES;
 }
 
+static void nd_kb_warn_line(struct nd_kb_scan *s, const char *ls, size_t llen, long line, long logical);
+
 /* Drops the entries of v on logical line `logical` of source src; returns
  * how many it dropped. */
 static size_t nd_kb_fb_drop(struct nd_kb_fb_cand *v, size_t *n, unsigned src, long logical)
@@ -528,6 +537,7 @@ static void nd_kb_fb_explained(struct nd_kb_scan *s, unsigned src, long logical)
 {
     nd_kb_fb_drop(s->fb_cand, &s->fb_ncand, src, logical);
     s->fb_uerrcount -= (long)nd_kb_fb_drop(s->fb_uerr, &s->fb_nuerr, src, logical);
+    nd_kb_fb_drop(s->fb_warn, &s->fb_nwarn, src, logical);
 }
 
 /* A line whose context was decided later ranks and defers wrappers as if
@@ -910,6 +920,8 @@ static void nd_kb_process(struct nd_kb_scan *s, unsigned id, unsigned long long 
     if (key >= s->kb->rules.n) {
         if (key == s->kb->key_exc || key == s->kb->key_err)
             nd_kb_fallback_line(s, key, s->chunk + lso, leo - lso, s->cur_line, logical);
+        else if (key == s->kb->key_warn)
+            nd_kb_warn_line(s, s->chunk + lso, leo - lso, s->cur_line, logical);
         else if (key == s->kb->key_chain)
             s->chain++;
         else if (key == s->kb->key_frame)
@@ -1580,6 +1592,23 @@ static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls
     }
 }
 
+/* A warning line: kept, one per logical line, until a rule explains it. */
+static void nd_kb_warn_line(struct nd_kb_scan *s, const char *ls, size_t llen, long line, long logical)
+{
+    if (s->fb_nwarn && s->fb_warn[s->fb_nwarn - 1].src == s->src && s->fb_warn[s->fb_nwarn - 1].logical == logical)
+        return;
+    if (s->fb_nwarn == ND_KB_FB_WARNS)
+        return;
+    size_t pre = nd_kb_line_prefix(ls, llen);
+    struct nd_kb_occ o = {.file = s->name, .line = line, .ts = -1, .rank = -1, .chain = s->chain};
+    struct nd_kb_fb_cand *c = &s->fb_warn[s->fb_nwarn++];
+    c->occ.text = NULL;
+    c->frames = NULL;
+    nd_kb_occ_set(&c->occ, &o, ls + pre, llen - pre, NULL);
+    c->src = s->src;
+    c->logical = logical;
+}
+
 void nd_kb_scan_no_fallback(struct nd_kb_scan *s)
 {
     s->no_fallback = true;
@@ -1644,4 +1673,12 @@ void nd_kb_scan_finish(struct nd_kb_scan *s, struct nd_findings *out, bool all)
     /* Still nothing, or only a rule that says the job was stuck without
      * saying where: the shape of the log may tell. */
     nd_kb_shape_merge(s->shape, out, before);
+    /* No error line at all and nothing found: the warnings are all the log
+     * says, and the most telling one is a weak hint. */
+    if (out->n == before && !s->fb_exc.text && !s->fb_nerr && !s->fb_ncand && s->fb_nwarn) {
+        struct nd_kb_occ warns[ND_KB_FB_WARNS];
+        for (size_t i = 0; i < s->fb_nwarn; i++)
+            warns[i] = s->fb_warn[i].occ;
+        nd_kb_warning_finding(s->kb, warns, s->fb_nwarn, out);
+    }
 }
