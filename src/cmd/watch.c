@@ -26,6 +26,7 @@
 #include "core/report.h"
 #include "core/spawn.h"
 #include "monitor/monitor.h"
+#include "proc/pidsig.h"
 #include "proc/proc.h"
 #include "proc/taskstats.h"
 
@@ -90,28 +91,26 @@ static int nd_watch_target(pid_t pid, char *why, size_t size)
     return 0;
 }
 
-static int nd_pidfd_open(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-    return (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-    (void)pid;
-    return -1;
-#endif
-}
-
-/* --fail-fast: SIGTERM to the job (its group when it leads one), SIGKILL after the grace. */
-static void nd_watch_stop(struct nd_monitor *mon, pid_t pid, pid_t pgid, double grace_s)
+/* --fail-fast: SIGTERM to the job (its group when it leads one), SIGKILL
+ * after the grace. Only ever to the job: through its pidfd, or after its
+ * start time was read again (pidsig.h); the group once its leader is gone
+ * only through the kernel's pidfd group signal, which cannot reach a group
+ * that took the number since. */
+static void nd_watch_signal(struct nd_monitor *mon, int pidfd, pid_t pid, pid_t pgid, int sig)
 {
     if (pgid > 0)
-        kill(-pgid, SIGTERM);
-    nd_monitor_signal_all(mon, SIGTERM);
+        nd_pgrp_signal_verified(pidfd, pgid, nd_watched_start, sig);
+    nd_pid_signal_verified(pidfd, pid, nd_watched_start, sig);
+    nd_monitor_signal_all(mon, sig);
+}
+
+static void nd_watch_stop(struct nd_monitor *mon, int pidfd, pid_t pid, pid_t pgid, double grace_s)
+{
+    nd_watch_signal(mon, pidfd, pid, pgid, SIGTERM);
     double end = nd_monotonic_now() + grace_s;
     while (nd_monotonic_now() < end && nd_alive(pid))
         usleep(20000);
-    if (pgid > 0)
-        kill(-pgid, SIGKILL);
-    nd_monitor_signal_all(mon, SIGKILL);
+    nd_watch_signal(mon, pidfd, pid, pgid, SIGKILL);
 }
 
 int cmd_watch(int argc, char **argv)
@@ -184,7 +183,7 @@ int cmd_watch(int argc, char **argv)
     /* Listening before the first look at the job: an exit in between is heard. */
     struct nd_exit_listener *exits = NULL;
     nd_exit_listener_open(&exits);
-    int pidfd = nd_pidfd_open(pid);
+    int pidfd = nd_pidfd_open_verified(pid, nd_watched_start);
     double next = nd_monitor_start(mon);
     bool stopped = false, ended = false;
     int ws = 0;
@@ -208,7 +207,7 @@ int cmd_watch(int argc, char **argv)
                 nd_exit_listener_status(exits, pid, 0, &unused);
             next = nd_monitor_tick(mon, now);
             if (nd_monitor_wants_stop(mon)) {
-                nd_watch_stop(mon, pid, mo.pgid, o.grace_s);
+                nd_watch_stop(mon, pidfd, pid, mo.pgid, o.grace_s);
                 stopped = true;
                 break;
             }

@@ -49,6 +49,8 @@ static const char *const nd_descriptive_last[] = {
     "MAX",      "MIN",      "TIMEOUT",    "TTL",     "PARALLELISM", "PROVIDER", "VERSION", "ERROR",    "BACKEND",
     "SCHEME",   "STRATEGY", "INTERVAL",   "RETRIES", "ACC",         "ACCURACY", "LOSS",    "RATIO",    "RATE",
     "PCT",      "PERCENT",  "THROUGHPUT", "LAYOUT",  "BINDING",     "BINDINGS", /* keyboard settings: KEY_LAYOUT, KEY_BINDINGS */
+    /* model vocabulary: token_ids, token_type_ids, key_dim, token_budget; KEY_ENV names a variable */
+    "IDS",      "DIM",      "DIMS",       "BUDGET",  "ENV",
 };
 /* Tokenizer special tokens (bos_token: <s>) are vocabulary, not secrets. */
 static const char *const nd_vocab_words[] = {"BOS", "EOS",  "PAD",     "UNK",   "SEP",
@@ -104,7 +106,7 @@ static bool nd_builtin_secret_name(const char *name)
     char up[256];
     size_t n = 0;
     for (; name[n] && n + 1 < sizeof up; n++)
-        up[n] = (char)toupper((unsigned char)name[n]);
+        up[n] = name[n] == '-' ? '_' : (char)toupper((unsigned char)name[n]); /* --key-file as KEY_FILE */
     up[n] = '\0';
     for (size_t i = 0; i < ND_ARRAY_SIZE(nd_pathlike_suffixes); i++)
         if (nd_ends_with(up, nd_pathlike_suffixes[i]))
@@ -489,6 +491,36 @@ static const char *nd_skip_auth_scheme(const char *v)
     return v;
 }
 
+/* A flag's value (use_auth_token=True, "token": null) says whether a
+ * secret is used, and is none itself. */
+static bool nd_plain_flag(const char *v, size_t n)
+{
+    static const char *const flags[] = {"true", "false", "none", "null", "yes", "no"};
+    for (size_t i = 0; i < ND_ARRAY_SIZE(flags); i++)
+        if (n == strlen(flags[i]) && strncasecmp(v, flags[i], n) == 0)
+            return true;
+    return false;
+}
+
+/* A value shaped like a generated secret: 16 or more characters of a
+ * token's alphabet with upper and lower case and digits. What a weak name
+ * ("key: ...") holds counts only so: "key: layer.0.weight" stays. */
+static bool nd_secret_looking(const char *v, size_t n)
+{
+    if (n < 16 || n > 1024)
+        return false;
+    bool up = false, low = false, dig = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = v[i];
+        if (!isalnum((unsigned char)c) && !strchr("+/=_-", c))
+            return false;
+        up |= isupper((unsigned char)c) != 0;
+        low |= islower((unsigned char)c) != 0;
+        dig |= isdigit((unsigned char)c) != 0;
+    }
+    return up && low && dig;
+}
+
 char *nd_redact_scrub_pairs(char *s, const struct nd_pair_form *f)
 {
     size_t seplen = strlen(f->sep);
@@ -517,7 +549,10 @@ char *nd_redact_scrub_pairs(char *s, const struct nd_pair_form *f)
         size_t nlen = (size_t)(end - name);
         /* ':token' is a Ruby symbol's name quoted. */
         const char *open = f->symbols && quote && name > s && name[-1] == ':' ? name - 1 : name;
-        if (nlen == 0 || nlen >= 128 || (quote && (open == s || open[-1] != quote)))
+        /* A closing quote needs its opening one, but at the text's start
+         * (a quoted value that an env file's reader unquoted: token": "x)
+         * the opening one is what was taken away. */
+        if (nlen == 0 || nlen >= 128 || (quote && open != s && open[-1] != quote))
             continue;
         /* "https://x-access-token:<password>@host": a URL's user name, whose
          * password nd_scrub_urls already replaced; the host stays. */
@@ -526,7 +561,10 @@ char *nd_redact_scrub_pairs(char *s, const struct nd_pair_form *f)
         char nbuf[128];
         memcpy(nbuf, name, nlen);
         nbuf[nlen] = '\0';
-        if (!nd_redact_prose_name(nbuf))
+        /* A weak prose name ("key", "auth") counts when its value looks
+         * generated. */
+        bool weak = !nd_redact_prose_name(nbuf);
+        if (weak && !nd_redact_name_is_secret(nbuf))
             continue;
         const char *v = p;
         while ((*v == ' ' || *v == '\t') && (size_t)(v - p) < f->value_blanks)
@@ -535,7 +573,7 @@ char *nd_redact_scrub_pairs(char *s, const struct nd_pair_form *f)
             v = nd_skip_auth_scheme(v);
         const char *vstart;
         size_t vlen = nd_value_span(v, f->stops, &vstart);
-        if (vlen == 0)
+        if (vlen == 0 || nd_plain_flag(vstart, vlen) || (weak && !nd_secret_looking(vstart, vlen)))
             continue;
         nd_strbuf_add(&out, p, (size_t)(vstart - p));
         nd_redact_add_marker(&out, vstart, vlen);
@@ -637,7 +675,7 @@ static char *nd_scrub_assignments(char *s)
         v = nd_skip_auth_scheme(v); /* OTEL headers: "Authorization=Bearer x" */
         const char *vstart;
         size_t vlen = nd_value_span(v, " \t\n,;&", &vstart);
-        if (vlen == 0)
+        if (vlen == 0 || nd_plain_flag(vstart, vlen))
             continue;
         nd_strbuf_add(&out, p, (size_t)(vstart - p));
         nd_redact_add_marker(&out, vstart, vlen);
@@ -977,12 +1015,51 @@ static char *nd_scrub_cut_tail(char *s)
     return nd_strbuf_detach(&out, NULL);
 }
 
+/* Incoming-webhook URLs carry their secret in the path
+ * (hooks.slack.com/services/T.../B.../SECRET): the path after the prefix
+ * becomes a marker, the host stays. */
+static char *nd_scrub_webhooks(char *s)
+{
+    static const char *const prefixes[] = {"hooks.slack.com/services/", "discord.com/api/webhooks/",
+                                           "discordapp.com/api/webhooks/"};
+    struct nd_strbuf out = ND_STRBUF_INIT;
+    bool changed = false;
+    const char *p = s;
+    for (;;) {
+        const char *best = NULL;
+        size_t plen = 0;
+        for (size_t i = 0; i < ND_ARRAY_SIZE(prefixes); i++) {
+            const char *h = strstr(p, prefixes[i]);
+            if (h && (!best || h < best)) {
+                best = h;
+                plen = strlen(prefixes[i]);
+            }
+        }
+        if (!best)
+            break;
+        const char *v = best + plen;
+        size_t vlen = strcspn(v, " \t\n\"'<>?#{}|\\^`,;)]");
+        nd_strbuf_add(&out, p, (size_t)(v - p));
+        if (vlen)
+            nd_redact_add_marker(&out, v, vlen);
+        changed |= vlen > 0;
+        p = v + vlen;
+    }
+    if (!changed) {
+        nd_strbuf_release(&out);
+        return s;
+    }
+    nd_strbuf_adds(&out, p);
+    free(s);
+    return nd_strbuf_detach(&out, NULL);
+}
+
 char *nd_redact_text(const char *text)
 {
     struct nd_strbuf urls = ND_STRBUF_INIT;
     nd_strbuf_grow(&urls, strlen(text));
     nd_scrub_urls(&urls, text);
-    char *s = nd_scrub_private_keys(nd_strbuf_detach(&urls, NULL));
+    char *s = nd_scrub_private_keys(nd_scrub_webhooks(nd_strbuf_detach(&urls, NULL)));
     s = nd_redact_scrub_hash_arrows(s);
     s = nd_scrub_assignments(s);
     s = nd_scrub_colon_pairs(s);

@@ -98,6 +98,35 @@ static void nd_signal_escaped(const struct nd_supervisor *sv, int sig)
     }
 }
 
+/* " (pid 12 sleep, pid 34 python3)": which processes of one kind (daemon
+ * or not) a message is about, by number and command name (made printable),
+ * so the user reads what was stopped. */
+static void nd_describe_found(const pid_t *found, const bool *daemon, const bool *fresh, size_t n, bool want,
+                              char *out, size_t size)
+{
+    size_t len = 0, shown = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n && len + 40 < size; i++) {
+        if (!fresh[i] || daemon[i] != want)
+            continue;
+        char path[64], comm[32] = "?";
+        snprintf(path, sizeof path, "/proc/%d/comm", (int)found[i]);
+        FILE *f = fopen(path, "re");
+        if (f) {
+            if (!fgets(comm, sizeof comm, f))
+                snprintf(comm, sizeof comm, "?");
+            fclose(f);
+        }
+        comm[strcspn(comm, "\n")] = '\0';
+        for (char *c = comm; *c; c++)
+            if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+                *c = '?';
+        len += (size_t)snprintf(out + len, size - len, "%spid %d %s", shown++ ? ", " : " (", (int)found[i], comm);
+    }
+    if (shown && len + 2 < size)
+        snprintf(out + len, size - len, ")");
+}
+
 /* Daemons the job started (setsid) are out of its group, so a signal to the
  * group misses them; once the job is gone they are our children. They go
  * with the job, as its group's stragglers do, instead of running on with
@@ -106,6 +135,7 @@ static size_t nd_collect_escaped(struct nd_supervisor *sv, double now)
 {
     pid_t found[ND_SV_ESCAPED_MAX];
     bool daemon[ND_SV_ESCAPED_MAX];
+    bool fresh[ND_SV_ESCAPED_MAX] = {false};
     size_t n = nd_escaped_children(sv->self, sv->pid, found, daemon, ND_SV_ESCAPED_MAX), added = 0, grouped = 0;
     for (size_t i = 0; i < n && sv->nescaped < ND_SV_ESCAPED_MAX; i++) {
         bool known = false;
@@ -114,6 +144,7 @@ static size_t nd_collect_escaped(struct nd_supervisor *sv, double now)
         for (size_t j = 0; j < sv->nescaped && !known; j++)
             known = -sv->escaped[j] == found[i];
         if (!known) {
+            fresh[i] = true;
             sv->escaped[sv->nescaped++] = found[i];
             kill(-found[i], SIGTERM);
             kill(found[i], SIGTERM);
@@ -123,20 +154,24 @@ static size_t nd_collect_escaped(struct nd_supervisor *sv, double now)
                 grouped++;
         }
     }
-    if (grouped)
+    char which[512];
+    if (grouped) {
+        nd_describe_found(found, daemon, fresh, n, false, which, sizeof which);
         fprintf(stderr,
-                "npu-doctor: the job left %zu process%s in a process group of %s own (a shell job under set -m, a "
+                "npu-doctor: the job left %zu process%s%s in a process group of %s own (a shell job under set -m, a "
                 "double fork); %s SIGTERM now and SIGKILL after %g s (--grace)\n",
-                grouped, grouped == 1 ? "" : "es", grouped == 1 ? "its" : "their",
+                grouped, grouped == 1 ? "" : "es", which, grouped == 1 ? "its" : "their",
                 grouped == 1 ? "it gets" : "they get", sv->grace_s);
+    }
     if (grouped && !added && sv->kill_at == 0)
         sv->kill_at = now + sv->grace_s;
     if (added) {
+        nd_describe_found(found, daemon, fresh, n, true, which, sizeof which);
         fprintf(stderr,
-                "npu-doctor: the job left %zu process%s in a session of %s own (a daemon); %s SIGTERM now and "
+                "npu-doctor: the job left %zu process%s%s in a session of %s own (a daemon); %s SIGTERM now and "
                 "SIGKILL after %g s (--grace)\n",
-                added, added == 1 ? "" : "es", added == 1 ? "its" : "their", added == 1 ? "it gets" : "they get",
-                sv->grace_s);
+                added, added == 1 ? "" : "es", which, added == 1 ? "its" : "their",
+                added == 1 ? "it gets" : "they get", sv->grace_s);
         if (sv->kill_at == 0)
             sv->kill_at = now + sv->grace_s;
     }

@@ -28,6 +28,7 @@
 #include "device/device.h"
 #include "core/environ.h"
 #include "proc/footprint.h"
+#include "proc/pidsig.h"
 #include "proc/proc.h"
 #include "proc/taskstats.h"
 
@@ -1193,10 +1194,13 @@ size_t nd_sampler_signal_all(struct nd_sampler *s, int sig)
 {
     size_t n = 0;
     for (size_t i = 0; i < s->ntr; i++) {
-        struct nd_proc_stat st;
-        if (nd_proc_read_stat(s->tr[i].pid, &st) == 0 && st.starttime_ticks == s->tr[i].start &&
-            kill(s->tr[i].pid, sig) == 0)
+        /* Held by a pidfd opened while the start time matched: a number
+         * reused in between is not signalled. */
+        int fd = nd_pidfd_open_verified(s->tr[i].pid, s->tr[i].start);
+        if (s->tr[i].start && nd_pid_signal_verified(fd, s->tr[i].pid, s->tr[i].start, sig) == 0)
             n++;
+        if (fd >= 0)
+            close(fd);
     }
     return n;
 }
