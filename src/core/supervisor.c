@@ -101,8 +101,8 @@ static void nd_signal_escaped(const struct nd_supervisor *sv, int sig)
 /* " (pid 12 sleep, pid 34 python3)": which processes of one kind (daemon
  * or not) a message is about, by number and command name (made printable),
  * so the user reads what was stopped. */
-static void nd_describe_found(const pid_t *found, const bool *daemon, const bool *fresh, size_t n, bool want,
-                              char *out, size_t size)
+static void nd_describe_found(const pid_t *found, const bool *daemon, const bool *fresh, size_t n, bool want, char *out,
+                              size_t size)
 {
     size_t len = 0, shown = 0;
     out[0] = '\0';
@@ -170,8 +170,8 @@ static size_t nd_collect_escaped(struct nd_supervisor *sv, double now)
         fprintf(stderr,
                 "npu-doctor: the job left %zu process%s%s in a session of %s own (a daemon); %s SIGTERM now and "
                 "SIGKILL after %g s (--grace)\n",
-                added, added == 1 ? "" : "es", which, added == 1 ? "its" : "their",
-                added == 1 ? "it gets" : "they get", sv->grace_s);
+                added, added == 1 ? "" : "es", which, added == 1 ? "its" : "their", added == 1 ? "it gets" : "they get",
+                sv->grace_s);
         if (sv->kill_at == 0)
             sv->kill_at = now + sv->grace_s;
     }

@@ -311,8 +311,7 @@ void nd_kb_fallback_finding(const struct nd_kb *kb, const struct nd_kb_occ *exc,
 /* The low-confidence hint for a log with no error line that no rule
  * explains (kb_warnfall.c): the most telling of its warning lines, when one
  * says enough to name a category. */
-void nd_kb_warning_finding(const struct nd_kb *kb, const struct nd_kb_occ *warns, size_t nwarns,
-                           struct nd_findings *out);
+void nd_kb_warning_finding(const struct nd_kb *kb, const struct nd_kb_occ *warns, size_t nwarns, struct nd_findings *out);
 
 /* Ranks the hits (one per rule, count 0 = not seen) and appends findings
  * root cause first. Pure: no I/O, used by nd_kb_scan_finish and unit tests. */
