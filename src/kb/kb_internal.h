@@ -61,6 +61,10 @@ struct nd_kb_rule {
     /* consequence-of: categories (or "mechanism": any specific INI rule)
      * whose finding in the same file explains this one, so goes first. */
     struct nd_strv consequence_of;
+    /* echo-of: categories or rule ids whose finding in ANY file of the
+     * input explains this one (a peer's timeout echoes another rank's
+     * failure wherever that rank logged it), so goes first. */
+    struct nd_strv echo_of;
     bool patterns_checked; /* checked already (a template once per file; the prebuilt built-ins at build time) */
     struct nd_kb_capture *captures;
     size_t ncaptures;

@@ -3,7 +3,8 @@
  * Order: severity, then the rule's tier (cause categories above symptoms,
  * wrappers last), then the earliest timestamp across files, then first
  * appearance; wrappers go after any other finding of warning or above;
- * then a finding goes before those that name it in `consequence-of` (the
+ * then a finding goes before those that name it in `consequence-of` or,
+ * across files, in `echo-of` (the
  * causal chain as the vendors document it: an unloaded environment before
  * the runtime codes it causes, a mechanism before a bare return code, the
  * first exception of a Python chain before a generic reading of its
@@ -131,6 +132,14 @@ static bool nd_kb_explains(const struct nd_kb_cand *a, const struct nd_kb_cand *
     const struct nd_kb_rule *ra = a->r, *rb = b->r;
     if (ra == rb || ra->severity < ND_SEV_WARNING)
         return false;
+    /* echo-of: a peer's timeout or lost connection follows the failure of
+     * the rank that stopped answering, in whichever file that rank wrote. */
+    for (size_t i = 0; i < rb->echo_of.n && ra->role != ND_ROLE_WRAPPER; i++) {
+        const char *item = rb->echo_of.v[i];
+        if (nd_kb_consequence_item_is_id(item) ? strcmp(item, ra->id) == 0
+                                               : (ra->category && strcmp(item, ra->category) == 0))
+            return true;
+    }
     if (!a->h->earliest.file || a->h->earliest.file != b->h->earliest.file)
         return false;
     /* Python's exception chain: a generic rule that first matched below a

@@ -150,7 +150,7 @@ static char *nd_kb_reader_line(char *str, int num, void *stream)
 static const char *const nd_kb_keys[] = {
     "category", "severity", "vendor",  "pattern", "capture",        "title",         "cause",         "fix",
     "see",      "outranks", "example", "counter", "negative",       "confidence",    "role",          "require",
-    "generic",  "requires", "unless",  "within",  "consequence-of", "example-block", "counter-block", NULL,
+    "generic",  "requires", "unless",  "within",  "consequence-of", "example-block", "counter-block", "echo-of",        NULL,
 };
 
 static bool nd_kb_key_known(const char *k)
@@ -410,8 +410,8 @@ static int nd_kb_handler(void *user, const char *section, const char *name, cons
             nd_kb_problem(rd->problems, rd->file, rd->lineno, "within '%s' is not a number of lines (1-1000000)", val);
         else
             r->within = w;
-    } else if (strcmp(name, "outranks") == 0 || strcmp(name, "consequence-of") == 0) {
-        struct nd_strv *sv = name[0] == 'o' ? &r->outranks : &r->consequence_of;
+    } else if (strcmp(name, "outranks") == 0 || strcmp(name, "consequence-of") == 0 || strcmp(name, "echo-of") == 0) {
+        struct nd_strv *sv = name[0] == 'o' ? &r->outranks : name[0] == 'e' ? &r->echo_of : &r->consequence_of;
         char *copy = nd_xstrdup(val), *save = NULL;
         for (char *t = strtok_r(copy, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save))
             nd_strv_push(sv, t, rd->lineno);
@@ -897,6 +897,14 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
                      !(ref && nd_kb_set_find((struct nd_kb_ruleset *)ref, r->consequence_of.v[j], NULL)))
                 nd_kb_problem(problems, r->file, r->consequence_of.line[j], "[%s] consequence-of unknown rule '%s'",
                               r->id, r->consequence_of.v[j]);
+        for (size_t j = 0; j < r->echo_of.n; j++)
+            if (strcmp(r->echo_of.v[j], ND_KB_MECHANISM) == 0 || !nd_kb_consequence_item_ok(r->echo_of.v[j]))
+                nd_kb_problem(problems, r->file, r->echo_of.line[j], "[%s] echo-of '%s' is neither a category nor a rule id",
+                              r->id, r->echo_of.v[j]);
+            else if (nd_kb_consequence_item_is_id(r->echo_of.v[j]) && !nd_kb_set_find(set, r->echo_of.v[j], NULL) &&
+                     !(ref && nd_kb_set_find((struct nd_kb_ruleset *)ref, r->echo_of.v[j], NULL)))
+                nd_kb_problem(problems, r->file, r->echo_of.line[j], "[%s] echo-of unknown rule '%s'", r->id,
+                              r->echo_of.v[j]);
         free(r->outrank_idx);
         r->outrank_idx = nd_xcalloc(r->outranks.n ? r->outranks.n : 1, sizeof *r->outrank_idx);
         r->noutrank_idx = 0;
@@ -935,6 +943,7 @@ void nd_kb_rule_release(struct nd_kb_rule *r)
     nd_strv_release(&r->counter_blocks);
     nd_strv_release(&r->outranks);
     nd_strv_release(&r->consequence_of);
+    nd_strv_release(&r->echo_of);
     nd_strv_release(&r->captures_src);
     nd_strv_release(&r->requires_src);
     nd_strv_release(&r->unless_src);

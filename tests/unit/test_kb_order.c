@@ -393,6 +393,79 @@ static void test_consequence_of_lint(void **state)
     nd_kb_ruleset_release(&set);
 }
 
+/* echo-of: a peer's timeout goes after the failure it echoes in any file of
+ * the input (another rank's log), where consequence-of looks only at its own
+ * file; a rule that names no echo keeps the order of tier and time. */
+static const char *echo_rules =
+    "[t.kill]\ncategory = host-oom\nrole = symptom\npattern = KILLHERE\ntitle = k\nfix = f\nexample = KILLHERE\n"
+    "[t.echo]\ncategory = distributed\necho-of = host-oom\npattern = ECHOHERE\ntitle = e\nfix = f\n"
+    "example = ECHOHERE\n"
+    "[t.plain]\ncategory = distributed\npattern = PLAINHERE\ntitle = p\nfix = f\nexample = PLAINHERE\n"
+    "[t.cwarn]\ncategory = config\nseverity = warning\npattern = CWARNHERE\ntitle = cw\nfix = f\n"
+    "example = CWARNHERE\n";
+
+static void test_echo_of_across_files(void **state)
+{
+    (void)state;
+    setenv("NPU_DOCTOR_CACHE_DIR", "", 1);
+    struct nd_kb *kb = calloc(1, sizeof *kb);
+    struct nd_strv problems = {0};
+    nd_kb_parse_rules(&kb->rules, "e.rules", echo_rules, strlen(echo_rules), false, &problems);
+    nd_kb_check_rules(&kb->rules, NULL, &problems);
+    assert_int_equal(problems.n, 0);
+    struct nd_error err = {0};
+    assert_int_equal(nd_kb_compile(kb, &err), 0);
+    struct nd_findings out = ND_FINDINGS_INIT;
+    const char *names[] = {"rank0.log", "launcher.log"};
+    /* The timeout comes first and ranks higher by tier, yet the kill it
+     * echoes, in the other file, leads. */
+    const char *echo[] = {"ECHOHERE\n", "KILLHERE\n"};
+    explain(kb, names, echo, 2, false, &out);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0]->id, "t.kill");
+    assert_string_equal(out.v[1]->id, "t.echo");
+    nd_findings_release(&out);
+    /* Without echo-of the same pair keeps its order. */
+    const char *plain[] = {"PLAINHERE\n", "KILLHERE\n"};
+    explain(kb, names, plain, 2, false, &out);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0]->id, "t.plain");
+    nd_findings_release(&out);
+    /* A category the echo does not name stays behind it. */
+    const char *other[] = {"ECHOHERE\n", "CWARNHERE\n"};
+    explain(kb, names, other, 2, false, &out);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[0]->id, "t.echo");
+    nd_findings_release(&out);
+    /* A timeout alone stays what it is. */
+    const char *alone[] = {"ECHOHERE\n"};
+    explain(kb, names, alone, 1, false, &out);
+    assert_int_equal(out.n, 1);
+    assert_string_equal(out.v[0]->id, "t.echo");
+    nd_findings_release(&out);
+    nd_kb_free(kb);
+}
+
+static void test_echo_of_lint(void **state)
+{
+    (void)state;
+    struct nd_kb_ruleset set = {0};
+    struct nd_strv problems = {0};
+    const char *bad = "[t.x]\ncategory = config\necho-of = mechanism, t.nosuch\npattern = X\ntitle = x\n"
+                      "fix = f\nexample = X\n";
+    nd_kb_parse_rules(&set, "b.rules", bad, strlen(bad), false, &problems);
+    nd_kb_check_rules(&set, NULL, &problems);
+    bool mech_seen = false, id_seen = false;
+    for (size_t i = 0; i < problems.n; i++) {
+        mech_seen |= strstr(problems.v[i], "b.rules:3: [t.x] echo-of 'mechanism'") != NULL;
+        id_seen |= strstr(problems.v[i], "b.rules:3: [t.x] echo-of unknown rule 't.nosuch'") != NULL;
+    }
+    assert_true(mech_seen);
+    assert_true(id_seen);
+    nd_strv_release(&problems);
+    nd_kb_ruleset_release(&set);
+}
+
 static void test_rank_set_text(void **state)
 {
     (void)state;
@@ -527,6 +600,8 @@ int main(void)
         cmocka_unit_test(test_consequence_of_rule_id),
         cmocka_unit_test(test_exception_chain),
         cmocka_unit_test(test_consequence_of_lint),
+        cmocka_unit_test(test_echo_of_across_files),
+        cmocka_unit_test(test_echo_of_lint),
         cmocka_unit_test(test_order_findings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
