@@ -148,9 +148,10 @@ static char *nd_kb_reader_line(char *str, int num, void *stream)
 }
 
 static const char *const nd_kb_keys[] = {
-    "category", "severity", "vendor",  "pattern", "capture",        "title",         "cause",         "fix",
-    "see",      "outranks", "example", "counter", "negative",       "confidence",    "role",          "require",
-    "generic",  "requires", "unless",  "within",  "consequence-of", "example-block", "counter-block", "echo-of",        NULL,
+    "category",      "severity",      "vendor",   "pattern",  "capture", "title",    "cause",
+    "fix",           "see",           "outranks", "example",  "counter", "negative", "confidence",
+    "role",          "require",       "generic",  "requires", "unless",  "within",   "consequence-of",
+    "example-block", "counter-block", "echo-of",  NULL,
 };
 
 static bool nd_kb_key_known(const char *k)
@@ -899,8 +900,8 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
                               r->id, r->consequence_of.v[j]);
         for (size_t j = 0; j < r->echo_of.n; j++)
             if (strcmp(r->echo_of.v[j], ND_KB_MECHANISM) == 0 || !nd_kb_consequence_item_ok(r->echo_of.v[j]))
-                nd_kb_problem(problems, r->file, r->echo_of.line[j], "[%s] echo-of '%s' is neither a category nor a rule id",
-                              r->id, r->echo_of.v[j]);
+                nd_kb_problem(problems, r->file, r->echo_of.line[j],
+                              "[%s] echo-of '%s' is neither a category nor a rule id", r->id, r->echo_of.v[j]);
             else if (nd_kb_consequence_item_is_id(r->echo_of.v[j]) && !nd_kb_set_find(set, r->echo_of.v[j], NULL) &&
                      !(ref && nd_kb_set_find((struct nd_kb_ruleset *)ref, r->echo_of.v[j], NULL)))
                 nd_kb_problem(problems, r->file, r->echo_of.line[j], "[%s] echo-of unknown rule '%s'", r->id,
