@@ -75,14 +75,11 @@ void nd_kb_code_key(struct nd_kb_codeset *set, const char *file, long line, unsi
         nd_kb_code_clear(c);
     }
     if (strcmp(key, "role") == 0) {
-        if (strcmp(val, "cause") == 0)
-            c->role = ND_ROLE_CAUSE;
-        else if (strcmp(val, "symptom") == 0)
-            c->role = ND_ROLE_SYMPTOM;
-        else if (strcmp(val, "wrapper") == 0)
-            c->role = ND_ROLE_WRAPPER;
-        else
+        int role = nd_kb_role_parse(val);
+        if (role < 0)
             nd_kb_problem(problems, file, line, "[code.%s] role '%s' is not cause, symptom or wrapper", id, val);
+        else
+            c->role = (enum nd_kb_role)role;
     } else if (strcmp(key, "yields-up-to") == 0) {
         int s = nd_severity_parse(val);
         if (s < 0)

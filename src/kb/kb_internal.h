@@ -29,6 +29,8 @@ void nd_kb_problem(struct nd_strv *problems, const char *file, long line, const 
 
 /* How a rule takes part in ranking (design: causes before their symptoms). */
 enum nd_kb_role { ND_ROLE_CAUSE = 0, ND_ROLE_SYMPTOM = 1, ND_ROLE_WRAPPER = 2 };
+/* A `role` value of a rule or a [code.*] entry; -1 when it is none of them. */
+int nd_kb_role_parse(const char *val);
 
 struct nd_kb_capture {
     char *name;

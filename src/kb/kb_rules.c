@@ -435,14 +435,11 @@ static int nd_kb_handler(void *user, const char *section, const char *name, cons
         else
             r->confidence = c;
     } else if (strcmp(name, "role") == 0) {
-        if (strcmp(val, "cause") == 0)
-            r->role = ND_ROLE_CAUSE;
-        else if (strcmp(val, "symptom") == 0)
-            r->role = ND_ROLE_SYMPTOM;
-        else if (strcmp(val, "wrapper") == 0)
-            r->role = ND_ROLE_WRAPPER;
-        else
+        int role = nd_kb_role_parse(val);
+        if (role < 0)
             nd_kb_problem(rd->problems, rd->file, rd->lineno, "role '%s' is not cause, symptom or wrapper", val);
+        else
+            r->role = (enum nd_kb_role)role;
     }
     return 1;
 }
@@ -973,4 +970,15 @@ void nd_kb_ruleset_release(struct nd_kb_ruleset *set)
     nd_kb_shape_release(&set->shape);
     nd_kb_codeset_release(&set->code);
     memset(set, 0, sizeof *set);
+}
+
+int nd_kb_role_parse(const char *val)
+{
+    if (strcmp(val, "cause") == 0)
+        return ND_ROLE_CAUSE;
+    if (strcmp(val, "symptom") == 0)
+        return ND_ROLE_SYMPTOM;
+    if (strcmp(val, "wrapper") == 0)
+        return ND_ROLE_WRAPPER;
+    return -1;
 }
