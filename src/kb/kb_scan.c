@@ -170,6 +170,16 @@ struct nd_kb_scan {
      * of a log with no error line at all. */
     struct nd_kb_fb_cand fb_warn[ND_KB_FB_WARNS];
     size_t fb_nwarn;
+    /* A warning line of the logical line being collected: kept as a
+     * fallback line only if no rule explains that line (nd_kb_flush_line). */
+    const char *warn_ls;
+    size_t warn_llen;
+    long warn_line, warn_logical;
+    int warn_chain;
+    bool warn_on;
+    bool redacted; /* the kept texts are redacted (nd_kb_scan_redact) */
+    char *req_buf; /* a matched line for a rule's require filter, reused */
+    size_t req_cap;
     bool no_fallback;          /* callers with a fallback of their own (check) */
     struct nd_kb_elide *elide; /* repeated lines left out of the scan; NULL when off */
     char no_ts[512];           /* the last matched line found without a timestamp */
@@ -276,6 +286,7 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
     nd_strv_release(&s->notes);
     free(s->buf);
     free(s->seen);
+    free(s->req_buf);
     nd_kb_shape_scan_free(s->shape);
     free(s);
 }
@@ -323,12 +334,83 @@ static double nd_kb_line_ts(struct nd_kb_scan *s, const char *ls, size_t llen)
     return s->last_ts;
 }
 
+/* What nd_redact_cut looks at of a text cut to ND_KB_TEXT_MAX (redact.h:
+ * the first 4*max bytes, at least 4 KiB), and one byte more, so that a
+ * line kept to this length redacts and cuts as the whole line would. */
+#define ND_KB_RAW_SCAN (4 * ND_KB_TEXT_MAX > 4096 ? 4 * ND_KB_TEXT_MAX : 4096)
+#define ND_KB_RAW_MAX (ND_KB_RAW_SCAN + 1)
+
+/* A matched line kept during the scan: trimmed as nd_kb_trim_line does,
+ * NUL bytes made '?' (as nd_redact_cut would), and long lines cut to
+ * ND_KB_RAW_MAX, but not redacted. Most kept lines are replaced or dropped
+ * before the scan ends (a line no rule explains yet, an earlier one from
+ * another rank), and redaction costs more than all the rest of a match:
+ * the lines still kept when the scan is finished are redacted then
+ * (nd_kb_scan_redact), before anything reads them. */
+static char *nd_kb_keep_line(const char *line, size_t len)
+{
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+        len--;
+    while (len && (*line == ' ' || *line == '\t')) {
+        line++;
+        len--;
+    }
+    if (len > ND_KB_RAW_MAX)
+        len = ND_KB_RAW_MAX;
+    char *t = nd_xmalloc(len + 1);
+    for (size_t i = 0; i < len; i++)
+        t[i] = line[i] ? line[i] : '?';
+    t[len] = '\0';
+    return t;
+}
+
 static void nd_kb_occ_set(struct nd_kb_occ *dst, const struct nd_kb_occ *src, const char *ls, size_t llen,
                           const char *text)
 {
     free(dst->text);
     *dst = *src;
-    dst->text = text ? nd_xstrdup(text) : nd_kb_trim_line(ls, llen);
+    dst->text = text ? nd_xstrdup(text) : nd_kb_keep_line(ls, llen);
+}
+
+/* A kept line made ready for output: redacted, then cut. */
+static void nd_kb_occ_redact(struct nd_kb_occ *o)
+{
+    if (!o->text)
+        return;
+    char *red = nd_redact_cut(o->text, strlen(o->text), ND_KB_TEXT_MAX);
+    free(o->text);
+    o->text = red;
+}
+
+/* Redacts every line the scan still keeps, once: the summary, the
+ * fallback's and waiting lines. Called before any of them is read for
+ * output (nd_kb_scan_finish, which explain may call twice). */
+static void nd_kb_scan_redact(struct nd_kb_scan *s)
+{
+    if (s->redacted)
+        return;
+    s->redacted = true;
+    for (size_t i = 0; i < s->kb->rules.n; i++) {
+        struct nd_kb_hit *h = &s->hits[i];
+        nd_kb_occ_redact(&h->earliest);
+        nd_kb_occ_redact(&h->wrapped);
+        for (size_t j = 0; j < h->nsamples; j++)
+            nd_kb_occ_redact(&h->samples[j]);
+    }
+    for (size_t i = 0; i < s->npending; i++) {
+        nd_kb_occ_redact(&s->pending[i].occ);
+        nd_kb_occ_redact(&s->pending[i].wrap_occ);
+    }
+    nd_kb_occ_redact(&s->wrap_occ);
+    nd_kb_occ_redact(&s->fb_exc);
+    for (size_t i = 0; i < s->fb_nerr; i++)
+        nd_kb_occ_redact(&s->fb_err[i]);
+    for (size_t i = 0; i < s->fb_ncand; i++)
+        nd_kb_occ_redact(&s->fb_cand[i].occ);
+    for (size_t i = 0; i < s->fb_nuerr; i++)
+        nd_kb_occ_redact(&s->fb_uerr[i].occ);
+    for (size_t i = 0; i < s->fb_nwarn; i++)
+        nd_kb_occ_redact(&s->fb_warn[i].occ);
 }
 
 /* Counts one line for rule ri. text, when given, is the line already
@@ -512,7 +594,7 @@ static int nd_kb_cond_eval(const struct nd_kb_scan *s, const struct nd_kb_rule *
     return wait ? ND_COND_WAIT : ND_COND_YES;
 }
 
-static void nd_kb_warn_line(struct nd_kb_scan *s, const char *ls, size_t llen, long line, long logical);
+static void nd_kb_warn_line(struct nd_kb_scan *s, const char *ls, size_t llen, long line, long logical, int chain);
 
 /* Drops the entries of v on logical line `logical` of source src; returns
  * how many it dropped. */
@@ -634,16 +716,47 @@ static bool nd_kb_repeat(struct nd_kb_scan *s, const struct nd_kb_grp *g)
     return false;
 }
 
+/* The warning line of the logical line just collected, when no rule
+ * explained that line: a line a rule explains would only be dropped again
+ * (nd_kb_fb_explained), and a warning printed every step would pay for
+ * keeping its text on every line. */
+static void nd_kb_warn_settle(struct nd_kb_scan *s, bool explained)
+{
+    if (!s->warn_on)
+        return;
+    s->warn_on = false;
+    if (!explained)
+        nd_kb_warn_line(s, s->warn_ls, s->warn_llen, s->warn_line, s->warn_logical, s->warn_chain);
+}
+
+/* The line for a rule's require filter: at most ND_KB_TEXT_MAX bytes, in a
+ * buffer the scan reuses. */
+static const char *nd_kb_req_text(struct nd_kb_scan *s, const char *ls, size_t llen)
+{
+    size_t n = strnlen(ls, llen < ND_KB_TEXT_MAX ? llen : ND_KB_TEXT_MAX);
+    if (s->req_cap < n + 1) {
+        free(s->req_buf);
+        s->req_cap = ND_KB_TEXT_MAX + 1;
+        s->req_buf = nd_xmalloc(s->req_cap);
+    }
+    memcpy(s->req_buf, ls, n);
+    s->req_buf[n] = '\0';
+    return s->req_buf;
+}
+
 /* The matches of one logical line: require filter, context, then one
  * finding per line (the most specific rules hide the others). */
 static void nd_kb_flush_line(struct nd_kb_scan *s)
 {
     size_t n = s->ngrp;
     s->ngrp = 0;
-    if (n == 0)
+    if (n == 0) {
+        nd_kb_warn_settle(s, false);
         return;
+    }
     const struct nd_kb *kb = s->kb;
     if (n == 1 && nd_kb_repeat(s, &s->grp[0])) {
+        nd_kb_warn_settle(s, true);
         nd_kb_fb_explained(s, s->src, s->grp_logical);
         return;
     }
@@ -651,13 +764,8 @@ static void nd_kb_flush_line(struct nd_kb_scan *s)
     for (size_t i = 0; i < n; i++) {
         struct nd_kb_grp *g = &s->grp[i];
         const struct nd_kb_rule *r = &kb->rules.v[g->ri];
-        if (r->req_a) {
-            char *copy = nd_xstrndup(g->ls, g->llen < ND_KB_TEXT_MAX ? g->llen : ND_KB_TEXT_MAX);
-            bool ok = nd_kb_rule_accepts(r, copy);
-            free(copy);
-            if (!ok)
-                continue;
-        }
+        if (r->req_a && !nd_kb_rule_accepts(r, nd_kb_req_text(s, g->ls, g->llen)))
+            continue;
         int v = r->nconds ? nd_kb_cond_eval(s, r, g->line, false) : ND_COND_YES;
         if (v == ND_COND_YES)
             live[nlive++] = i;
@@ -668,6 +776,7 @@ static void nd_kb_flush_line(struct nd_kb_scan *s)
     for (size_t i = 0; i < nlive; i++)
         rules[i] = s->grp[live[i]].ri;
     size_t kept = nd_kb_line_dedup(kb, rules, nlive);
+    nd_kb_warn_settle(s, kept > 0);
     /* The line's occurrence (rank, time) is worked out once for all its rules. */
     if (nlive == 0 && nwait == 0)
         return;
@@ -710,7 +819,7 @@ static void nd_kb_flush_line(struct nd_kb_scan *s)
             o.ts = p->occ.ts;
             ts_done = true;
         }
-        p->occ.text = nd_kb_trim_line(g->ls, g->llen);
+        p->occ.text = nd_kb_keep_line(g->ls, g->llen);
         p->nhides = 0;
         for (size_t k = 0; k < kept && p->nhides < 4; k++)
             if (nd_kb_rule_hides(&kb->rules.v[g->ri], rules[k], &kb->rules.v[rules[k]]))
@@ -920,9 +1029,17 @@ static void nd_kb_process(struct nd_kb_scan *s, unsigned id, unsigned long long 
     if (key >= s->kb->rules.n) {
         if (key == s->kb->key_exc || key == s->kb->key_err)
             nd_kb_fallback_line(s, key, s->chunk + lso, leo - lso, s->cur_line, logical);
-        else if (key == s->kb->key_warn)
-            nd_kb_warn_line(s, s->chunk + lso, leo - lso, s->cur_line, logical);
-        else if (key == s->kb->key_chain)
+        else if (key == s->kb->key_warn) {
+            /* Decided with the line's rules (nd_kb_warn_settle). */
+            if (!s->warn_on) {
+                s->warn_on = true;
+                s->warn_ls = s->chunk + lso;
+                s->warn_llen = leo - lso;
+                s->warn_line = s->cur_line;
+                s->warn_logical = logical;
+                s->warn_chain = s->chain;
+            }
+        } else if (key == s->kb->key_chain)
             s->chain++;
         else if (key == s->kb->key_frame)
             nd_kb_frame_line(s, lso, leo);
@@ -1004,6 +1121,8 @@ static void nd_kb_scan_chunk(struct nd_kb_scan *s, const char *data, size_t len)
     s->cur_line = s->lineno + 1;
     s->grp_logical = -1;
     s->ngrp = 0;
+    s->warn_on = false;
+    s->redacted = false; /* lines kept from here on are not */
     memset(s->pat_last, 0, s->kb->npatterns * sizeof *s->pat_last);
     s->nmatch = 0;
     /* Prefixed or continued lines are matched as logical lines; a chunk
@@ -1593,14 +1712,14 @@ static void nd_kb_fallback_line(struct nd_kb_scan *s, size_t key, const char *ls
 }
 
 /* A warning line: kept, one per logical line, until a rule explains it. */
-static void nd_kb_warn_line(struct nd_kb_scan *s, const char *ls, size_t llen, long line, long logical)
+static void nd_kb_warn_line(struct nd_kb_scan *s, const char *ls, size_t llen, long line, long logical, int chain)
 {
     if (s->fb_nwarn && s->fb_warn[s->fb_nwarn - 1].src == s->src && s->fb_warn[s->fb_nwarn - 1].logical == logical)
         return;
     if (s->fb_nwarn == ND_KB_FB_WARNS)
         return;
     size_t pre = nd_kb_line_prefix(ls, llen);
-    struct nd_kb_occ o = {.file = s->name, .line = line, .ts = -1, .rank = -1, .chain = s->chain};
+    struct nd_kb_occ o = {.file = s->name, .line = line, .ts = -1, .rank = -1, .chain = chain};
     struct nd_kb_fb_cand *c = &s->fb_warn[s->fb_nwarn++];
     c->occ.text = NULL;
     c->frames = NULL;
@@ -1635,6 +1754,7 @@ static bool nd_kb_top_is_weak(struct nd_kb_scan *s, const struct nd_finding *f, 
 
 void nd_kb_scan_finish(struct nd_kb_scan *s, struct nd_findings *out, bool all)
 {
+    nd_kb_scan_redact(s);
     size_t before = out->n;
     nd_kb_rank_hits(s->kb, s->hits, out, all);
     if (s->no_fallback)
