@@ -686,10 +686,38 @@ static void nd_kb_pending_run(struct nd_kb_scan *s, bool final)
 struct nd_kb_repeat {
     unsigned src;
     unsigned short len;
+    double ts; /* the time the last counted copy was given, < 0 none */
     char text[ND_KB_REPEAT_MAX];
 };
 
-static bool nd_kb_repeat(struct nd_kb_scan *s, const struct nd_kb_grp *g)
+/* Whether counting one more copy of the rule's last line, in the same
+ * source, could change anything but its count. In the source of the
+ * earliest line: not once the samples and the time are known. In another
+ * source (another rank's log, read after the one that showed the line
+ * first): not when that source already gave its sample, the line carries no
+ * time of its own (so no timestamp is parsed from it and the last time seen
+ * stays), and the copy cannot be earlier than the earliest line: either no
+ * time is known for that one, or this source's last copy was no earlier
+ * and a log's lines are in time order. Wrappers take the line itself as
+ * evidence, and are always counted in full outside that first source. */
+static bool nd_kb_repeat_settled(const struct nd_kb_scan *s, const struct nd_kb_hit *h, const struct nd_kb_rule *r,
+                                 const struct nd_kb_repeat *rp, const char *line, size_t len)
+{
+    if (h->nsamples < ND_KB_SAMPLES - 1)
+        return false;
+    if (h->earliest.file == s->name)
+        return h->earliest.ts >= 0 || h->ts_tries >= 4;
+    if (r->role == ND_ROLE_WRAPPER || len != s->no_ts_len || memcmp(line, s->no_ts, len) != 0)
+        return false;
+    bool sampled = h->nsamples == ND_KB_SAMPLES;
+    for (size_t i = 0; i < h->nsamples && !sampled; i++)
+        sampled = h->samples[i].file == s->name;
+    return sampled && (h->earliest.ts < 0 || (rp->ts >= 0 && rp->ts >= h->earliest.ts));
+}
+
+/* *fresh is set to the record of the line when it was not a repeat: the
+ * caller notes the time it gave the line once it is counted. */
+static bool nd_kb_repeat(struct nd_kb_scan *s, const struct nd_kb_grp *g, struct nd_kb_repeat **fresh)
 {
     const struct nd_kb_rule *r = &s->kb->rules.v[g->ri];
     struct nd_kb_hit *h = &s->hits[g->ri];
@@ -698,9 +726,8 @@ static bool nd_kb_repeat(struct nd_kb_scan *s, const struct nd_kb_grp *g)
         return false;
     const char *line = s->chunk + g->phys;
     struct nd_kb_repeat *rp = s->repeat ? s->repeat[g->ri] : NULL;
-    if (rp && rp->src == s->src && rp->len == g->physlen && h->nsamples >= ND_KB_SAMPLES - 1 &&
-        h->earliest.file == s->name && (h->earliest.ts >= 0 || h->ts_tries >= 4) &&
-        memcmp(rp->text, line, g->physlen) == 0) {
+    if (rp && rp->src == s->src && rp->len == g->physlen && memcmp(rp->text, line, g->physlen) == 0 &&
+        nd_kb_repeat_settled(s, h, r, rp, line, g->physlen)) {
         /* Same text, same source: same rank, nothing new to keep. */
         nd_kb_wrapper_window(s, g->ri, g->line, NULL, NULL, 0);
         h->count++;
@@ -712,7 +739,9 @@ static bool nd_kb_repeat(struct nd_kb_scan *s, const struct nd_kb_grp *g)
         rp = s->repeat[g->ri] = nd_xmalloc(sizeof *rp);
     rp->src = s->src;
     rp->len = (unsigned short)g->physlen;
+    rp->ts = -1;
     memcpy(rp->text, line, g->physlen);
+    *fresh = rp;
     return false;
 }
 
@@ -755,7 +784,8 @@ static void nd_kb_flush_line(struct nd_kb_scan *s)
         return;
     }
     const struct nd_kb *kb = s->kb;
-    if (n == 1 && nd_kb_repeat(s, &s->grp[0])) {
+    struct nd_kb_repeat *fresh = NULL;
+    if (n == 1 && nd_kb_repeat(s, &s->grp[0], &fresh)) {
         nd_kb_warn_settle(s, true);
         nd_kb_fb_explained(s, s->src, s->grp_logical);
         return;
@@ -795,6 +825,8 @@ static void nd_kb_flush_line(struct nd_kb_scan *s)
         nd_kb_wrapper_window(s, g->ri, g->line, &o, g->ls, g->llen);
         nd_kb_count(s, g->ri, &o, g->ls, g->llen, NULL, &ts_done);
     }
+    if (fresh && kept == 1 && rules[0] == s->grp[0].ri)
+        fresh->ts = o.ts;
     for (size_t i = 0; i < nwait; i++) {
         struct nd_kb_grp *g = &s->grp[wait[i]];
         if (s->npending == ND_KB_PENDING_MAX)
