@@ -33,6 +33,14 @@ static const struct nd_logkey nd_logkeys[] = {
     {"cuda compilation tools, release", ND_LOGVER_CUDA_TOOLKIT},
     {"torch.version.cuda", ND_LOGVER_TORCH_CUDA},
     {"cuda version", ND_LOGVER_DRIVER_CUDA},
+    /* Install paths and package names carry the version too: the toolkit's
+     * versioned directory, its installer and the HDK driver's installer. */
+    {"ascend-toolkit/", ND_LOGVER_CANN},
+    {"ascend-cann-toolkit_", ND_LOGVER_CANN},
+    {"npu-driver_", ND_LOGVER_NPU_DRIVER},
+    /* npu-smi ships with the driver: its banner "npu-smi 24.1.rc2  Version:
+     * 24.1.rc2" is the driver release. */
+    {"npu-smi", ND_LOGVER_NPU_DRIVER},
     {"torch_npu", ND_LOGVER_TORCH_NPU},
     {"torch-npu", ND_LOGVER_TORCH_NPU},
     {"pytorch", ND_LOGVER_TORCH},
@@ -108,8 +116,12 @@ int nd_logver_scan(const char *line, size_t len, struct nd_logver *out)
             if ((size_t)(end - p) < n || strncasecmp(p, nd_logkeys[k].key, n) != 0)
                 continue;
             const char *q = p + n;
-            /* "torch" must not be torchvision or torch_npu; "rocm" not "rocm-smi". */
-            if (q < end && (isalnum((unsigned char)*q) || (*q == '_' && nd_logkeys[k].kind != ND_LOGVER_TORCH_NPU)))
+            /* "torch" must not be torchvision or torch_npu; "rocm" not "rocm-smi".
+             * A key that ends in a separator ("ascend-toolkit/") is followed
+             * by its value directly. */
+            bool open_end = isalnum((unsigned char)nd_logkeys[k].key[n - 1]);
+            if (open_end && q < end &&
+                (isalnum((unsigned char)*q) || (*q == '_' && nd_logkeys[k].kind != ND_LOGVER_TORCH_NPU)))
                 continue;
             if (nd_logkeys[k].kind == ND_LOGVER_TORCH && q + 3 < end && (*q == '_' || *q == '-') &&
                 strncasecmp(q + 1, "npu", 3) == 0)
@@ -118,6 +130,13 @@ int nd_logver_scan(const char *line, size_t len, struct nd_logver *out)
             const char *vp = nd_skip_filler(q, end);
             if (!nd_take_version(vp, end, v, sizeof v))
                 break;
+            /* An installer name goes on after the version
+             * ("..._8.0.RC1_linux-aarch64.run"). */
+            if (nd_logkeys[k].key[n - 1] == '_') {
+                char *cut = strchr(v, '_');
+                if (cut)
+                    *cut = '\0';
+            }
             int kind = nd_logkeys[k].kind;
             if (kind < 0)
                 kind = atoi(v) >= 100 ? ND_LOGVER_NVIDIA_DRIVER : ND_LOGVER_NPU_DRIVER;

@@ -293,6 +293,17 @@ static void test_logver_scan(void **state)
     assert_string_equal(lv.v[ND_LOGVER_CUDA_TOOLKIT], "12.4");
     lv = scan("Python version: 3.12.3 (main, Apr 10 2024, 05:33:47) [GCC 13.2.0] (64-bit runtime)");
     assert_string_equal(lv.v[ND_LOGVER_PYTHON], "3.12.3");
+    /* The forms a shell session prints: npu-smi's banner (the driver
+     * release), the toolkit's versioned directory, the installers. */
+    lv = scan("| npu-smi 25.0.rc1.1               Version: 25.0.rc1.1                                   |");
+    assert_string_equal(lv.v[ND_LOGVER_NPU_DRIVER], "25.0.rc1.1");
+    assert_false(lv.found[ND_LOGVER_NVIDIA_DRIVER]);
+    lv = scan("path = /usr/local/Ascend/ascend-toolkit/7.0.RC1/opp/built-in/op_impl/host_cpu/libops_host_cpu.so");
+    assert_string_equal(lv.v[ND_LOGVER_CANN], "7.0.RC1");
+    lv = scan("./Ascend-cann-toolkit_8.0.RC1_linux-aarch64.run --install");
+    assert_string_equal(lv.v[ND_LOGVER_CANN], "8.0.RC1");
+    lv = scan("Ascend-hdk-910b-npu-driver_24.1.rc2_linux-aarch64.run --full");
+    assert_string_equal(lv.v[ND_LOGVER_NPU_DRIVER], "24.1.rc2");
     /* Look-alikes name nothing. */
     const char *none[] = {"torchvision 0.16.0",
                           "cannot open CANN",
@@ -302,6 +313,8 @@ static void test_logver_scan(void **state)
                           "import torch_npu",
                           "torch 2",
                           "libtorch_npu.so",
+                          "npu-smi info",
+                          "/usr/local/Ascend/ascend-toolkit/latest/set_env.sh",
                           NULL};
     for (int i = 0; none[i]; i++) {
         lv = scan(none[i]);
