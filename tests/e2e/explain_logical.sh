@@ -35,7 +35,7 @@ run_nd "$T/out" "$T/err" explain --json "$T/getnext.log"
 assert_json "$T/out" '[f["id"] for f in d["findings"]] == ["ascend.aicpu-getnext-timeout"]' "GetNext timeout is input-bound"
 printf '%s\n' 'E30008: AI CPU operator execution time out.' 'fault op name: MatMul' >"$T/kernel.log"
 run_nd "$T/out" "$T/err" explain --json "$T/kernel.log"
-assert_json "$T/out" '[f["id"] for f in d["findings"]] == ["ascend.aicore-timeout"]' "other timeouts stay kernel timeouts"
+assert_json "$T/out" '[f["id"] for f in d["findings"]] == ["ascend.aicpu-op-timeout"]' "other AI CPU timeouts are a task that did not finish"
 
 # Never silent on a failure, silent on a healthy log.
 printf '%s\n' 'step 1' 'Traceback (most recent call last):' '  File "/w/train.py", line 9, in <module>' \
