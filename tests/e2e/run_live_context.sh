@@ -24,8 +24,8 @@ context_case() {
 context_case far 30 1
 assert_json "$T/far.json" "not any(f['id'] == 'ascend.aicpu-getnext-timeout' for f in d['findings'])" \
   "30 output lines after GetNext: not the GetNext timeout (within 20)"
-assert_json "$T/far.json" "any(f['id'] == 'ascend.aicore-timeout' for f in d['findings'])" \
-  "30 output lines after GetNext: the kernel timeout"
+assert_json "$T/far.json" "any(f['id'] == 'ascend.aicpu-op-timeout' for f in d['findings'])" \
+  "30 output lines after GetNext: the AI CPU task timeout"
 context_case near 5 1
 assert_json "$T/near.json" "any(f['id'] == 'ascend.aicpu-getnext-timeout' for f in d['findings'])" \
   "5 output lines after GetNext: the GetNext timeout"

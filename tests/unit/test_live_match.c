@@ -112,7 +112,7 @@ static bool has_id(const struct nd_findings *f, const char *id)
 }
 
 /* The built-in rule ascend.aicpu-getnext-timeout requires a GetNext line
- * within 20 lines; the timeout line alone is the generic kernel timeout. */
+ * within 20 lines; the timeout line alone is the AI CPU task timeout. */
 static bool timeout_is_getnext(struct nd_kb *kb, long getnext_at, long timeout_at)
 {
     const char ctx[] = "E: op IteratorGetNext started";
@@ -124,7 +124,7 @@ static bool timeout_is_getnext(struct nd_kb *kb, long getnext_at, long timeout_a
     nd_kb_live_line(kb, timeout_at);
     nd_kb_match_line(kb, hit, strlen(hit), "stdout", timeout_at, &f);
     bool getnext = has_id(&f, "ascend.aicpu-getnext-timeout");
-    assert_true(getnext || has_id(&f, "ascend.aicore-timeout"));
+    assert_true(getnext || has_id(&f, "ascend.aicpu-op-timeout"));
     nd_findings_release(&f);
     return getnext;
 }
