@@ -236,6 +236,23 @@ static void nd_kb_occ_release(struct nd_kb_occ *o)
     o->text = NULL;
 }
 
+/* Calls fn on every line the fallback keeps: one list for releasing and for
+ * redacting them, so that a line kept in a new place cannot be freed but
+ * left unredacted. */
+static void nd_kb_fb_each_occ(struct nd_kb_scan *s, void (*fn)(struct nd_kb_occ *))
+{
+    fn(&s->wrap_occ);
+    fn(&s->fb_exc);
+    for (size_t i = 0; i < s->fb_nerr; i++)
+        fn(&s->fb_err[i]);
+    for (size_t i = 0; i < s->fb_ncand; i++)
+        fn(&s->fb_cand[i].occ);
+    for (size_t i = 0; i < s->fb_nuerr; i++)
+        fn(&s->fb_uerr[i].occ);
+    for (size_t i = 0; i < s->fb_nwarn; i++)
+        fn(&s->fb_warn[i].occ);
+}
+
 void nd_kb_scan_free(struct nd_kb_scan *s)
 {
     if (!s)
@@ -268,20 +285,11 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
     free(s->key_last);
     free(s->key_prev);
     nd_kb_logical_release(&s->lg);
-    nd_kb_occ_release(&s->fb_exc);
+    nd_kb_fb_each_occ(s, nd_kb_occ_release);
     free(s->fb_exc_frames);
     nd_kb_frames_clear(&s->fb_ring);
-    for (size_t i = 0; i < s->fb_ncand; i++) {
-        nd_kb_occ_release(&s->fb_cand[i].occ);
+    for (size_t i = 0; i < s->fb_ncand; i++)
         free(s->fb_cand[i].frames);
-    }
-    nd_kb_occ_release(&s->wrap_occ);
-    for (size_t i = 0; i < s->fb_nerr; i++)
-        nd_kb_occ_release(&s->fb_err[i]);
-    for (size_t i = 0; i < s->fb_nuerr; i++)
-        nd_kb_occ_release(&s->fb_uerr[i].occ);
-    for (size_t i = 0; i < s->fb_nwarn; i++)
-        nd_kb_occ_release(&s->fb_warn[i].occ);
     nd_strv_release(&s->names);
     nd_strv_release(&s->notes);
     free(s->buf);
@@ -401,16 +409,7 @@ static void nd_kb_scan_redact(struct nd_kb_scan *s)
         nd_kb_occ_redact(&s->pending[i].occ);
         nd_kb_occ_redact(&s->pending[i].wrap_occ);
     }
-    nd_kb_occ_redact(&s->wrap_occ);
-    nd_kb_occ_redact(&s->fb_exc);
-    for (size_t i = 0; i < s->fb_nerr; i++)
-        nd_kb_occ_redact(&s->fb_err[i]);
-    for (size_t i = 0; i < s->fb_ncand; i++)
-        nd_kb_occ_redact(&s->fb_cand[i].occ);
-    for (size_t i = 0; i < s->fb_nuerr; i++)
-        nd_kb_occ_redact(&s->fb_uerr[i].occ);
-    for (size_t i = 0; i < s->fb_nwarn; i++)
-        nd_kb_occ_redact(&s->fb_warn[i].occ);
+    nd_kb_fb_each_occ(s, nd_kb_occ_redact);
 }
 
 /* Counts one line for rule ri. text, when given, is the line already
