@@ -672,6 +672,38 @@ static const char *nd_kb_capture_unsafe(const char *re)
     return NULL;
 }
 
+/* A capture's value is its last group that took part (kb_order.c). When
+ * that group sits inside another one ("((drv|hal)[A-Z]+)"), the value is
+ * the inner alternative ("drv"), not the name the writer meant: refused,
+ * so the value group is written flat ("(drv[A-Z]+|hal[A-Z]+)"). */
+static bool nd_kb_capture_value_nested(const char *re)
+{
+    int depth = 0, last_open_depth = 0;
+    for (const char *p = re; *p; p++) {
+        if (*p == '\\') {
+            if (p[1])
+                p++;
+            continue;
+        }
+        if (*p == '[') {
+            const char *q = p + 1;
+            if (*q == '^')
+                q++;
+            if (*q == ']')
+                q++;
+            while (*q && *q != ']')
+                q++;
+            p = *q ? q : q - 1;
+            continue;
+        }
+        if (*p == '(')
+            last_open_depth = ++depth;
+        else if (*p == ')' && depth > 0)
+            depth--;
+    }
+    return last_open_depth > 1;
+}
+
 /* A '[' inside a bracket expression is a literal to vectorscan and POSIX but
  * opens a nested class in Rust's regex (ripgrep, the benchmark's anchor and
  * what users paste patterns into): "[[ ]*" means two things. Refused, so a
@@ -859,6 +891,8 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
             while (*re == ' ')
                 re++;
             const char *unsafe = nd_kb_capture_unsafe(re);
+            if (!unsafe && nd_kb_capture_value_nested(re))
+                unsafe = "takes its value from a group inside another group (write the value group flat)";
             if (unsafe) {
                 nd_kb_problem(problems, r->file, r->captures_src.line[j], "[%s] capture %s", r->id, unsafe);
                 continue;

@@ -95,6 +95,29 @@ expect_rc 2 "--rules rules (same relative name as the built-in) loads"
 assert_not_contains "$T/err" "duplicate rule id" "no duplicate-id error for an override by name"
 assert_json "$T/out" 'd["findings"][0]["title"] == "SITE-OVERRIDDEN OOM title"' "the copy's rule replaced the built-in one"
 
+# A capture whose value group sits inside another group would put the inner
+# alternative ("drv") in the title instead of the name: lint refuses it.
+mkdir -p "$T/nestcap"
+cat >"$T/nestcap/n.rules" <<'R'
+[site.sym]
+category = version-mismatch
+severity = error
+pattern  = SITE-SYM missing: (drv|hal)[A-Z]
+capture  = sym: missing: ((drv|hal)[A-Za-z]+)
+title    = {sym|a symbol} is missing
+fix      = upgrade
+example  = SITE-SYM missing: drvGetDevNum
+R
+run_nd "$T/out" "$T/err" rules lint "$T/nestcap"
+expect_rc 64 "a capture with a nested value group: exit 64"
+assert_contains "$T/out" "n.rules:5: [site.sym] capture takes its value from a group inside another group" "nested value group named with file:line"
+sed -i 's/((drv|hal)\[A-Za-z\]+)/(drv[A-Za-z]+|hal[A-Za-z]+)/' "$T/nestcap/n.rules"
+run_nd "$T/out" "$T/err" rules lint "$T/nestcap"
+expect_rc 0 "the flat value group lints clean"
+echo 'SITE-SYM missing: halGetDeviceInfo' >"$T/log4"
+run_nd "$T/out" "$T/err" explain --json --rules "$T/nestcap" "$T/log4"
+assert_json "$T/out" 'd["findings"][0]["title"] == "halGetDeviceInfo is missing"' "the title carries the whole symbol"
+
 run_nd "$T/out" "$T/err" rules frobnicate
 expect_rc 64 "unknown subcommand"
 run_nd "$T/out" "$T/err" rules lint "$T/nope"
