@@ -4,6 +4,7 @@
 #ifndef ND_KB_KB_H
 #define ND_KB_KB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/error.h"
@@ -69,6 +70,12 @@ void nd_kb_rank_code_findings(struct nd_kb *kb, struct nd_findings *list);
  * Returns the number of lines passed to fn. Same scratch rule as above. */
 typedef void (*nd_kb_block_fn)(void *arg, const char *line, size_t len, size_t index);
 size_t nd_kb_block_lines(struct nd_kb *kb, const char *buf, size_t len, nd_kb_block_fn fn, void *arg);
+
+/* Whether line (no newline) may continue prev as one logical line (an
+ * indented line under a message, a width-wrapped tail, NCCL's detail after
+ * "Last error:"). Generous on purpose: a live reader holds such a group back
+ * until its next read so that the message reaches nd_kb_block_lines whole. */
+bool nd_kb_line_continues(const char *prev, size_t pn, const char *line, size_t n);
 
 /* ---- Introspection for explain, `rules list|test` and the tests ---- */
 

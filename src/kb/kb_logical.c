@@ -250,6 +250,16 @@ bool nd_kb_logical_needed(const char *buf, size_t len)
     return false;
 }
 
+bool nd_kb_line_continues(const char *prev, size_t pn, const char *line, size_t n)
+{
+    const char *pc = prev + nd_kb_line_prefix(prev, pn), *pe = prev + pn;
+    const char *c = line + nd_kb_line_prefix(line, n), *e = line + n;
+    if (pe > pc && pe[-1] == '\r')
+        pe--;
+    return (nd_kb_is_indented(c, e) && pe > pc) || nd_kb_ends_last_error(pc, pe) ||
+           (nd_kb_width_wrapped((size_t)(pe - pc)) && nd_kb_wrap_tail(c, e));
+}
+
 size_t nd_kb_logical_build(const char *buf, size_t len, struct nd_kb_logical *lg)
 {
     lg->nlines = 0;

@@ -33,6 +33,7 @@
 #include "kb/kb_loader.h"
 #include "monitor/kmsg.h"
 #include "monitor/linecache.h"
+#include "monitor/msgcarry.h"
 #include "monitor/procverdict.h"
 #include "monitor/sampler.h"
 #include "core/series.h"
@@ -109,10 +110,11 @@ struct nd_monitor {
     double max_lag_s;            /* the most a line waited to be matched */
     size_t alerts_late;          /* findings first seen from the backlog */
     double max_alert_lag_s;
-    double final_drain_s;     /* matching left when the job had ended */
-    struct nd_exit_tail tail; /* the output's last error line, from the matched blocks */
-    size_t noted_early;       /* bytes noted on arrival while the kb loaded */
-    long lines_matched;       /* output lines matched so far, both streams, in order */
+    double final_drain_s;        /* matching left when the job had ended */
+    struct nd_exit_tail tail;    /* the output's last error line, from the matched blocks */
+    size_t noted_early;          /* bytes noted on arrival while the kb loaded */
+    long lines_matched;          /* output lines matched so far, both streams, in order */
+    struct nd_msgcarry carry[2]; /* per stream: the last message, for its continuation */
 };
 
 static void nd_drain(struct nd_monitor *m, bool all);
@@ -590,6 +592,18 @@ double nd_monitor_clock(const struct nd_monitor *m)
     return (double)m->k * m->opt.cfg.interval_s;
 }
 
+static void nd_carry_release_settled(struct nd_monitor *m, bool all);
+
+/* The next tick: at deadline, or sooner when a carried message settles
+ * (monotonic time, as the run loop's deadlines). */
+static double nd_carry_wake(const struct nd_monitor *m, double deadline)
+{
+    for (int i = 0; i < 2; i++)
+        if (m->carry[i].len && m->carry[i].since + ND_MSGCARRY_SETTLE_S < deadline)
+            deadline = m->carry[i].since + ND_MSGCARRY_SETTLE_S;
+    return deadline;
+}
+
 double nd_monitor_tick(struct nd_monitor *m, double now)
 {
     /* The load runs at idle priority so a flood at the start does not wait
@@ -598,10 +612,11 @@ double nd_monitor_tick(struct nd_monitor *m, double now)
         nd_kb_loader_hurry(m->loader);
     nd_kb_collect(m, false);
     nd_drain(m, false);
+    nd_carry_release_settled(m, false);
     if (m->failed)
         return now + 3600;
     if (!m->opt.synthetic_clock && now < m->next_deadline)
-        return m->next_deadline;
+        return nd_carry_wake(m, m->next_deadline);
     m->k++;
     double t = nd_monitor_clock(m);
     m->last_tick_mono = now;
@@ -620,7 +635,7 @@ double nd_monitor_tick(struct nd_monitor *m, double now)
     m->next_deadline += m->opt.cfg.interval_s;
     if (m->next_deadline <= now)
         m->next_deadline = now + m->opt.cfg.interval_s;
-    return m->next_deadline;
+    return nd_carry_wake(m, m->next_deadline);
 }
 
 void nd_monitor_set_output(struct nd_monitor *m, uint64_t bytes, uint64_t lines)
@@ -699,16 +714,11 @@ static double nd_monitor_now(const struct nd_monitor *m)
     return at < 0 ? 0 : at;
 }
 
-/* Matches a block of whole lines that arrived at at_s. */
-static void nd_match_block(struct nd_monitor *m, int stream, const char *data, size_t len, long first_lineno,
-                           double at_s, bool late, bool noted)
+/* The knowledge base's pass over whole lines that arrived at at_s. */
+static void nd_kb_match_lines(struct nd_monitor *m, int stream, const char *data, size_t len, long first_lineno,
+                              double at_s, bool late, bool noted)
 {
-    /* Blocks come here in output order (live, then the backlog's oldest
-     * first), so the tail's last error is the job's; off the passthrough
-     * path, on the matching budget. */
-    nd_exit_tail_feed_block(&m->tail, data, len, first_lineno);
-    nd_exit_tail_traceback_block(&m->tail, stream, data, len, first_lineno);
-    if (!m->kb)
+    if (len == 0)
         return;
     struct nd_block_match b = {
         m, stream == 1 ? "stdout" : "stderr", first_lineno, at_s, late, noted, 0, m->lines_matched};
@@ -721,6 +731,60 @@ static void nd_match_block(struct nd_monitor *m, int stream, const char *data, s
     }
     nd_kb_block_lines(m->kb, data, len, nd_match_candidate, &b);
     m->lines_matched += (long)nlines;
+}
+
+/* Matches the message carried from stream's last block, if any. */
+static void nd_carry_release(struct nd_monitor *m, int stream)
+{
+    struct nd_msgcarry *c = &m->carry[stream == 1 ? 0 : 1];
+    if (!c->len)
+        return;
+    size_t len = c->len;
+    c->len = 0;
+    nd_kb_match_lines(m, stream, c->buf, len, c->first_lineno, c->at_s, c->late, c->noted);
+}
+
+/* Carried messages whose continuation did not come within the settle time
+ * (all of them: the end), once no older output waits in the backlog. */
+static void nd_carry_release_settled(struct nd_monitor *m, bool all)
+{
+    double now = nd_monotonic_now();
+    for (int i = 0; i < 2; i++)
+        if (m->carry[i].len && (all || (nd_backlog_empty(m->backlog) && now - m->carry[i].since >= ND_MSGCARRY_SETTLE_S)))
+            nd_carry_release(m, i + 1);
+}
+
+/* Matches a block of whole lines that arrived at at_s. */
+static void nd_match_block(struct nd_monitor *m, int stream, const char *data, size_t len, long first_lineno,
+                           double at_s, bool late, bool noted)
+{
+    /* Blocks come here in output order (live, then the backlog's oldest
+     * first), so the tail's last error is the job's; off the passthrough
+     * path, on the matching budget. */
+    nd_exit_tail_feed_block(&m->tail, data, len, first_lineno);
+    nd_exit_tail_traceback_block(&m->tail, stream, data, len, first_lineno);
+    if (!m->kb)
+        return;
+    /* The carried message first, with the lines here that continue it. */
+    struct nd_msgcarry *c = &m->carry[stream == 1 ? 0 : 1];
+    double now = nd_monotonic_now();
+    if (c->len) {
+        size_t lead = nd_msgcarry_lead(c, data, len);
+        if (lead && nd_msgcarry_append(c, data, lead, now)) {
+            first_lineno += (long)nd_count_newlines(data, lead);
+            data += lead;
+            len -= lead;
+            if (len == 0)
+                return; /* it may go on in the next block */
+        }
+        nd_carry_release(m, stream);
+    }
+    /* This block's last message waits for its continuation. */
+    size_t tail = nd_msgcarry_tail_start(data, len);
+    nd_kb_match_lines(m, stream, data, tail, first_lineno, at_s, late, noted);
+    if (tail < len)
+        nd_msgcarry_set(c, data + tail, len - tail, first_lineno + (long)nd_count_newlines(data, tail), at_s, late,
+                        noted, now);
 }
 
 static void nd_budget_refill(struct nd_monitor *m, double now)
@@ -1057,6 +1121,7 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
     double t0 = nd_monotonic_now();
     nd_kb_collect(m, true);
     nd_drain(m, true);
+    nd_carry_release_settled(m, true);
     m->final_drain_s = nd_monotonic_now() - t0;
     /* run's output, all matched now: its last error line for the exit verdict. */
     struct nd_exit_info with_tail;

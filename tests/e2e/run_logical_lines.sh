@@ -50,4 +50,36 @@ assert_json "$T/sum.json" "any(e.get('line') == 7 and e.get('file') == 'stderr' 
   "its evidence is the message's first physical line (stderr:7)"
 assert_json "$T/sum.json" "'Tried to allocate 2.00 GiB' in d['findings'][0]['evidence'][0]['text']" \
   "the evidence holds the joined message"
+
+# The same traceback written line by line, as Python's line-buffered stderr
+# does, with a pause between the lines: each reaches run in a read of its
+# own, and the wrapped message is still matched as one line (run holds the
+# last message of a read back for its continuation).
+cat >"$T/job2.py" <<'PY'
+import sys, time
+lines = ["step 1 loss 2.31",
+    "Traceback (most recent call last):",
+    '  File "/work/train.py", line 88, in <module>',
+    "    loss = model(batch).sum()",
+    "RuntimeError: NPU out of",
+    "    memory. Tried to allocate 2.00 GiB (NPU 0; 60.00 GiB total capacity; 57.10 GiB already allocated)",
+    "[rank0]: RuntimeError: NPU out of",
+    "[rank0]:     memory. Tried to allocate 4.00 GiB (NPU 1; 60.00 GiB total capacity; 57.10 GiB already allocated)",
+    "step 2 loss 2.29"]
+for l in lines:
+    sys.stderr.write(l + "\n")
+    sys.stderr.flush()
+    time.sleep(0.01)
+sys.exit(1)
+PY
+run_nd "$T/run2.out" "$T/run2.err" run --no-devices --json-summary="$T/sum2.json" -- python3 "$T/job2.py"
+expect_rc 1 "line by line: run returns the job's own status"
+assert_json "$T/sum2.json" "d['findings'][0]['id'] == 'ascend.device-oom'" \
+  "line by line: the summary's top finding is the joined message's rule"
+assert_json "$T/sum2.json" \
+  "any('Tried to allocate 2.00 GiB' in e['text'] and e.get('line') == 5 for e in d['findings'][0]['evidence'])" \
+  "line by line: the wrapped message is one line (stderr:5) with its tail"
+assert_json "$T/sum2.json" "d['findings'][0]['count'] == 2" \
+  "line by line: the [rank0]-prefixed wrapped message is joined and counted too"
+assert_contains "$T/run2.err" "step 2 loss 2.29" "line by line: every line passes through"
 finish
