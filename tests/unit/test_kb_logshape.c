@@ -437,6 +437,20 @@ static void test_builtin_vocabulary(void **state)
         "shape.stalled.dataset-map");
     assert_string_equal(
         top(kb, "Map (num_proc=16): 100%|██████████| 1000000/1000000 [02:30<00:00, 6600.00 examples/s]\n"), "");
+    /* tf.data filling its shuffle buffer stalls the input; once filled, it does not. */
+    assert_string_equal(top(kb, "I tensorflow/core/kernels/data/shuffle_dataset_op.cc:392] Filling up shuffle buffer "
+                                "(this may take a while): 2851 of 10000\n"),
+                        "shape.stalled.shuffle-buffer");
+    assert_string_equal(top(kb, "Filling up shuffle buffer (this may take a while): 2851 of 10000\n"
+                                "I tensorflow/core/kernels/data/shuffle_dataset_op.cc:417] Shuffle buffer filled.\n"
+                                "step 1, loss: 2.3\n"),
+                        "");
+    /* pip compiling from source stalls; a built wheel ends that step. */
+    assert_string_equal(top(kb, "Collecting flash-attn\nBuilding wheel for flash-attn (setup.py) ... -\n"),
+                        "shape.stalled.wheel-build");
+    assert_string_equal(top(kb, "Building wheel for flash-attn (setup.py) ... done\nCreated wheel for flash-attn: "
+                                "filename=flash_attn-2.5.8-cp310-cp310-linux_x86_64.whl\nSuccessfully built flash-attn\n"),
+                        "");
     assert_string_equal(top(kb, "Epoch 1:   0%|          | 0/1000 [00:00<?, ?it/s]\n"), "shape.stalled.first-step");
     assert_string_equal(top(kb, "step 0\nstep 0 loss 2.31\n"), "");
     assert_string_equal(top(kb, "step 0\nTraining completed.\n"), "");
