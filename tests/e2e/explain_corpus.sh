@@ -135,7 +135,25 @@ fi
 # One thread gives at most one case (tests/corpus/README.md): two cases from
 # the same source would count one diagnosis twice, and could put a log a rule
 # writer read into the check half.
-dups=$(cat "${labels[@]}" | awk -F'\t' '$1 ~ /^[0-9]+$/ {print $4}' | sort | uniq -d | tr '\n' ' ')
+# A GitHub thread is one source however it is written: "owner/repo#N", its
+# issues/ or pull/ URL with or without a comment anchor, and a repository
+# renamed only in case or dashes (LLaMA-Factory, LlamaFactory).
+dups=$(cat "${labels[@]}" | python3 -c '
+import re, sys
+from collections import Counter
+def key(src):
+    m = re.match(r"https?://github\.com/([^/]+)/([^/#?]+)/(?:issues|pull|discussions)/([0-9]+)", src) or \
+        re.match(r"([^/\s]+)/([^/#\s]+)#([0-9]+)$", src)
+    if m:
+        return "%s/%s#%s" % (m.group(1).lower(), re.sub(r"[-_.]", "", m.group(2).lower()), m.group(3))
+    return src
+seen = Counter()
+for line in sys.stdin:
+    f = line.rstrip("\n").split("\t")
+    if len(f) > 3 and f[0].isdigit():
+        seen[key(f[3])] += 1
+print(" ".join(sorted(k for k, n in seen.items() if n > 1)))
+')
 if [ -z "$dups" ]; then pass "no source gives more than one case"; else fail "sources with more than one case: $dups"; fi
 
 # Benign cases must come out as warnings, not errors: 006 is loss-scale
