@@ -33,7 +33,18 @@ struct nd_shape_re {
     long line;
     regex_t re;
     bool ok;
+    /* Prefilter (kb_shape_prefilter.c): a match holds one of these runs of
+     * plain characters (lower case when icase); none known when nlit is 0. */
+    char **lit;
+    size_t nlit;
+    bool icase;
 };
+
+/* Reads the runs that every match of x->src must hold (x->lit). */
+void nd_shape_prefilter_build(struct nd_shape_re *x, bool icase);
+void nd_shape_prefilter_release(struct nd_shape_re *x);
+/* False only when no match of x can be in the NUL-terminated text. */
+bool nd_shape_prefilter_may_match(const struct nd_shape_re *x, const char *text);
 
 struct nd_shape_res {
     struct nd_shape_re *v;

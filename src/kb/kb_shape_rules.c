@@ -26,6 +26,7 @@ static void nd_shape_res_release(struct nd_shape_res *r)
     for (size_t i = 0; i < r->n; i++) {
         if (r->v[i].ok)
             regfree(&r->v[i].re);
+        nd_shape_prefilter_release(&r->v[i]);
         free(r->v[i].src);
     }
     free(r->v);
@@ -77,7 +78,8 @@ const struct nd_shape_entry *nd_kb_shape_find(const struct nd_kb_shape_set *set,
 bool nd_shape_res_match(const struct nd_shape_res *res, const char *text)
 {
     for (size_t i = 0; i < res->n; i++)
-        if (res->v[i].ok && regexec(&res->v[i].re, text, 0, NULL, 0) == 0)
+        if (res->v[i].ok && nd_shape_prefilter_may_match(&res->v[i], text) &&
+            regexec(&res->v[i].re, text, 0, NULL, 0) == 0)
             return true;
     return false;
 }
@@ -104,7 +106,8 @@ bool nd_shape_res_number(const struct nd_shape_res *res, const char *text, doubl
         regmatch_t m[10];
         /* Most lines match none of these: asking for no groups first spares
          * glibc the per-position state log that group positions need. */
-        if (!res->v[i].ok || regexec(&res->v[i].re, text, 0, NULL, 0) != 0 || regexec(&res->v[i].re, text, 10, m, 0) != 0)
+        if (!res->v[i].ok || !nd_shape_prefilter_may_match(&res->v[i], text) ||
+            regexec(&res->v[i].re, text, 0, NULL, 0) != 0 || regexec(&res->v[i].re, text, 10, m, 0) != 0)
             continue;
         /* The last group that starts with a number and lies inside no other
          * group: "([0-9]+(\.[0-9]+)?) ?it/s" reads the whole number, not its
@@ -140,6 +143,7 @@ static void nd_shape_res_add(struct nd_shape_res *r, const char *src, long line,
         return;
     }
     x->ok = true;
+    nd_shape_prefilter_build(x, (flags & REG_ICASE) != 0);
 }
 
 static void nd_shape_strs_add(char ***v, long **lines, size_t *n, const char *s, long line)
