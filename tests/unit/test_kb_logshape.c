@@ -448,8 +448,9 @@ static void test_builtin_vocabulary(void **state)
     /* pip compiling from source stalls; a built wheel ends that step. */
     assert_string_equal(top(kb, "Collecting flash-attn\nBuilding wheel for flash-attn (setup.py) ... -\n"),
                         "shape.stalled.wheel-build");
-    assert_string_equal(top(kb, "Building wheel for flash-attn (setup.py) ... done\nCreated wheel for flash-attn: "
-                                "filename=flash_attn-2.5.8-cp310-cp310-linux_x86_64.whl\nSuccessfully built flash-attn\n"),
+    assert_string_equal(top(kb,
+                            "Building wheel for flash-attn (setup.py) ... done\nCreated wheel for flash-attn: "
+                            "filename=flash_attn-2.5.8-cp310-cp310-linux_x86_64.whl\nSuccessfully built flash-attn\n"),
                         "");
     assert_string_equal(top(kb, "Epoch 1:   0%|          | 0/1000 [00:00<?, ?it/s]\n"), "shape.stalled.first-step");
     assert_string_equal(top(kb, "step 0\nstep 0 loss 2.31\n"), "");
