@@ -620,11 +620,15 @@ bool nd_kb_rule_accepts(const struct nd_kb_rule *r, const char *line)
 /* Captures run with POSIX regexec on kept lines. Backreferences make that
  * engine backtrack, and a repeated group that itself repeats ("(a+)*")
  * is the classic blow-up shape: both are refused, so no rule can stall a
- * scan. Returns the problem, or NULL. */
+ * scan. And a capture's value is its last group that took part
+ * (kb_order.c): when that group sits inside another one
+ * ("((drv|hal)[A-Z]+)"), the value is the inner alternative ("drv"), not the
+ * name the writer meant, so the value group must be written flat
+ * ("(drv[A-Z]+|hal[A-Z]+)"). Returns the problem, or NULL. */
 static const char *nd_kb_capture_unsafe(const char *re)
 {
     bool inner[64] = {false}; /* per open group: holds an unbounded repeat */
-    int depth = 0;
+    int depth = 0, last_open_depth = 0;
     bool last_group_unbounded = false;
     for (const char *p = re; *p; p++) {
         bool was_group = last_group_unbounded;
@@ -659,7 +663,7 @@ static const char *nd_kb_capture_unsafe(const char *re)
                 inner[depth < 64 ? depth : 63] = true;
         }
         if (*p == '(') {
-            depth++;
+            last_open_depth = ++depth;
             if (depth < 64)
                 inner[depth] = false;
         } else if (*p == ')' && depth > 0) {
@@ -669,39 +673,7 @@ static const char *nd_kb_capture_unsafe(const char *re)
                 inner[depth < 64 ? depth : 63] = true;
         }
     }
-    return NULL;
-}
-
-/* A capture's value is its last group that took part (kb_order.c). When
- * that group sits inside another one ("((drv|hal)[A-Z]+)"), the value is
- * the inner alternative ("drv"), not the name the writer meant: refused,
- * so the value group is written flat ("(drv[A-Z]+|hal[A-Z]+)"). */
-static bool nd_kb_capture_value_nested(const char *re)
-{
-    int depth = 0, last_open_depth = 0;
-    for (const char *p = re; *p; p++) {
-        if (*p == '\\') {
-            if (p[1])
-                p++;
-            continue;
-        }
-        if (*p == '[') {
-            const char *q = p + 1;
-            if (*q == '^')
-                q++;
-            if (*q == ']')
-                q++;
-            while (*q && *q != ']')
-                q++;
-            p = *q ? q : q - 1;
-            continue;
-        }
-        if (*p == '(')
-            last_open_depth = ++depth;
-        else if (*p == ')' && depth > 0)
-            depth--;
-    }
-    return last_open_depth > 1;
+    return last_open_depth > 1 ? "takes its value from a group inside another group (write the value group flat)" : NULL;
 }
 
 /* A '[' inside a bracket expression is a literal to vectorscan and POSIX but
@@ -891,8 +863,6 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
             while (*re == ' ')
                 re++;
             const char *unsafe = nd_kb_capture_unsafe(re);
-            if (!unsafe && nd_kb_capture_value_nested(re))
-                unsafe = "takes its value from a group inside another group (write the value group flat)";
             if (unsafe) {
                 nd_kb_problem(problems, r->file, r->captures_src.line[j], "[%s] capture %s", r->id, unsafe);
                 continue;
