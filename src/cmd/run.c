@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/explain_compat.h"
 #include "cmd/options.h"
 #include "cmd/run_common.h"
 #include "core/exitcode.h"
@@ -202,6 +203,7 @@ int cmd_run(int argc, char **argv)
         .synthetic_clock = o.synthetic_clock,
         .no_devices = o.no_devices,
         .kb = kb,
+        .log_compat = nd_explain_compat,
     };
     struct nd_run_ctx ctx = {.mon = NULL, .sv = sv, .timeout_s = o.timeout_s, .grace_s = o.grace_s};
     if (nd_monitor_new(&mo, &ctx.mon, &err) < 0) {

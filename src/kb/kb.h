@@ -58,6 +58,8 @@ void nd_kb_order_findings(struct nd_kb *kb, struct nd_findings *list);
  * rules/FORMAT.md); the others keep their order. nd_kb_order_findings ends
  * with it; explain calls it once its own code findings are in. */
 void nd_kb_rank_code_findings(struct nd_kb *kb, struct nd_findings *list);
+/* True when a rule of kb has this id (its findings come from a pattern). */
+bool nd_kb_has_rule(struct nd_kb *kb, const char *id);
 
 /* Live use on a block of whole lines ('\n'-separated; the last may lack its
  * newline): one scan of the database for the whole block, then fn for each

@@ -15,6 +15,12 @@ static const struct nd_kb_rule *nd_kb_rule_of(struct nd_kb *kb, const struct nd_
     return f->id ? nd_kb_ruleset_find(&kb->rules, f->id, &ri) : NULL;
 }
 
+bool nd_kb_has_rule(struct nd_kb *kb, const char *id)
+{
+    size_t ri = 0;
+    return kb && id && nd_kb_ruleset_find(&kb->rules, id, &ri) != NULL;
+}
+
 static bool nd_kb_item_names(const char *item, const struct nd_finding *b, const struct nd_kb_rule *rb)
 {
     if (strcmp(item, "named") == 0)

@@ -34,6 +34,7 @@
 #include "monitor/kmsg.h"
 #include "monitor/linecache.h"
 #include "monitor/msgcarry.h"
+#include "monitor/outtail.h"
 #include "monitor/procverdict.h"
 #include "monitor/sampler.h"
 #include "core/series.h"
@@ -112,6 +113,7 @@ struct nd_monitor {
     double max_alert_lag_s;
     double final_drain_s;        /* matching left when the job had ended */
     struct nd_exit_tail tail;    /* the output's last error line, from the matched blocks */
+    struct nd_outtail outtail;   /* the output's end, for explain's whole-log steps at the end */
     size_t noted_early;          /* bytes noted on arrival while the kb loaded */
     long lines_matched;          /* output lines matched so far, both streams, in order */
     struct nd_msgcarry carry[2]; /* per stream: the last message, for its continuation */
@@ -420,6 +422,7 @@ void nd_monitor_free(struct nd_monitor *m)
     nd_kb_loader_free(m->loader);
     nd_backlog_free(m->backlog);
     nd_linecache_free(m->seen);
+    nd_outtail_free(&m->outtail);
     nd_kb_free(m->kb_owned);
     free(m);
 }
@@ -765,6 +768,7 @@ static void nd_match_block(struct nd_monitor *m, int stream, const char *data, s
     nd_exit_tail_traceback_block(&m->tail, stream, data, len, first_lineno);
     if (!m->kb)
         return;
+    nd_outtail_feed(&m->outtail, data, len);
     /* The carried message first, with the lines here that continue it. */
     struct nd_msgcarry *c = &m->carry[stream == 1 ? 0 : 1];
     double now = nd_monotonic_now();
@@ -1116,6 +1120,8 @@ static bool nd_exit_rewords(struct nd_monitor *m, const struct nd_finding *f)
     return false;
 }
 
+static void nd_whole_log_steps(struct nd_monitor *m, double duration_s);
+
 int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int exit_status, double duration_s)
 {
     double t0 = nd_monotonic_now();
@@ -1165,6 +1171,8 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
     /* The log-line findings in explain's order, root cause first (they came
      * in the order of the output); what was measured keeps its place. */
     nd_kb_order_findings(m->kb, &m->findings);
+    if (m->opt.out_observed)
+        nd_whole_log_steps(m, duration_s);
     nd_write_metrics(m);
     nd_print_summary(m, exit_status, duration_s);
     int rc = 0;
@@ -1180,6 +1188,75 @@ int nd_monitor_finish(struct nd_monitor *m, const struct nd_exit_info *ex, int e
     if (m->opt.report_dir && nd_write_reports(m, exit_status, duration_s) < 0)
         rc = -EIO;
     return rc;
+}
+
+/* The first place a log finding, or how the job ended, holds: what a
+ * detector measured before it keeps its place. */
+static size_t nd_first_log_place(const struct nd_monitor *m)
+{
+    for (size_t i = 0; i < m->findings.n; i++) {
+        const struct nd_finding *f = m->findings.v[i];
+        if (!nd_from_detector(m, f->id) || strncmp(f->id, "exit.", 5) == 0)
+            return i;
+    }
+    return m->findings.n;
+}
+
+/* explain's steps that read a whole log rather than a line (the fallback
+ * for an exception no rule knows, the log's shape, the versions it prints),
+ * run over the output's end as explain would run them over the same text.
+ * Their findings join the summary; when explain's answer on that text is
+ * one of them and it saw every rule finding the live matcher made, it is
+ * the root cause here too. Output longer than the tail: the fallback, which
+ * weighs the whole log, is left out. */
+static void nd_whole_log_steps(struct nd_monitor *m, double duration_s)
+{
+    size_t len = 0;
+    bool cut = false;
+    const char *text = nd_outtail_text(&m->outtail, &len, &cut);
+    if (!m->kb || !text)
+        return;
+    struct nd_kb_scan *s = nd_kb_scan_new(m->kb);
+    struct nd_findings ex = ND_FINDINGS_INIT;
+    if (s && nd_kb_scan_buffer(s, "output", text, len) == 0) {
+        nd_kb_scan_finish(s, &ex, false);
+        if (m->opt.log_compat) {
+            struct nd_findings seen = ND_FINDINGS_INIT;
+            nd_kb_scan_finish(s, &seen, true);
+            m->opt.log_compat(&seen, &ex);
+            nd_findings_release(&seen);
+        }
+        nd_kb_rank_code_findings(m->kb, &ex);
+    }
+    nd_kb_scan_free(s);
+    bool covers = true; /* explain's list has every rule finding the matcher made */
+    for (size_t i = 0; i < m->findings.n && covers; i++) {
+        const struct nd_finding *f = m->findings.v[i];
+        if (nd_kb_has_rule(m->kb, f->id) && f->severity >= ND_SEV_WARNING)
+            covers = nd_findings_find(&ex, f->id) != NULL;
+    }
+    struct nd_finding *lead = NULL;
+    for (size_t i = 0; i < ex.n; i++) {
+        const struct nd_finding *f = ex.v[i];
+        if (nd_kb_has_rule(m->kb, f->id) || nd_findings_find(&m->findings, f->id))
+            continue;
+        if (cut && strncmp(f->id, "generic.", 8) == 0)
+            continue;
+        struct nd_finding *nf = nd_findings_add_copy(&m->findings, f);
+        nf->at_s = duration_s;
+        if (i == 0)
+            lead = nf;
+    }
+    nd_findings_release(&ex);
+    if (!lead || !covers)
+        return;
+    size_t to = nd_first_log_place(m), at = 0;
+    while (m->findings.v[at] != lead)
+        at++;
+    if (at > to) {
+        memmove(&m->findings.v[to + 1], &m->findings.v[to], (at - to) * sizeof *m->findings.v);
+        m->findings.v[to] = lead;
+    }
 }
 
 /* ---- before the start ---- */

@@ -36,6 +36,10 @@ struct nd_monitor_opts {
     bool synthetic_clock;     /* ticks back to back (benchmarks) */
     bool no_devices;
     struct nd_kb *kb; /* may be NULL: the built-in line table only */
+    /* explain's version judgement of the versions the output printed
+     * (nd_explain_compat, given by cmd/): seen holds every finding of the
+     * output, compat.* findings go to out. NULL: none. */
+    int (*log_compat)(const struct nd_findings *seen, struct nd_findings *out);
 };
 
 struct nd_monitor;
