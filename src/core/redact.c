@@ -32,66 +32,30 @@ static const char *const nd_secret_words[] = {
     "TOKEN",   "SECRET", "SECRETS",    "PASSWORD",    "PASSWORDS",  "PASSWD",    "KEY",
     "KEYS",    "APIKEY", "CREDENTIAL", "CREDENTIALS", "CREDS",      "AUTH",      "AUTHORIZATION",
     "PRIVATE", "COOKIE", "COOKIES",    "JWT",         "PASSPHRASE", "SIGNATURE", /* X-Amz-Signature=, X-Goog-Signature= in presigned URLs */
+    "SSHPASS",                                                                   /* sshpass -e reads it */
 };
 /* Compound words ending so: HFTOKEN, DBPASSWORD, ACCESSKEY, CLIENTSECRET,
  * TS_AUTHKEY (a tailnet join key). */
 static const char *const nd_secret_tails[] = {"TOKEN",     "SECRET",    "PASSWORD",   "PASSWD",  "APIKEY",
                                               "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "AUTHKEY", "PASSPHRASE"};
 /* Short words that are secrets only as the last word of a longer name:
- * DB_PASS, MYSQL_PWD; not PWD or OLDPWD (the shell's folders). */
-static const char *const nd_secret_last_words[] = {"PASS", "PWD", "PW"};
+ * DB_PASS, MYSQL_PWD; not PWD or OLDPWD (the shell's folders). AK and SK
+ * are a Huawei Cloud / OBS access key pair (OBS_SK, HUAWEICLOUD_SDK_SK). */
+static const char *const nd_secret_last_words[] = {"PASS", "PWD", "PW", "AK", "SK"};
+/* The same pair as a whole name: ak=..&sk=.. in an obs:// URL, a
+ * ModelArts SDK call's ak='..', sk='..'. */
+static const char *const nd_secret_short_names[] = {"AK", "SK"};
 /* A last word that says the variable describes a secret instead of holding
  * one (AUTH_MODE, TOKEN_COUNT, KEY_TYPE), or a training metric of it that
  * logs print (token_acc, token_loss), or a keyboard setting (KEY_BINDINGS). */
 static const char *const nd_descriptive_last[] = {
-    "MODE",
-    "TYPE",
-    "TYPES",
-    "METHOD",
-    "METHODS",
-    "ENABLED",
-    "ENABLE",
-    "DISABLED",
-    "DISABLE",
-    "REQUIRED",
-    "LEVEL",
-    "COUNT",
-    "COUNTS",
-    "NUM",
-    "SIZE",
-    "LEN",
-    "LENGTH",
-    "LIMIT",
-    "MAX",
-    "MIN",
-    "TIMEOUT",
-    "TTL",
-    "PARALLELISM",
-    "PROVIDER",
-    "VERSION",
-    "ERROR",
-    "BACKEND",
-    "SCHEME",
-    "STRATEGY",
-    "INTERVAL",
-    "RETRIES",
-    "ACC",
-    "ACCURACY",
-    "LOSS",
-    "RATIO",
-    "RATE",
-    "PCT",
-    "PERCENT",
-    "THROUGHPUT",
-    "LAYOUT",
-    "BINDING",
+    "MODE", "TYPE", "TYPES", "METHOD", "METHODS", "ENABLED", "ENABLE", "DISABLED", "DISABLE", "REQUIRED", "LEVEL",
+    "COUNT", "COUNTS", "NUM", "SIZE", "LEN", "LENGTH", "LIMIT", "MAX", "MIN", "TIMEOUT", "TTL", "PARALLELISM",
+    "PROVIDER", "VERSION", "ERROR", "BACKEND", "SCHEME", "STRATEGY", "INTERVAL", "RETRIES", "ACC", "ACCURACY", "LOSS",
+    "RATIO", "RATE", "PCT", "PERCENT", "THROUGHPUT", "LAYOUT", "BINDING",
     "BINDINGS", /* keyboard settings: KEY_LAYOUT, KEY_BINDINGS */
     /* model vocabulary: token_ids, token_type_ids, key_dim, token_budget; KEY_ENV names a variable */
-    "IDS",
-    "DIM",
-    "DIMS",
-    "BUDGET",
-    "ENV",
+    "IDS", "DIM", "DIMS", "BUDGET", "ENV", "STDIN", /* docker login --password-stdin takes no word */
 };
 /* Tokenizer special tokens (bos_token: <s>) are vocabulary, not secrets. */
 static const char *const nd_vocab_words[] = {"BOS", "EOS",  "PAD",     "UNK",   "SEP",
@@ -161,6 +125,8 @@ static bool nd_builtin_secret_name(const char *name)
         return false;
     if (nw > 1 && ND_IN(last, nd_secret_last_words))
         return true;
+    if (nw == 1 && ND_IN(last, nd_secret_short_names))
+        return true;
     for (size_t i = 0; i < nw; i++) {
         bool hit = ND_IN(words[i], nd_secret_words);
         for (size_t t = 0; !hit && t < ND_ARRAY_SIZE(nd_secret_tails); t++)
@@ -184,8 +150,8 @@ bool nd_redact_prose_name(const char *name)
         lower |= islower((unsigned char)*p) != 0;
     char words[ND_NAME_MAX_WORDS][64];
     if (lower && nd_name_words(name, words) == 1) {
-        static const char *const strong[] = {"PASSWORD", "PASSWD", "SECRET", "APIKEY",       "PASSPHRASE",
-                                             "JWT",      "TOKEN",  "COOKIE", "AUTHORIZATION"};
+        static const char *const strong[] = {"PASSWORD", "PASSWD", "SECRET", "APIKEY",        "PASSPHRASE",
+                                             "JWT",      "TOKEN",  "COOKIE", "AUTHORIZATION", "SSHPASS"};
         if (!ND_IN(words[0], strong))
             return false;
     }
@@ -348,7 +314,7 @@ static void nd_scrub_urls(struct nd_strbuf *sb, const char *text)
  * holds them: a prefix, then at least min characters of the token's alphabet
  * (alphanumeric for Hugging Face and GitHub tokens, so a Python name such as
  * hf_hub_download_with_retries is not one). */
-enum nd_token_alphabet { ND_TOK_ALNUM, ND_TOK_UPPER, ND_TOK_WORD, ND_TOK_B64 };
+enum nd_token_alphabet { ND_TOK_ALNUM, ND_TOK_UPPER, ND_TOK_WORD, ND_TOK_B64, ND_TOK_DOTTED };
 
 struct nd_token_shape {
     const char *prefix;
@@ -379,6 +345,22 @@ static const struct nd_token_shape nd_token_shapes[] = {
     {"sk-", 20, ND_TOK_WORD, 0},
     {"AIza", 35, ND_TOK_WORD, 35},
     {"npm_", 30, ND_TOK_ALNUM, 0},
+    /* Google OAuth access tokens and client secrets, Stripe secret and
+     * restricted keys (live and test; pk_ keys are public), Docker Hub and
+     * PyPI upload tokens, GitLab runner, trigger and deploy tokens, and
+     * SendGrid keys (two dotted parts). */
+    {"ya29.", 20, ND_TOK_WORD, 0},
+    {"GOCSPX-", 20, ND_TOK_WORD, 0},
+    {"sk_live_", 20, ND_TOK_ALNUM, 0},
+    {"sk_test_", 20, ND_TOK_ALNUM, 0},
+    {"rk_live_", 20, ND_TOK_ALNUM, 0},
+    {"rk_test_", 20, ND_TOK_ALNUM, 0},
+    {"dckr_pat_", 20, ND_TOK_WORD, 0},
+    {"pypi-AgEIcHlwaS5vcmc", 30, ND_TOK_WORD, 0},
+    {"glrt-", 20, ND_TOK_WORD, 0},
+    {"glptt-", 20, ND_TOK_WORD, 0},
+    {"gldt-", 20, ND_TOK_WORD, 0},
+    {"SG.", 60, ND_TOK_DOTTED, 0},
     /* Base64 of "-----BEGIN" (a PEM key in a Kubernetes secret's data or
      * a CI variable) and of '{"auths":' (a registry login's config). */
     {"LS0tLS1CRUdJTi", 20, ND_TOK_B64, 0},
@@ -418,6 +400,7 @@ static bool nd_token_char(char c, enum nd_token_alphabet a)
     case ND_TOK_UPPER: return isupper((unsigned char)c) || isdigit((unsigned char)c);
     case ND_TOK_ALNUM: return isalnum((unsigned char)c);
     case ND_TOK_B64: return isalnum((unsigned char)c) || c == '+' || c == '/' || c == '=';
+    case ND_TOK_DOTTED: return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
     default: return isalnum((unsigned char)c) || c == '_' || c == '-';
     }
 }
@@ -489,13 +472,19 @@ char *nd_redact_value(const char *name, const char *value)
 }
 
 /* The value that starts at v: inside its quotes when quoted (up to the
- * closing quote or the line's end), else up to one of stops. *start gets
- * where it begins; returns its length. */
+ * closing quote or the line's end; in double quotes a backslash escapes
+ * the next character, so JSON's "pa\\"ss" is one value), else up to one of
+ * stops. *start gets where it begins; returns its length. */
 static size_t nd_value_span(const char *v, const char *stops, const char **start)
 {
     char quote = (*v == '"' || *v == '\'') ? *v : 0;
     *start = quote ? v + 1 : v;
-    return quote ? strcspn(*start, quote == '"' ? "\"\n" : "'\n") : strcspn(*start, stops);
+    if (quote != '"')
+        return quote ? strcspn(*start, "'\n") : strcspn(*start, stops);
+    size_t n = 0;
+    while ((*start)[n] && (*start)[n] != '"' && (*start)[n] != '\n')
+        n += (*start)[n] == '\\' && (*start)[n + 1] && (*start)[n + 1] != '\n' ? 2 : 1;
+    return n;
 }
 
 /* Appends the marker for value[0..len) (kept when it already is one). */
@@ -579,9 +568,13 @@ char *nd_redact_scrub_pairs(char *s, const struct nd_pair_form *f)
         nd_strbuf_add(&out, p, (size_t)(sep + seplen - p));
         p = sep + seplen;
         const char *end = sep;
-        while (end > s && (end[-1] == ' ' || end[-1] == '\t') && (size_t)(sep - end) < f->name_blanks)
+        /* A quoted name may stand a blank or two off its separator
+         * (pretty-printed JSON: "secret_access_key" : "x"). */
+        while (end > s && (end[-1] == ' ' || end[-1] == '\t') && (size_t)(sep - end) < f->name_blanks + 2)
             end--;
         char quote = end > s && (end[-1] == '\'' || end[-1] == '"') ? end[-1] : 0;
+        if (!quote && (size_t)(sep - end) > f->name_blanks)
+            continue;
         if (quote)
             end--;
         const char *name = end;
@@ -696,10 +689,16 @@ static char *nd_scrub_assignments(char *s)
         const char *nend = eq;
         while (nend > s && (nend[-1] == ' ' || nend[-1] == '\t') && eq - nend < 4)
             nend--;
-        const char *name = nend;
+        /* os.environ["HF_TOKEN"] = "x": the name is the quoted subscript. */
+        const char *nlast = nend;
+        if (nend - s >= 4 && nend[-1] == ']' && (nend[-2] == '"' || nend[-2] == '\''))
+            nlast = nend - 2;
+        const char *name = nlast;
         while (name > s && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
             name--;
-        size_t nlen = (size_t)(nend - name);
+        if (nlast != nend && (name - s < 2 || name[-1] != nlast[0] || name[-2] != '['))
+            continue;
+        size_t nlen = (size_t)(nlast - name);
         char nbuf[256];
         if (nlen == 0 || nlen >= sizeof nbuf)
             continue;
@@ -1095,6 +1094,50 @@ static char *nd_scrub_webhooks(char *s)
     return nd_strbuf_detach(&out, NULL);
 }
 
+/* "password%3Dx", "token%3Ax": a pair percent-encoded once more (a URL
+ * carried in another URL's query, a form body in a log): the value of a
+ * secret name, up to the next encoded or plain separator. */
+static char *nd_scrub_percent_pairs(char *s)
+{
+    if (!strcasestr(s, "%3D") && !strcasestr(s, "%3A"))
+        return s;
+    struct nd_strbuf out = ND_STRBUF_INIT;
+    nd_strbuf_grow(&out, strlen(s));
+    const char *p = s;
+    for (;;) {
+        const char *d = strcasestr(p, "%3D"), *c = strcasestr(p, "%3A");
+        const char *sep = !d ? c : !c ? d : d < c ? d : c;
+        if (!sep) {
+            nd_strbuf_adds(&out, p);
+            break;
+        }
+        nd_strbuf_add(&out, p, (size_t)(sep + 3 - p));
+        p = sep + 3;
+        const char *name = sep;
+        while (name > s && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
+            name--;
+        if (name > s && name[-1] == '%' && sep - name > 2) /* "%3Fpassword": the name after "%3F" */
+            name += 2;
+        size_t nlen = (size_t)(sep - name);
+        char nbuf[128];
+        if (nlen == 0 || nlen >= sizeof nbuf)
+            continue;
+        memcpy(nbuf, name, nlen);
+        nbuf[nlen] = '\0';
+        if (!nd_redact_prose_name(nbuf))
+            continue;
+        size_t vlen = 0;
+        while (p[vlen] && !strchr(" \t\n&\"'%,;", p[vlen]))
+            vlen++;
+        if (vlen == 0 || nd_plain_flag(p, vlen))
+            continue;
+        nd_redact_add_marker(&out, p, vlen);
+        p += vlen;
+    }
+    free(s);
+    return nd_strbuf_detach(&out, NULL);
+}
+
 char *nd_redact_text(const char *text)
 {
     struct nd_strbuf urls = ND_STRBUF_INIT;
@@ -1104,6 +1147,7 @@ char *nd_redact_text(const char *text)
     s = nd_redact_scrub_hash_arrows(s);
     s = nd_scrub_assignments(s);
     s = nd_scrub_colon_pairs(s);
+    s = nd_scrub_percent_pairs(s);
     s = nd_scrub_option_words(s);
     s = nd_scrub_netrc(s);
     s = nd_redact_scrub_tool_options(s);

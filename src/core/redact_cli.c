@@ -41,11 +41,12 @@ static bool nd_all_digits(const char *v, size_t n)
 struct nd_tools {
     bool attached_p; /* mysql, mariadb, sshpass: -pSECRET */
     bool redis;      /* redis-cli, valkey-cli: -a SECRET, --pass SECRET */
+    bool login_p;    /* docker, podman, nerdctl, helm registry login: -p SECRET */
 };
 
 static struct nd_tools nd_line_tools(const char *line, size_t n)
 {
-    struct nd_tools t = {false, false};
+    struct nd_tools t = {false, false, false};
     char *l = malloc(n + 1);
     if (!l)
         return t;
@@ -53,6 +54,8 @@ static struct nd_tools nd_line_tools(const char *line, size_t n)
     l[n] = '\0';
     t.attached_p = strstr(l, "mysql") || strstr(l, "mariadb") || strstr(l, "sshpass");
     t.redis = strstr(l, "redis-cli") || strstr(l, "valkey-cli");
+    t.login_p = strstr(l, "docker login") || strstr(l, "podman login") || strstr(l, "nerdctl login") ||
+                strstr(l, "registry login") || strstr(l, "buildah login") || strstr(l, "skopeo login");
     free(l);
     return t;
 }
@@ -70,8 +73,9 @@ static size_t nd_option_secret(const char *p, const char *prev, size_t prevlen, 
 {
     if (t.attached_p && p[0] == '-' && p[1] == 'p' && p[2] && !strchr(" \t\n-", p[2]))
         return nd_word_value(p + 2, vs);
-    if (t.redis && (strncmp(p, "-a ", 3) == 0 || strncmp(p, "--pass ", 7) == 0)) {
-        const char *v = p + (p[1] == 'a' ? 3 : 7);
+    if ((t.redis && (strncmp(p, "-a ", 3) == 0 || strncmp(p, "--pass ", 7) == 0)) ||
+        (t.login_p && strncmp(p, "-p ", 3) == 0)) {
+        const char *v = p + (p[1] == 'a' || p[1] == 'p' ? 3 : 7);
         while (*v == ' ' || *v == '\t')
             v++;
         return *v == '-' ? 0 : nd_word_value(v, vs);
@@ -137,9 +141,32 @@ static size_t nd_keyword_pair(const char *q, const char **vs)
     return *v && *v != '\n' ? nd_word_value(v, vs) : 0;
 }
 
+/* "wandb login [--relogin] [--host URL] KEY": the API key is the first
+ * word after the command's options. */
+static size_t nd_wandb_login(const char *q, const char **vs)
+{
+    if (strncmp(q, "wandb login ", 12) != 0)
+        return 0;
+    const char *v = q + 12;
+    for (;;) {
+        while (*v == ' ' || *v == '\t')
+            v++;
+        if (*v != '-')
+            break;
+        bool host = strncmp(v, "--host ", 7) == 0;
+        v += strcspn(v, " \t\n");
+        if (host) {
+            while (*v == ' ' || *v == '\t')
+                v++;
+            v += strcspn(v, " \t\n");
+        }
+    }
+    return *v && *v != '\n' && *v != ';' && *v != '|' && *v != '&' ? nd_word_value(v, vs) : 0;
+}
+
 char *nd_redact_scrub_tool_options(char *s)
 {
-    if (!strchr(s, '-') && !strstr(s, "setenv ") && !strstr(s, "ENV "))
+    if (!strchr(s, '-') && !strstr(s, "setenv ") && !strstr(s, "ENV ") && !strstr(s, "wandb login "))
         return s;
     struct nd_strbuf out = ND_STRBUF_INIT;
     nd_strbuf_grow(&out, strlen(s));
@@ -160,6 +187,8 @@ char *nd_redact_scrub_tool_options(char *s)
         }
         const char *vs = NULL;
         size_t vlen = nd_keyword_pair(p, &vs);
+        if (!vlen)
+            vlen = nd_wandb_login(p, &vs);
         if (!vlen)
             vlen = nd_option_secret(p, prev, prevlen, t, &vs);
         size_t wlen = strcspn(p, " \t\n");
