@@ -4,7 +4,8 @@
  *   - a stack dump (py-spy, faulthandler, gdb, a Ctrl-C traceback): the
  *     innermost frames say who waits, and for what;
  *   - the last lines: a log that stops right after a blocking step
- *     (communicator init, a lock, a build) stopped in it;
+ *     (communicator init, a lock, a build) stopped in it, or on progress
+ *     lines of ranks an epoch apart (uneven data per rank);
  *   - throughput: a rate that collapses, data time close to step time;
  *   - a tool dump (npu-smi, nvidia-smi, topology) with a fault in it, or an
  *     idle device beside a running job.
@@ -12,6 +13,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/redact.h"
 #include "core/strbuf.h"
@@ -28,7 +30,8 @@
 #define ND_SHAPE_MAX_KEEP 8 /* findings kept across sources */
 
 struct nd_shape_line {
-    char *s; /* content: prefix and outer whitespace removed, NUL-terminated */
+    char *s;   /* content: prefix and outer whitespace removed, NUL-terminated */
+    char *raw; /* the same line with its prefix ([rank3]:, a pid, a timestamp) */
     size_t indent;
     long no; /* line number in the source */
 };
@@ -125,6 +128,7 @@ static void nd_shape_lines(struct nd_shape_ctx *c, char *text, size_t len, long 
             while (s > p && s[-1] != '\r')
                 s--;
         }
+        char *raw = s;
         s += nd_kb_line_prefix(s, (size_t)(le - s));
         size_t indent = 0;
         while (*s == ' ' || *s == '\t') {
@@ -141,7 +145,7 @@ static void nd_shape_lines(struct nd_shape_ctx *c, char *text, size_t len, long 
             cap = cap ? cap * 2 : 256;
             c->l = nd_xrealloc(c->l, cap * sizeof *c->l);
         }
-        c->l[c->n++] = (struct nd_shape_line){.s = s, .indent = indent, .no = no};
+        c->l[c->n++] = (struct nd_shape_line){.s = s, .raw = raw, .indent = indent, .no = no};
         p = le + 1;
         if (nl == NULL)
             break;
@@ -669,6 +673,96 @@ static void nd_shape_step_finding(struct nd_shape_ctx *c, struct nd_findings *ou
     nd_shape_first(f);
 }
 
+/* ---- ranks out of step ---- */
+
+/* The number after a word (case-insensitive) in s: "Rank:2", "[rank3]",
+ * "Epoch:[48]", "epoch 5". Only a word start counts (not "local_rank" for
+ * "rank": it is the same number there, and "world_rank" is too). */
+static bool nd_shape_number_after(const char *s, const char *word, long *v)
+{
+    size_t wn = strlen(word);
+    for (const char *p = s; *p; p++) {
+        if (strncasecmp(p, word, wn) != 0 || (p > s && isalpha((unsigned char)p[-1])))
+            continue;
+        const char *q = p + wn;
+        int seps = 0;
+        while (*q && strchr(":= [(#", *q) && seps < 3) {
+            q++;
+            seps++;
+        }
+        if (!isdigit((unsigned char)*q))
+            continue;
+        char *end = NULL;
+        *v = strtol(q, &end, 10);
+        return !isdigit((unsigned char)*end);
+    }
+    return false;
+}
+
+#define ND_SHAPE_RANKS_TAIL 32 /* non-blank lines from the end that are read */
+#define ND_SHAPE_RANKS_MAX 64
+
+/* A log that ends on progress lines of several ranks that are in different
+ * epochs: ranks that work in lockstep (collectives each step) cannot drift
+ * an epoch apart unless their epochs have different lengths, and the ones
+ * that run out of data first wait in a collective the others never join. */
+static void nd_shape_ranks_finding(struct nd_shape_ctx *c, struct nd_findings *out)
+{
+    const struct nd_shape_entry *e = nd_kb_shape_find(c->set, ND_SHAPE_SIGNAL, "ranks-out-of-step");
+    if (!e)
+        return;
+    long rank[ND_SHAPE_RANKS_MAX], epoch[ND_SHAPE_RANKS_MAX];
+    size_t li[ND_SHAPE_RANKS_MAX], nr = 0, last = 0;
+    long seen = 0;
+    for (size_t k = c->n; k-- > 0 && seen < ND_SHAPE_RANKS_TAIL;) {
+        const char *s = c->l[k].s;
+        if (!*s)
+            continue;
+        seen++;
+        if (nd_shape_end_line(c, s))
+            return; /* the run reported its end after these lines */
+        /* The rank may be in the prefix the content lost ([rank3]:). */
+        long r = 0, ep = 0;
+        if (!nd_shape_number_after(c->l[k].raw, "rank", &r) || !nd_shape_number_after(s, "epoch", &ep))
+            continue;
+        if (!nr)
+            last = k;
+        size_t i = 0;
+        while (i < nr && rank[i] != r)
+            i++;
+        if (i < nr || nr == ND_SHAPE_RANKS_MAX)
+            continue; /* read from the end: the first line of a rank is its latest */
+        rank[nr] = r;
+        epoch[nr] = ep;
+        li[nr++] = k;
+    }
+    if (nr < 2)
+        return;
+    size_t lo = 0, hi = 0;
+    for (size_t i = 1; i < nr; i++) {
+        if (epoch[i] < epoch[lo])
+            lo = i;
+        if (epoch[i] > epoch[hi])
+            hi = i;
+    }
+    if (epoch[lo] == epoch[hi])
+        return;
+    size_t behind = 0;
+    for (size_t i = 0; i < nr; i++)
+        behind += epoch[i] < epoch[hi];
+    char *detail = nd_xasprintf("Its last progress lines show %zu of %zu ranks in epoch %ld or earlier while rank %ld "
+                                "is already in epoch %ld, and nothing follows them.",
+                                behind, nr, epoch[lo], rank[hi], epoch[hi]);
+    struct nd_finding *f = nd_shape_finding(out, e, "ranks", detail);
+    free(detail);
+    size_t a = li[lo] < li[hi] ? li[lo] : li[hi], b = li[lo] < li[hi] ? li[hi] : li[lo];
+    nd_shape_evidence(f, c->name, &c->l[a]);
+    nd_shape_evidence(f, c->name, &c->l[b]);
+    if (last != b && last != a)
+        nd_shape_evidence(f, c->name, &c->l[last]);
+    nd_shape_first(f);
+}
+
 /* ---- tool dumps ---- */
 
 static bool nd_shape_any(const struct nd_shape_ctx *c, const struct nd_shape_res *res, size_t *at)
@@ -1048,6 +1142,7 @@ void nd_kb_shape_analyze(const struct nd_kb_shape_set *set, const char *name, co
     nd_shape_dump_findings(&c, out);
     nd_shape_stack_finding(&c, out);
     nd_shape_step_finding(&c, out);
+    nd_shape_ranks_finding(&c, out);
     nd_shape_rate_findings(&c, out);
     nd_shape_util_findings(&c, out);
     for (size_t i = 0; i < c.nst; i++) {

@@ -594,6 +594,39 @@ static void test_builtin_rates(void **state)
     nd_kb_free(kb);
 }
 
+/* Ranks whose last progress lines are an epoch apart: the ones that ran out
+ * of data wait for the others. Ranks in the same epoch, or a run that then
+ * reports its end, are no hang. */
+static void test_ranks_out_of_step(void **state)
+{
+    (void)state;
+    setenv("NPU_DOCTOR_CACHE_DIR", "", 1);
+    struct nd_kb *kb = NULL;
+    struct nd_error err = {0};
+    assert_int_equal(nd_kb_load(&kb, NULL, 0, &err), 0);
+    const char *apart = "[2024-03-01 10:00:01,100][INFO]:Rank:1 Epoch:[11][500/all] Loss 0.31\n"
+                        "[2024-03-01 10:00:01,101][INFO]:Rank:0 Epoch:[12][500/all] Loss 0.29\n"
+                        "[2024-03-01 10:00:01,102][INFO]:Rank:3 Epoch:[12][500/all] Loss 0.30\n"
+                        "[2024-03-01 10:00:01,103][INFO]:Rank:2 Epoch:[11][500/all] Loss 0.33\n";
+    assert_string_equal(top(kb, apart), "shape.ranks.ranks-out-of-step");
+    assert_string_equal(top(kb, "[rank0]: epoch 3 step 120 loss 1.2\n"
+                                "[rank1]: epoch 2 step 120 loss 1.3\n"),
+                        "shape.ranks.ranks-out-of-step");
+    assert_string_equal(top(kb, "[rank0]: epoch 3 step 120 loss 1.2\n"
+                                "[rank1]: epoch 3 step 120 loss 1.3\n"),
+                        "");
+    /* One rank only: its epochs follow each other. */
+    assert_string_equal(top(kb, "rank 0 epoch 3 step 999 loss 1.2\n"
+                                "rank 0 epoch 4 step 1 loss 1.1\n"),
+                        "");
+    struct nd_strbuf sb = ND_STRBUF_INIT;
+    nd_strbuf_init(&sb);
+    nd_strbuf_addf(&sb, "%sTraining completed.\n", apart);
+    assert_string_equal(top(kb, sb.buf), "");
+    nd_strbuf_release(&sb);
+    nd_kb_free(kb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -611,6 +644,7 @@ int main(void)
         cmocka_unit_test(test_ipython_traceback),
         cmocka_unit_test(test_rate_ratio_format),
         cmocka_unit_test(test_builtin_rates),
+        cmocka_unit_test(test_ranks_out_of_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
