@@ -16,11 +16,7 @@
 #include <cmocka.h>
 
 #include "core/redact.h"
-
-struct nd_case {
-    const char *text;
-    const char *secret; /* must not appear in the redacted text */
-};
+#include "redact_table.h"
 
 static const struct nd_case nd_cases[] = {
     {"mysql -pPlantMy1 db", "PlantMy1"},
@@ -90,27 +86,13 @@ static const char *const nd_keep[] = {
 static void test_forms_redacted(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < sizeof nd_cases / sizeof *nd_cases; i++) {
-        char *r = nd_redact_text(nd_cases[i].text);
-        if (strstr(r, nd_cases[i].secret) || !strstr(r, "<redacted:"))
-            fail_msg("case %zu: '%s' -> '%s'", i, nd_cases[i].text, r);
-        char *again = nd_redact_text(r);
-        if (strcmp(again, r) != 0)
-            fail_msg("case %zu not idempotent: '%s' -> '%s'", i, r, again);
-        free(again);
-        free(r);
-    }
+    nd_check_redacted(nd_cases, sizeof nd_cases / sizeof *nd_cases);
 }
 
 static void test_lookalikes_kept(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < sizeof nd_keep / sizeof *nd_keep; i++) {
-        char *r = nd_redact_text(nd_keep[i]);
-        if (strcmp(r, nd_keep[i]) != 0)
-            fail_msg("over-redacted: '%s' -> '%s'", nd_keep[i], r);
-        free(r);
-    }
+    nd_check_kept(nd_keep, sizeof nd_keep / sizeof *nd_keep);
 }
 
 /* The hash arrow's '=' was read as an assignment of ">" before: the value
