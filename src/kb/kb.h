@@ -45,6 +45,12 @@ void nd_kb_live_line(struct nd_kb *kb, long line);
 int nd_kb_live_keys(const struct nd_kb *kb, unsigned *keys, size_t max, bool *depends);
 /* Sets the keys again on the current line (see nd_kb_live_line). */
 void nd_kb_live_touch(struct nd_kb *kb, const unsigned *keys, size_t n);
+/* A context rule whose `requires` line comes after its own is held when it
+ * matches; nd_kb_match_line appends it, with its own line as evidence, on
+ * the line that completes it (within its window), as explain would count
+ * it. After nd_kb_live_touch the caller takes those the touched keys
+ * completed with this call. Returns the number appended. */
+int nd_kb_live_resolve(struct nd_kb *kb, struct nd_findings *out);
 
 /* run's summary: reorders the findings of list that rules of kb made (the
  * id is a rule's) as explain ranks them (severity, tier, wrappers last,

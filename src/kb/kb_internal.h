@@ -194,6 +194,19 @@ bool nd_kb_consequence_names(const struct nd_kb_rule *r, const char *id);
 int nd_kb_category_tier(const char *category);
 
 #define ND_KB_LIVE_KEYS 16
+#define ND_KB_LIVE_HELD 16
+
+/* Live: a line a context rule matched before the line it requires came
+ * (run sees only what came before), held until that line comes within the
+ * rule's window, when it counts as explain counts it, or the window closes. */
+struct nd_kb_held {
+    unsigned rule;
+    long line;    /* live line it was on */
+    long lineno;  /* its line number in its source, for the evidence */
+    char *source; /* owned */
+    char *text;   /* the trimmed line, owned */
+    int rank, chain;
+};
 
 /* Keys: what a database pattern reports. [0, nrules) are rules; then the
  * regexes of context conditions; then the fallback's exception and error
@@ -217,12 +230,17 @@ struct nd_kb {
     size_t live_nkeys;                   /* how many; more than fit: ND_KB_LIVE_KEYS + 1 */
     bool live_dependent;                 /* its result looked at earlier lines */
     int live_chain;                      /* exception-chain markers matched live so far */
+    struct nd_kb_held live_held[ND_KB_LIVE_HELD]; /* oldest first */
+    size_t live_nheld;
     /* Leaving repeated lines out of explain's scan (kb_elide.c). */
     const char **pat_expr;   /* pattern id -> its expression (owned by the rules) */
     bool *pat_local;         /* pattern id -> stays within a line; made on first use */
     hs_database_t *db_cross; /* the patterns that do not, or NULL */
     int cross_state;         /* 0 not tried, 1 ready, -1 unavailable */
 };
+
+/* Frees the pending context matches of live use (nd_kb_free). */
+void nd_kb_live_held_release(struct nd_kb *kb);
 
 /* True when a outranks b or, on the same line, makes b redundant (b is
  * generic and a is not, or both are of one category and a is more

@@ -359,6 +359,7 @@ void nd_kb_free(struct nd_kb *kb)
     hs_free_database(kb->db);
     free(kb->pat_rule);
     free(kb->live_seen);
+    nd_kb_live_held_release(kb);
     free(kb->pat_expr);
     free(kb->pat_local);
     hs_free_database(kb->db_cross);

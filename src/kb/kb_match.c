@@ -102,19 +102,104 @@ static void nd_kb_match_rules(struct nd_kb *kb, const char *line, size_t len, st
 
 /* Live context: a job's output arrives line by line, so `requires` and
  * `unless` look back only (a key seen on an earlier line, or this one,
- * within `within` lines). */
-static bool nd_kb_live_context(const struct nd_kb *kb, const struct nd_kb_rule *r)
+ * within `within` lines), as seen from the line at `line`. */
+enum nd_kb_live_verdict { ND_KB_LIVE_OK, ND_KB_LIVE_MISSING, ND_KB_LIVE_EXCLUDED };
+
+static enum nd_kb_live_verdict nd_kb_live_context(const struct nd_kb *kb, const struct nd_kb_rule *r, long line)
 {
+    enum nd_kb_live_verdict v = ND_KB_LIVE_OK;
     for (size_t i = 0; i < r->nconds; i++) {
         const struct nd_kb_cond *c = &r->conds[i];
         if (c->key < 0)
             continue;
         long at = kb->live_seen[c->key];
-        bool near = at > 0 && (r->within == 0 || kb->live_line - at <= r->within);
-        if (near == c->unless)
-            return false;
+        long gap = at > line ? at - line : line - at;
+        bool near = at > 0 && (r->within == 0 || gap <= r->within);
+        if (c->unless && near)
+            return ND_KB_LIVE_EXCLUDED;
+        if (!c->unless && !near)
+            v = ND_KB_LIVE_MISSING;
     }
-    return true;
+    return v;
+}
+
+static void nd_kb_held_free(struct nd_kb_held *p)
+{
+    free(p->source);
+    free(p->text);
+}
+
+void nd_kb_live_held_release(struct nd_kb *kb)
+{
+    for (size_t i = 0; i < kb->live_nheld; i++)
+        nd_kb_held_free(&kb->live_held[i]);
+    kb->live_nheld = 0;
+}
+
+static void nd_kb_held_drop(struct nd_kb *kb, size_t i)
+{
+    nd_kb_held_free(&kb->live_held[i]);
+    memmove(&kb->live_held[i], &kb->live_held[i + 1], (kb->live_nheld - i - 1) * sizeof kb->live_held[0]);
+    kb->live_nheld--;
+}
+
+/* Holds rule ri's match on the current line until what it requires comes.
+ * A newer match of the same rule replaces the older: every line that could
+ * complete the older one is as near to the newer. When all are taken the
+ * oldest goes. */
+static void nd_kb_hold(struct nd_kb *kb, unsigned ri, const char *text, const char *source, long lineno,
+                               int rank, int chain)
+{
+    for (size_t i = 0; i < kb->live_nheld; i++)
+        if (kb->live_held[i].rule == ri) {
+            nd_kb_held_drop(kb, i);
+            break;
+        }
+    if (kb->live_nheld == ND_KB_LIVE_HELD)
+        nd_kb_held_drop(kb, 0);
+    struct nd_kb_held *p = &kb->live_held[kb->live_nheld++];
+    p->rule = ri;
+    p->line = kb->live_line;
+    p->lineno = lineno;
+    p->source = nd_xstrdup(source ? source : "");
+    p->text = nd_xstrdup(text);
+    p->rank = rank;
+    p->chain = chain;
+}
+
+static struct nd_finding *nd_kb_live_finding(struct nd_findings *out, const struct nd_kb_rule *r, const char *text,
+                                             const char *source, long lineno, int rank, int chain)
+{
+    struct nd_finding *f = nd_kb_rule_finding(out, r, text, "");
+    char *red = nd_redact_cut(text, strlen(text), ND_KB_EVIDENCE_MAX);
+    nd_finding_add_evidence(f, source, lineno, "%s", red);
+    free(red);
+    f->count = 1;
+    f->rank = rank;
+    f->chain = chain;
+    return f;
+}
+
+int nd_kb_live_resolve(struct nd_kb *kb, struct nd_findings *out)
+{
+    if (!kb || !out)
+        return 0;
+    int added = 0;
+    for (size_t i = 0; i < kb->live_nheld;) {
+        struct nd_kb_held *p = &kb->live_held[i];
+        const struct nd_kb_rule *r = &kb->rules.v[p->rule];
+        enum nd_kb_live_verdict v = nd_kb_live_context(kb, r, p->line);
+        if (v == ND_KB_LIVE_OK) {
+            nd_kb_live_finding(out, r, p->text, p->source, p->lineno, p->rank, p->chain);
+            kb->live_dependent = true;
+            added++;
+        } else if (v == ND_KB_LIVE_MISSING && (r->within == 0 || kb->live_line - p->line < r->within)) {
+            i++;
+            continue;
+        }
+        nd_kb_held_drop(kb, i);
+    }
+    return added;
 }
 
 int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char *source, long lineno,
@@ -138,34 +223,33 @@ int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char 
     if (c.chain)
         kb->live_chain++;
     if (c.n == 0)
-        return 0;
+        return nd_kb_live_resolve(kb, out);
     char *text = nd_kb_trim_line(line, len);
     /* One finding per line: the require filter and context first, then the
      * most specific rules hide the others. */
     size_t rules[ND_KB_LINE_HITS], n = 0;
+    int rank = nd_kb_line_rank(line, len);
     for (size_t i = 0; i < c.n; i++) {
         const struct nd_kb_rule *r = &kb->rules.v[c.rules[i]];
         if (r->nconds > 0)
             kb->live_dependent = true;
-        if (!nd_kb_rule_accepts(r, text) || !nd_kb_live_context(kb, r))
+        if (!nd_kb_rule_accepts(r, text))
+            continue;
+        enum nd_kb_live_verdict v = nd_kb_live_context(kb, r, kb->live_line);
+        if (v == ND_KB_LIVE_MISSING)
+            nd_kb_hold(kb, c.rules[i], text, source, lineno, rank, chain);
+        if (v != ND_KB_LIVE_OK)
             continue;
         rules[n++] = c.rules[i];
     }
     n = nd_kb_line_dedup(kb, rules, n);
     int added = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct nd_kb_rule *r = &kb->rules.v[rules[i]];
-        struct nd_finding *f = nd_kb_rule_finding(out, r, text, "");
-        char *red = nd_redact_cut(text, strlen(text), ND_KB_EVIDENCE_MAX);
-        nd_finding_add_evidence(f, source, lineno, "%s", red);
-        free(red);
-        f->count = 1;
-        f->rank = nd_kb_line_rank(line, len);
-        f->chain = chain;
-        added++;
-    }
+    for (size_t i = 0; i < n; i++)
+        if (nd_kb_live_finding(out, &kb->rules.v[rules[i]], text, source, lineno, rank, chain))
+            added++;
     free(text);
-    return added;
+    /* What this line completes of the lines held before it. */
+    return added + nd_kb_live_resolve(kb, out);
 }
 
 int nd_kb_explain_buffer(struct nd_kb *kb, const char *name, const char *buf, size_t len, struct nd_findings *out,

@@ -666,6 +666,30 @@ static uint64_t nd_count_lines(const char *data, size_t len)
     return len ? nd_count_newlines(data, len) + (data[len - 1] != '\n') : 0;
 }
 
+/* A context rule's line held until the line it requires came (see
+ * nd_kb_live_resolve) arrives after findings of later lines: it goes back
+ * before those of its stream, so that arrival order stays output order. */
+static void nd_place_held(struct nd_monitor *m, const struct nd_finding *f)
+{
+    size_t at = m->findings.n;
+    if (at == 0 || m->findings.v[at - 1]->nevidence == 0 || f->nevidence == 0)
+        return;
+    const struct nd_evidence *ev = &f->evidence[0];
+    if (!ev->file)
+        return;
+    struct nd_finding *nf = m->findings.v[at - 1];
+    size_t to = at - 1;
+    while (to > 0) {
+        const struct nd_finding *prev = m->findings.v[to - 1];
+        if (nd_from_detector(m, prev->id) || prev->nevidence == 0 || !prev->evidence[0].file ||
+            strcmp(prev->evidence[0].file, ev->file) != 0 || prev->evidence[0].line <= ev->line)
+            break;
+        to--;
+    }
+    memmove(&m->findings.v[to + 1], &m->findings.v[to], (at - 1 - to) * sizeof m->findings.v[0]);
+    m->findings.v[to] = nf;
+}
+
 /* One line on which some pattern matched: a repeat costs a lookup. */
 static void nd_match_candidate(void *arg, const char *line, size_t len, size_t index)
 {
@@ -683,17 +707,30 @@ static void nd_match_candidate(void *arg, const char *line, size_t len, size_t i
             if (old)
                 nd_count_repeat(old);
         }
+        /* A repeat can still complete a context rule's earlier line. */
+        struct nd_findings held = ND_FINDINGS_INIT;
+        nd_kb_live_resolve(m->kb, &held);
+        for (size_t i = 0; i < held.n; i++) {
+            held.v[i]->at_s = b->at_s;
+            if (nd_consider(m, held.v[i], false))
+                nd_place_held(m, held.v[i]);
+        }
+        nd_findings_release(&held);
         return;
     }
     unsigned notes = nd_loglines_classify(line, len);
     if (!b->noted)
         nd_loglines_note(notes, line, len, &m->ctx);
     struct nd_findings found = ND_FINDINGS_INIT;
-    nd_kb_match_line(m->kb, line, len, b->source, b->first_lineno + (long)index, &found);
+    long lineno = b->first_lineno + (long)index;
+    nd_kb_match_line(m->kb, line, len, b->source, lineno, &found);
     const char *ids[ND_LINECACHE_IDS];
     for (size_t i = 0; i < found.n; i++) {
         found.v[i]->at_s = b->at_s;
-        if (nd_consider(m, found.v[i], false) && b->late) {
+        bool added = nd_consider(m, found.v[i], false);
+        if (added && found.v[i]->nevidence && found.v[i]->evidence[0].line < lineno)
+            nd_place_held(m, found.v[i]);
+        if (added && b->late) {
             m->alerts_late++;
             if (b->matched_at - b->at_s > m->max_alert_lag_s)
                 m->max_alert_lag_s = b->matched_at - b->at_s;

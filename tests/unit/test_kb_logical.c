@@ -248,11 +248,50 @@ static void test_context(void **state)
     f = explain(kb, "WARNME\nall silenced\n");
     assert_false(has(&f, "t.notif"));
     nd_findings_release(&f);
-    /* Live: only what came before. */
+    /* Live: a line that needs a later one is held, and counts (with its
+     * own line as evidence) when that line comes. */
     struct nd_findings live = ND_FINDINGS_INIT;
     assert_int_equal(nd_kb_match_line(kb, "CUDAONLY", 8, "stderr", 1, &live), 0);
-    assert_int_equal(nd_kb_match_line(kb, "npu_marker", 10, "stderr", 2, &live), 0);
+    assert_int_equal(nd_kb_match_line(kb, "npu_marker", 10, "stderr", 2, &live), 1);
+    assert_string_equal(live.v[0]->id, "t.needs");
+    assert_int_equal(live.v[0]->evidence[0].line, 1);
+    assert_string_equal(live.v[0]->evidence[0].text, "CUDAONLY");
+    /* Once what it needs was seen, a later match counts on its own line. */
     assert_int_equal(nd_kb_match_line(kb, "CUDAONLY", 8, "stderr", 3, &live), 1);
+    assert_int_equal(live.v[1]->evidence[0].line, 3);
+    nd_findings_release(&live);
+    nd_kb_free(kb);
+    /* Within the window it is completed; past it, it is dropped. */
+    kb = make_kb();
+    assert_int_equal(nd_kb_match_line(kb, "TIMEOUTX", 8, "stderr", 1, &live), 0);
+    assert_int_equal(nd_kb_match_line(kb, "x", 1, "stderr", 2, &live), 0);
+    assert_int_equal(nd_kb_match_line(kb, "ITERATOR", 8, "stderr", 3, &live), 2);
+    assert_non_null(nd_findings_find(&live, "t.near"));
+    assert_int_equal(nd_findings_find(&live, "t.near")->evidence[0].line, 1);
+    nd_findings_release(&live);
+    nd_kb_free(kb);
+    kb = make_kb();
+    assert_int_equal(nd_kb_match_line(kb, "TIMEOUTX", 8, "stderr", 1, &live), 0);
+    for (long i = 2; i <= 4; i++)
+        assert_int_equal(nd_kb_match_line(kb, "y", 1, "stderr", i, &live), 0);
+    assert_int_equal(nd_kb_match_line(kb, "ITERATOR", 8, "stderr", 5, &live), 1);
+    assert_null(nd_findings_find(&live, "t.near"));
+    nd_findings_release(&live);
+    nd_kb_free(kb);
+    /* A line that only touches the keys of a repeat completes it too. */
+    kb = make_kb();
+    assert_int_equal(nd_kb_match_line(kb, "ITERATOR", 8, "stderr", 1, &live), 1);
+    unsigned keys[8];
+    bool depends = true;
+    int nkeys = nd_kb_live_keys(kb, keys, 8, &depends);
+    assert_true(nkeys > 0);
+    assert_false(depends);
+    for (long i = 2; i <= 5; i++)
+        nd_kb_match_line(kb, "y", 1, "stderr", i, &live);
+    assert_int_equal(nd_kb_match_line(kb, "TIMEOUTX", 8, "stderr", 6, &live), 0);
+    nd_kb_live_touch(kb, keys, (size_t)nkeys);
+    assert_int_equal(nd_kb_live_resolve(kb, &live), 1);
+    assert_int_equal(nd_findings_find(&live, "t.near")->evidence[0].line, 6);
     nd_findings_release(&live);
     nd_kb_free(kb);
 }
