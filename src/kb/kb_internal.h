@@ -230,7 +230,8 @@ struct nd_kb {
     size_t live_nkeys;                   /* how many; more than fit: ND_KB_LIVE_KEYS + 1 */
     bool live_dependent;                 /* its result looked at earlier lines */
     int live_chain;                      /* exception-chain markers matched live so far */
-    struct nd_kb_held live_held[ND_KB_LIVE_HELD]; /* oldest first */
+    /* Context rules' lines waiting for what they require, oldest first. */
+    struct nd_kb_held live_held[ND_KB_LIVE_HELD];
     size_t live_nheld;
     /* Leaving repeated lines out of explain's scan (kb_elide.c). */
     const char **pat_expr;   /* pattern id -> its expression (owned by the rules) */

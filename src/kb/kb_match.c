@@ -147,8 +147,8 @@ static void nd_kb_held_drop(struct nd_kb *kb, size_t i)
  * A newer match of the same rule replaces the older: every line that could
  * complete the older one is as near to the newer. When all are taken the
  * oldest goes. */
-static void nd_kb_hold(struct nd_kb *kb, unsigned ri, const char *text, const char *source, long lineno,
-                               int rank, int chain)
+static void nd_kb_hold(struct nd_kb *kb, unsigned ri, const char *text, const char *source, long lineno, int rank,
+                       int chain)
 {
     for (size_t i = 0; i < kb->live_nheld; i++)
         if (kb->live_held[i].rule == ri) {
