@@ -714,6 +714,42 @@ static bool nd_kb_pattern_nests_class(const char *re)
     return false;
 }
 
+/* Patterns match bytes, not characters: a bracket expression that holds a
+ * multi-byte UTF-8 character ("[^，。]") stands for each of its bytes, which
+ * most other CJK characters share, so "[^，。]{0,30}" stops inside the
+ * very text it was meant to cross. Refused; write the alternatives as a
+ * group ("(，|。)") or a bounded ".{0,N}". */
+static bool nd_kb_pattern_class_multibyte(const char *re)
+{
+    for (const char *p = re; *p; p++) {
+        if (*p == '\\') {
+            if (p[1])
+                p++;
+            continue;
+        }
+        if (*p != '[')
+            continue;
+        const char *q = p + 1;
+        if (*q == '^')
+            q++;
+        if (*q == ']')
+            q++;
+        for (; *q && *q != ']'; q++) {
+            if ((unsigned char)*q >= 0x80)
+                return true;
+            if (*q == '\\' && q[1])
+                q++;
+            else if (*q == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
+                const char *end = strstr(q + 2, (const char[]){q[1], ']', 0});
+                if (end)
+                    q = end + 1;
+            }
+        }
+        p = *q ? q : q - 1;
+    }
+    return false;
+}
+
 /* requires/unless: "RULE_ID" or "re:REGEX". */
 static void nd_kb_check_conds(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *ref, struct nd_kb_rule *r,
                               struct nd_strv *problems)
@@ -845,6 +881,11 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
                 nd_kb_problem(problems, r->file, r->patterns.line[j],
                               "[%s] pattern has '[' inside a bracket expression (a nested class to other regex "
                               "engines): write \\[ outside the class or (\\[|...)",
+                              r->id);
+            if (nd_kb_pattern_class_multibyte(r->patterns.v[j]))
+                nd_kb_problem(problems, r->file, r->patterns.line[j],
+                              "[%s] pattern has a multi-byte character inside a bracket expression (patterns "
+                              "match bytes): write the characters as a group, (，|。), or a bounded .{0,N}",
                               r->id);
         }
         r->captures = nd_xcalloc(r->captures_src.n ? r->captures_src.n : 1, sizeof *r->captures);

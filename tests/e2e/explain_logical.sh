@@ -70,6 +70,16 @@ assert_contains "$T/out" "n.rules:3: [site.nest] pattern has '['" "lint says whe
 printf '[site.nest]\ncategory = numerics\npattern = value=(\\[| )*nan [[:alpha:]]+ [^]]\ntitle = t\nfix = none\nexample = value=[ nan x y\n' >"$T/nest/n.rules"
 run_nd "$T/out" "$T/err" rules lint "$T/nest"
 expect_rc 0 "escaped brackets and POSIX classes pass lint"
+# Patterns match bytes: a CJK character inside a bracket expression stands
+# for its three bytes, which other characters share, so lint refuses it.
+mkdir -p "$T/mb"
+printf '[site.mb]\ncategory = hang\npattern = 卡在[^，。]{0,30}这里\ntitle = t\nfix = none\nexample = 卡在这里\n' >"$T/mb/m.rules"
+run_nd "$T/out" "$T/err" rules lint "$T/mb"
+expect_rc 64 "a multi-byte character in a bracket expression refused by lint"
+assert_contains "$T/out" "m.rules:3: [site.mb] pattern has a multi-byte character" "lint says where"
+printf '[site.mb]\ncategory = hang\npattern = 卡在.{0,90}(这里|此处)\ntitle = t\nfix = none\nexample = 卡在第3步这里\n' >"$T/mb/m.rules"
+run_nd "$T/out" "$T/err" rules lint "$T/mb"
+expect_rc 0 "the same as a group and a bounded dot passes lint"
 printf '[site.slow]\ncategory = config\npattern = SLOWMARK\ncapture = v: ([a ]*)c\ntitle = slow {v|none}\nfix = none\nexample = SLOWMARK\n' >"$T/ok/s.rules"
 python3 -c "import sys; sys.stdout.write('a ' * 1000000 + 'SLOWMARK\n')" >"$T/long.log"
 timeout 300 "$ND" explain --json --rules "$T/ok" "$T/long.log" >"$T/out" 2>"$T/err"
