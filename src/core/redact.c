@@ -216,7 +216,7 @@ void nd_redact_reset(void)
     nd_env_loaded = false;
 }
 
-bool nd_redact_name_is_secret(const char *name)
+static bool nd_name_is_secret_folded(const char *name)
 {
     nd_redact_load_env();
     if (nd_env_valid && regexec(&nd_env_re, name, 0, NULL, 0) == 0)
@@ -225,6 +225,14 @@ bool nd_redact_name_is_secret(const char *name)
         if (regexec(&nd_extra[i], name, 0, NULL, 0) == 0)
             return true;
     return nd_builtin_secret_name(name);
+}
+
+bool nd_redact_name_is_secret(const char *name)
+{
+    char *folded = nd_redact_fold(name); /* PASS<BOM>WORD is PASSWORD */
+    bool secret = nd_name_is_secret_folded(folded ? folded : name);
+    free(folded);
+    return secret;
 }
 
 bool nd_redact_is_marker(const char *s)
@@ -1138,7 +1146,7 @@ static char *nd_scrub_percent_pairs(char *s)
     return nd_strbuf_detach(&out, NULL);
 }
 
-char *nd_redact_text(const char *text)
+static char *nd_redact_text_folded(const char *text)
 {
     struct nd_strbuf urls = ND_STRBUF_INIT;
     nd_strbuf_grow(&urls, strlen(text));
@@ -1155,4 +1163,21 @@ char *nd_redact_text(const char *text)
     s = nd_redact_scrub_env_lists(s);
     s = nd_scrub_b64_lines(s);
     return nd_scrub_cut_tail(nd_scrub_tokens(nd_scrub_bearer(s)));
+}
+
+char *nd_redact_text(const char *text)
+{
+    /* Invisible characters inside a secret or its name are read as the
+     * secret without them; text with nothing to redact stays byte for byte
+     * as it was, text with a secret comes out folded (redact_fold.c). */
+    char *folded = nd_redact_fold(text);
+    if (!folded)
+        return nd_redact_text_folded(text);
+    char *r = nd_redact_text_folded(folded);
+    if (strcmp(r, folded) == 0) {
+        free(r);
+        r = nd_xstrdup(text);
+    }
+    free(folded);
+    return r;
 }

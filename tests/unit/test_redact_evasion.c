@@ -1,0 +1,69 @@
+/* Unit tests for secrets dressed to slip past the scrubbers: invisible
+ * characters (zero-width space, word joiner, BOM, soft hyphen) inside a
+ * secret's name or value and no-break spaces where a blank belongs; an
+ * escaped quote inside a quoted value; tool options in their other
+ * spellings (mysql -p X, docker login -pX / -p=X, curl -u "u:p w"); a
+ * token as a URL's whole user part; a fine-grained GitHub token. Each
+ * secret holds the needle "Qv", which no marker can hold. Look-alikes stay
+ * as they are. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/redact.h"
+#include "redact_table.h"
+
+static const struct nd_case nd_cases[] = {
+    /* U+FEFF, U+200B, U+00AD, U+2060 inside a name; U+00A0 as a blank. */
+    {"PASS\xef\xbb\xbfWORD=Qv01valuevalue", "Qv01"},
+    {"PASS\xc2\xadWORD=Qv02value", "Qv02"},
+    {"pass\xe2\x80\x8bword: Qv03value", "Qv03"},
+    {"{\"api\xe2\x80\x8bkey\": \"Qv04value\"}", "Qv04"},
+    {"--pass\xe2\x80\x8bword Qv05value", "Qv05"},
+    {"--token\xc2\xa0Qv06value", "Qv06"},
+    {"Authorization:\xc2\xa0" "Bearer\xc2\xa0Qv07valuevalue", "Qv07"},
+    {"hf_\xe2\x80\x8bQv08abcdefghijklmnopqrstuvwxyz", "Qv08"},
+    {"h\xe2\x81\xa0" "f_Qv09abcdefghijklmnopqrstuvwxyz", "Qv09"},
+    {"HF\xe2\x81\xa0TOKEN=Qv10valuevalue", "Qv10"},
+    {"\xef\xbb\xbfpassword=Qv11value", "Qv11"},
+};
+
+static const char *const nd_keep[] = {
+    "ssh -p 2222 host",
+    "python train.py -p 8 -a adam",
+    "mysql -h db -P 3306 -u root",
+    "git clone git@github.com:x/y.git",
+    "ssh://git@host/repo",
+    "https://git@github.com/x/y",
+    "https://x-access-token@github.com/x/y",
+    "see https://huggingface.co/meta-llama for access",
+    "caf\xc3\xa9 na\xc3\xafve \xe4\xb8\xad\xe6\x96\x87 loss: 0.5",
+    "step\xc2\xa0" "10 loss 0.5",
+};
+
+static void test_evasions_redacted(void **state)
+{
+    (void)state;
+    nd_check_redacted(nd_cases, sizeof nd_cases / sizeof *nd_cases);
+}
+
+static void test_lookalikes_kept(void **state)
+{
+    (void)state;
+    nd_check_kept(nd_keep, sizeof nd_keep / sizeof *nd_keep);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_evasions_redacted),
+        cmocka_unit_test(test_lookalikes_kept),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
