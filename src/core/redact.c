@@ -748,16 +748,20 @@ static size_t nd_user_password_at(const char *p, const char *n, const char *e)
     const char *v = e + 1;
     while (*v == ' ' || *v == '\t')
         v++;
-    size_t vlen = strcspn(v, " \t\n'\"");
-    const char *colon = memchr(v, ':', vlen);
-    if (!colon || colon == v || (size_t)(colon + 1 - v) == vlen)
+    /* -u "user:pass word": inside the quotes (the length counts the
+     * opening quote, so the closing one stays). */
+    char quote = *v == '"' || *v == '\'' ? *v : 0;
+    const char *w = quote ? v + 1 : v;
+    size_t wlen = quote ? strcspn(w, quote == '"' ? "\"\n" : "'\n") : strcspn(w, " \t\n'\"");
+    const char *colon = memchr(w, ':', wlen);
+    if (!colon || colon == w || (size_t)(colon + 1 - w) == wlen)
         return 0;
     bool digits = true;
-    for (const char *d = colon + 1; d < v + vlen; d++)
+    for (const char *d = colon + 1; d < w + wlen; d++)
         digits &= isdigit((unsigned char)*d) != 0;
     if (digits || nd_redact_is_marker(colon + 1))
         return 0;
-    return vlen;
+    return (size_t)(w + wlen - v);
 }
 
 /* "--password X", "--api-key X", "-token X": a secret given as the word after

@@ -16,13 +16,22 @@ static bool nd_at_word(const char *s, const char *p)
     return p == s || p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\'' || p[-1] == '"' || p[-1] == '\n';
 }
 
-/* The value at v, inside its quotes when quoted, else up to a blank or a
- * quote; *start gets where it begins. */
+/* The value at v, inside its quotes when quoted (in double quotes a
+ * backslash escapes the next character: "ab\"cd" is one value), else up to
+ * a blank or a quote; *start gets where it begins. */
 static size_t nd_word_value(const char *v, const char **start)
 {
-    if (*v == '"' || *v == '\'') {
+    if (*v == '\'') {
         *start = v + 1;
-        return strcspn(v + 1, *v == '"' ? "\"\n" : "'\n");
+        return strcspn(v + 1, "'\n");
+    }
+    if (*v == '"') {
+        const char *w = v + 1;
+        size_t n = 0;
+        while (w[n] && w[n] != '"' && w[n] != '\n')
+            n += w[n] == '\\' && w[n + 1] && w[n + 1] != '\n' ? 2 : 1;
+        *start = w;
+        return n;
     }
     *start = v;
     return strcspn(v, " \t\n'\"");
@@ -71,10 +80,14 @@ bool nd_redact_names_tool(const char *word)
  * (for openssl's "-passin pass:X"), t the line's tools. */
 static size_t nd_option_secret(const char *p, const char *prev, size_t prevlen, struct nd_tools t, const char **vs)
 {
-    if (t.attached_p && p[0] == '-' && p[1] == 'p' && p[2] && !strchr(" \t\n-", p[2]))
-        return nd_word_value(p + 2, vs);
+    /* mysql -pX, docker login -pX and -p=X (the '=' is no part of it). */
+    if ((t.attached_p || t.login_p) && p[0] == '-' && p[1] == 'p' && p[2] && !strchr(" \t\n-", p[2]))
+        return p[2] == '=' ? (p[3] && !strchr(" \t\n", p[3]) ? nd_word_value(p + 3, vs) : 0)
+                           : nd_word_value(p + 2, vs);
+    /* "mysql -p X" (mysql would take X for the database and prompt, but
+     * the word people type there is the password) and "docker login -p X". */
     if ((t.redis && (strncmp(p, "-a ", 3) == 0 || strncmp(p, "--pass ", 7) == 0)) ||
-        (t.login_p && strncmp(p, "-p ", 3) == 0)) {
+        ((t.login_p || t.attached_p) && strncmp(p, "-p ", 3) == 0)) {
         const char *v = p + (p[1] == 'a' || p[1] == 'p' ? 3 : 7);
         while (*v == ' ' || *v == '\t')
             v++;

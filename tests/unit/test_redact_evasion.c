@@ -32,6 +32,17 @@ static const struct nd_case nd_cases[] = {
     {"h\xe2\x81\xa0" "f_Qv09abcdefghijklmnopqrstuvwxyz", "Qv09"},
     {"HF\xe2\x81\xa0TOKEN=Qv10valuevalue", "Qv10"},
     {"\xef\xbb\xbfpassword=Qv11value", "Qv11"},
+    /* An escaped quote inside a quoted tool value. */
+    {"sshpass -p \"ab\\\"Qv12cd\" ssh host", "Qv12"},
+    {"mysql -p\"ab\\\"Qv13cd\" db", "Qv13"},
+    {"wandb login \"ab\\\"Qv14cdefghijklmnop\"", "Qv14"},
+    /* Tool options in their other spellings. */
+    {"mysql -p Qv15pass -u root", "Qv15"},
+    {"mysql -h db -p Qv16pass", "Qv16"},
+    {"docker login -pQv17val registry", "Qv17"},
+    {"docker login -p=Qv18val", "Qv18"},
+    {"curl -u \"user:Qv19 pw\" http://x", "Qv19"},
+    {"curl -u 'user:Qv20 pw' http://x", "Qv20"},
 };
 
 static const char *const nd_keep[] = {
