@@ -267,6 +267,28 @@ static bool nd_url_user_is_token(const char *u, size_t n)
     return alpha && digit;
 }
 
+/* A user part with no password in an http(s) URL: on the web a lone user
+ * part is how a token travels (git clone https://<token>@host, a proxy's
+ * http://<key>@proxy), however short; only the fixed names that services
+ * put before a password or use for anonymous access stay. */
+static bool nd_url_user_is_web_token(const char *scheme, const char *sep, const char *u, size_t n)
+{
+    static const char *const names[] = {"git", "x-access-token", "oauth2", "__token__", "x-token-auth",
+                                        "token", "anonymous", "ftp"};
+    bool web = false;
+    for (const char *c = scheme; c + 4 <= sep && !web; c++)
+        web = strncasecmp(c, "http", 4) == 0;
+    if (!web || n == 0 || n > 512)
+        return false;
+    for (size_t i = 0; i < ND_ARRAY_SIZE(names); i++)
+        if (n == strlen(names[i]) && strncasecmp(u, names[i], n) == 0)
+            return false;
+    for (size_t i = 0; i < n; i++)
+        if (u[i] == '<' || u[i] == '>')
+            return false;
+    return true;
+}
+
 /* Appends text to sb with every "scheme://user:password@" password replaced. */
 static void nd_scrub_urls(struct nd_strbuf *sb, const char *text)
 {
@@ -293,7 +315,9 @@ static void nd_scrub_urls(struct nd_strbuf *sb, const char *text)
          * marker ('<') or holding several '@' is one an earlier pass (or
          * this one) already scrubbed, and stays as it is. */
         bool plain = auth[span] != '<' && memchr(auth, '@', (size_t)(at ? at - auth : 0)) == NULL;
-        if (scheme != sep && at && !colon && plain && nd_url_user_is_token(auth, (size_t)(at - auth))) {
+        if (scheme != sep && at && !colon && plain &&
+            (nd_url_user_is_token(auth, (size_t)(at - auth)) ||
+             nd_url_user_is_web_token(scheme, sep, auth, (size_t)(at - auth)))) {
             /* https://<token>@github.com: the token is the whole user part. */
             nd_strbuf_add(sb, p, (size_t)(auth - p));
             nd_redact_add_marker(sb, auth, (size_t)(at - auth));
@@ -338,7 +362,7 @@ static const struct nd_token_shape nd_token_shapes[] = {
     {"ghu_", 30, ND_TOK_ALNUM, 0},
     {"ghs_", 30, ND_TOK_ALNUM, 0},
     {"ghr_", 30, ND_TOK_ALNUM, 0},
-    {"github_pat_", 50, ND_TOK_WORD, 0},
+    {"github_pat_", 30, ND_TOK_WORD, 0},
     {"glpat-", 20, ND_TOK_WORD, 0},
     {"xoxb-", 10, ND_TOK_WORD, 0},
     {"xoxp-", 10, ND_TOK_WORD, 0},

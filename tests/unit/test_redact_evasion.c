@@ -43,6 +43,11 @@ static const struct nd_case nd_cases[] = {
     {"docker login -p=Qv18val", "Qv18"},
     {"curl -u \"user:Qv19 pw\" http://x", "Qv19"},
     {"curl -u 'user:Qv20 pw' http://x", "Qv20"},
+    /* A token as a URL's whole user part, however long. */
+    {"git clone https://Qv21tokvalue@github.com/x/y", "Qv21"},
+    {"https://Qv22tok@huggingface.co/x", "Qv22"},
+    {"HTTPS_PROXY=http://Qv23@proxy:3128", "Qv23"},
+    {"github_pat_11Qv24abcdefghij_abcdefghijklmnopqrstuvwxyzABCDEF", "Qv24"},
 };
 
 static const char *const nd_keep[] = {
