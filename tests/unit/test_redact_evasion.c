@@ -3,7 +3,8 @@
  * secret's name or value and no-break spaces where a blank belongs; an
  * escaped quote inside a quoted value; tool options in their other
  * spellings (mysql -p X, docker login -pX / -p=X, curl -u "u:p w"); a
- * token as a URL's whole user part; a fine-grained GitHub token. Each
+ * token as a URL's whole user part; a fine-grained GitHub token; a
+ * registry or wandb login's secret as its own argv word in JSON. Each
  * secret holds the needle "Qv", which no marker can hold. Look-alikes stay
  * as they are. */
 #include <setjmp.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "core/redact.h"
 #include "redact_table.h"
@@ -75,11 +77,43 @@ static void test_lookalikes_kept(void **state)
     nd_check_kept(nd_keep, sizeof nd_keep / sizeof *nd_keep);
 }
 
+/* An argv array as the reports hold it: the login command's words are
+ * elements of their own, and its secret must go as in a command line. */
+static void test_login_argv_json(void **state)
+{
+    (void)state;
+    static const char *const argvs[] = {
+        "[\"docker\", \"login\", \"-p\", \"Qv31secret\", \"reg.io\"]",
+        "[\"/usr/bin/docker\", \"login\", \"-pQv32secret\"]",
+        "[\"podman\", \"login\", \"-u\", \"me\", \"-p\", \"Qv33secret\"]",
+        "[\"wandb\", \"login\", \"Qv34secretvaluevalue\"]",
+        "[\"wandb\", \"login\", \"--relogin\", \"Qv35secretvaluevalue\"]",
+    };
+    for (size_t i = 0; i < sizeof argvs / sizeof *argvs; i++) {
+        json_t *doc = json_pack("{s:o}", "argv", json_loads(argvs[i], 0, NULL));
+        nd_redact_json(doc);
+        char *out = json_dumps(doc, JSON_COMPACT);
+        if (strstr(out, "Qv") || !strstr(out, "<redacted:"))
+            fail_msg("argv %zu: %s -> %s", i, argvs[i], out);
+        free(out);
+        json_decref(doc);
+    }
+    /* The words around it stay. */
+    json_t *doc = json_pack("{s:o}", "argv", json_loads("[\"docker\", \"login\", \"-p\", \"Qv36\", \"reg.io\"]", 0, NULL));
+    nd_redact_json(doc);
+    json_t *argv = json_object_get(doc, "argv");
+    assert_string_equal(json_string_value(json_array_get(argv, 1)), "login");
+    assert_string_equal(json_string_value(json_array_get(argv, 2)), "-p");
+    assert_string_equal(json_string_value(json_array_get(argv, 4)), "reg.io");
+    json_decref(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_evasions_redacted),
         cmocka_unit_test(test_lookalikes_kept),
+        cmocka_unit_test(test_login_argv_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
