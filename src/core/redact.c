@@ -329,8 +329,17 @@ static void nd_scrub_urls(struct nd_strbuf *sb, const char *text)
             p = auth;
             continue;
         }
-        nd_strbuf_add(sb, p, (size_t)(colon + 1 - p));
         char *pw = nd_xstrndup(colon + 1, (size_t)(at - colon - 1));
+        /* https://<token>:x-oauth-basic@github.com: GitHub's token-as-user
+         * form, whose password is a filler word; a token-shaped user part
+         * with a password goes too. */
+        if (strcmp(pw, "x-oauth-basic") == 0 || nd_url_user_is_token(auth, (size_t)(colon - auth))) {
+            nd_strbuf_add(sb, p, (size_t)(auth - p));
+            nd_redact_add_marker(sb, auth, (size_t)(colon - auth));
+            nd_strbuf_addc(sb, ':');
+        } else {
+            nd_strbuf_add(sb, p, (size_t)(colon + 1 - p));
+        }
         /* Already redacted (a snapshot read back): hashing the marker again
          * would make equal secrets look different. */
         char *mark = nd_redact_is_marker(pw) && strlen(pw) == ND_REDACT_MARKER_LEN ? nd_xstrdup(pw)
@@ -567,7 +576,7 @@ static bool nd_plain_flag(const char *v, size_t n)
 /* A value shaped like a generated secret: 16 or more characters of a
  * token's alphabet with upper and lower case and digits. What a weak name
  * ("key: ...") holds counts only so: "key: layer.0.weight" stays. */
-static bool nd_secret_looking(const char *v, size_t n)
+bool nd_redact_secret_looking(const char *v, size_t n)
 {
     if (n < 16 || n > 1024)
         return false;
@@ -639,7 +648,7 @@ char *nd_redact_scrub_pairs(char *s, const struct nd_pair_form *f)
             v = nd_skip_auth_scheme(v);
         const char *vstart;
         size_t vlen = nd_value_span(v, f->stops, &vstart);
-        if (vlen == 0 || nd_plain_flag(vstart, vlen) || (weak && !nd_secret_looking(vstart, vlen)))
+        if (vlen == 0 || nd_plain_flag(vstart, vlen) || (weak && !nd_redact_secret_looking(vstart, vlen)))
             continue;
         nd_strbuf_add(&out, p, (size_t)(vstart - p));
         nd_redact_add_marker(&out, vstart, vlen);
@@ -1188,6 +1197,7 @@ static char *nd_redact_text_folded(const char *text)
     s = nd_scrub_netrc(s);
     s = nd_redact_scrub_tool_options(s);
     s = nd_redact_scrub_table_rows(s);
+    s = nd_redact_scrub_spaced_pairs(s);
     s = nd_redact_scrub_env_lists(s);
     s = nd_scrub_b64_lines(s);
     return nd_scrub_cut_tail(nd_scrub_tokens(nd_scrub_bearer(s)));

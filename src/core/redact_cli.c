@@ -48,7 +48,7 @@ static bool nd_all_digits(const char *v, size_t n)
 /* A line's tools, by the words that name them anywhere in it (a path
  * such as /usr/bin/mysql included). */
 struct nd_tools {
-    bool attached_p; /* mysql, mariadb, sshpass: -pSECRET */
+    bool attached_p; /* mysql, mariadb, sshpass, mongo(sh): -pSECRET, -p SECRET */
     bool redis;      /* redis-cli, valkey-cli: -a SECRET, --pass SECRET */
     bool login_p;    /* docker, podman, nerdctl, helm registry login: -p SECRET */
 };
@@ -61,7 +61,7 @@ static struct nd_tools nd_line_tools(const char *line, size_t n)
         return t;
     memcpy(l, line, n);
     l[n] = '\0';
-    t.attached_p = strstr(l, "mysql") || strstr(l, "mariadb") || strstr(l, "sshpass");
+    t.attached_p = strstr(l, "mysql") || strstr(l, "mariadb") || strstr(l, "sshpass") || strstr(l, "mongo");
     t.redis = strstr(l, "redis-cli") || strstr(l, "valkey-cli");
     t.login_p = strstr(l, "docker login") || strstr(l, "podman login") || strstr(l, "nerdctl login") ||
                 strstr(l, "registry login") || strstr(l, "buildah login") || strstr(l, "skopeo login");
@@ -356,6 +356,46 @@ char *nd_redact_scrub_table_rows(char *s)
             row_start = true;
         if (*p)
             nd_strbuf_addc(&out, *p++);
+    }
+    free(s);
+    return nd_strbuf_detach(&out, NULL);
+}
+
+char *nd_redact_scrub_spaced_pairs(char *s)
+{
+    if (!strchr(s, ' '))
+        return s;
+    struct nd_strbuf out = ND_STRBUF_INIT;
+    nd_strbuf_grow(&out, strlen(s));
+    const char *p = s;
+    while (*p) {
+        bool start = p == s || strchr(" \t\n\"'[(,;", p[-1]);
+        if (!start || !isalpha((unsigned char)*p)) {
+            nd_strbuf_addc(&out, *p++);
+            continue;
+        }
+        const char *e = p;
+        while (isalnum((unsigned char)*e) || *e == '_' || *e == '-')
+            e++;
+        size_t nlen = (size_t)(e - p);
+        if (nlen >= 128 || *e != ' ' || e[1] == ' ' || e[1] == '<') {
+            nd_strbuf_add(&out, p, nlen);
+            p = e;
+            continue;
+        }
+        char nbuf[128];
+        memcpy(nbuf, p, nlen);
+        nbuf[nlen] = '\0';
+        const char *v = e + 1;
+        size_t vlen = strcspn(v, " \t\n,;'\")]");
+        if (!nd_redact_prose_name(nbuf) || !nd_redact_secret_looking(v, vlen)) {
+            nd_strbuf_add(&out, p, nlen);
+            p = e;
+            continue;
+        }
+        nd_strbuf_add(&out, p, (size_t)(v - p));
+        nd_redact_add_marker(&out, v, vlen);
+        p = v + vlen;
     }
     free(s);
     return nd_strbuf_detach(&out, NULL);

@@ -46,6 +46,12 @@ char *nd_redact_scrub_pairs(char *s, const struct nd_pair_form *form);
 char *nd_redact_scrub_tool_options(char *s);
 /* Ruby and Perl hash pairs: password => "x", :token => 'x', 'key'=>"x". */
 char *nd_redact_scrub_hash_arrows(char *s);
+/* A value shaped like a generated secret: 16 to 1024 characters of a
+ * token's alphabet with upper and lower case and digits. */
+bool nd_redact_secret_looking(const char *v, size_t n);
+/* "WANDB_API_KEY Qx7...", "apikey Qx7...": a secret name, one blank, and a
+ * value that looks generated (nd_redact_secret_looking). */
+char *nd_redact_scrub_spaced_pairs(char *s);
 /* A Kubernetes env list: "- name: API_KEY", then "value: x" on the next line. */
 char *nd_redact_scrub_env_lists(char *s);
 /* Table rows of env dumps and secret listings: "PASSWORD<TAB>x",

@@ -50,6 +50,12 @@ static const struct nd_case nd_cases[] = {
     {"https://Qv22tok@huggingface.co/x", "Qv22"},
     {"HTTPS_PROXY=http://Qv23@proxy:3128", "Qv23"},
     {"github_pat_11Qv24abcdefghij_abcdefghijklmnopqrstuvwxyzABCDEF", "Qv24"},
+    /* GitHub's token-as-user form, and a spaced pair whose value looks generated. */
+    {"https://Qv25tok:x-oauth-basic@github.com/x", "Qv25"},
+    {"https://Qv26abcdefghijklmnop0123:x@github.com/x", "Qv26"},
+    {"WANDB_API_KEY Qv27valuevaluevalue0123", "Qv27"},
+    {"apikey Qv28valuevaluevalue0123", "Qv28"},
+    {"mongo -p Qv29pass --username u", "Qv29"},
 };
 
 static const char *const nd_keep[] = {
@@ -63,6 +69,9 @@ static const char *const nd_keep[] = {
     "see https://huggingface.co/meta-llama for access",
     "caf\xc3\xa9 na\xc3\xafve \xe4\xb8\xad\xe6\x96\x87 loss: 0.5",
     "step\xc2\xa0" "10 loss 0.5",
+    "HF_TOKEN not set, using anonymous access",
+    "token ids 101 2023 102",
+    "API_KEY missing: set it in the environment",
 };
 
 static void test_evasions_redacted(void **state)
