@@ -229,7 +229,7 @@ static bool nd_name_is_secret_folded(const char *name)
 
 bool nd_redact_name_is_secret(const char *name)
 {
-    char *folded = nd_redact_fold(name); /* PASS<BOM>WORD is PASSWORD */
+    char *folded = nd_redact_fold(name, false); /* PASS<BOM>WORD is PASSWORD */
     bool secret = nd_name_is_secret_folded(folded ? folded : name);
     free(folded);
     return secret;
@@ -1206,16 +1206,30 @@ static char *nd_redact_text_folded(const char *text)
 char *nd_redact_text(const char *text)
 {
     /* Invisible characters inside a secret or its name are read as the
-     * secret without them; text with nothing to redact stays byte for byte
-     * as it was, text with a secret comes out folded (redact_fold.c). */
-    char *folded = nd_redact_fold(text);
-    if (!folded)
-        return nd_redact_text_folded(text);
-    char *r = nd_redact_text_folded(folded);
-    if (strcmp(r, folded) == 0) {
+     * secret without them (redact_fold.c). A no-break space is read as a
+     * blank only in a second look, so one inside a secret ("pass<NBSP>word"
+     * as a password) stays in the value the first look marked whole, while
+     * one where a blank belongs ("--token<NBSP>x") still parts name and
+     * value. Text with nothing to redact stays byte for byte as it was;
+     * text with a secret comes out folded. */
+    char *dropped = nd_redact_fold(text, false);
+    const char *d = dropped ? dropped : text;
+    char *r = nd_redact_text_folded(d);
+    char *spaced = nd_redact_fold(r, true);
+    if (spaced) {
+        char *r2 = nd_redact_text_folded(spaced);
+        if (strcmp(r2, spaced) != 0) {
+            free(r);
+            r = r2;
+        } else {
+            free(r2);
+        }
+        free(spaced);
+    }
+    if (dropped && strcmp(r, dropped) == 0) {
         free(r);
         r = nd_xstrdup(text);
     }
-    free(folded);
+    free(dropped);
     return r;
 }

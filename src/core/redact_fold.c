@@ -5,7 +5,7 @@
  * ("PASS<BOM>WORD=x", "hf_<ZWSP>..."), and no-break or typographic spaces
  * (U+00A0, U+2000..U+200A, U+202F, U+205F, U+3000) where a blank belongs
  * ("--token<NBSP>x"). nd_redact_fold gives the text with the first kind
- * dropped and the second made a space, which the scrubbers then read. */
+ * dropped, or the second made a space, which the scrubbers then read. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,13 +61,14 @@ static size_t nd_fold_at(const unsigned char *p, size_t len, bool *space)
     return 0;
 }
 
-char *nd_redact_fold(const char *text)
+char *nd_redact_fold(const char *text, bool spaces)
 {
     const unsigned char *p = (const unsigned char *)text;
     size_t len = strlen(text), i = 0;
     bool sp;
-    while (i < len && nd_fold_at(p + i, len - i, &sp) == 0)
-        i++;
+    for (size_t n; i < len; i++)
+        if ((n = nd_fold_at(p + i, len - i, &sp)) != 0 && sp == spaces)
+            break;
     if (i == len)
         return NULL;
     struct nd_strbuf out = ND_STRBUF_INIT;
@@ -75,8 +76,11 @@ char *nd_redact_fold(const char *text)
     nd_strbuf_add(&out, text, i);
     while (i < len) {
         size_t n = nd_fold_at(p + i, len - i, &sp);
-        if (n == 0) {
-            nd_strbuf_addc(&out, text[i++]);
+        if (n == 0 || sp != spaces) {
+            /* Not this pass's kind: kept whole (its bytes are no ASCII). */
+            size_t keep = n ? n : 1;
+            nd_strbuf_add(&out, text + i, keep);
+            i += keep;
             continue;
         }
         if (sp)

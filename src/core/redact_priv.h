@@ -9,9 +9,10 @@
 
 #include "core/strbuf.h"
 
-/* text with zero-width and format characters dropped and no-break spaces
- * made blanks, malloc'd; NULL when it holds none (redact_fold.c). */
-char *nd_redact_fold(const char *text);
+/* text with zero-width and format characters dropped (spaces false) or
+ * with no-break and typographic spaces made blanks (spaces true),
+ * malloc'd; NULL when it holds none of that kind (redact_fold.c). */
+char *nd_redact_fold(const char *text, bool spaces);
 
 /* Appends the marker for value[0..len) to sb (a marker stays as it is). */
 void nd_redact_add_marker(struct nd_strbuf *sb, const char *value, size_t len);

@@ -34,6 +34,9 @@ static const struct nd_case nd_cases[] = {
     {"h\xe2\x81\xa0" "f_Qv09abcdefghijklmnopqrstuvwxyz", "Qv09"},
     {"HF\xe2\x81\xa0TOKEN=Qv10valuevalue", "Qv10"},
     {"\xef\xbb\xbfpassword=Qv11value", "Qv11"},
+    /* A no-break space inside a secret is part of it: no half is left. */
+    {"password=Qv30a\xc2\xa0Qv30b", "Qv30"},
+    {"{\"token\": \"Qv31a\xc2\xa0Qv31b\"} --token\xc2\xa0Qv31c", "Qv31"},
     /* An escaped quote inside a quoted tool value. */
     {"sshpass -p \"ab\\\"Qv12cd\" ssh host", "Qv12"},
     {"mysql -p\"ab\\\"Qv13cd\" db", "Qv13"},
