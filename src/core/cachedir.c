@@ -2,6 +2,7 @@
 #include "core/cachedir.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,4 +48,34 @@ int nd_cache_dir_check(const char *dir)
     if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
         return -EPERM;
     return 0;
+}
+
+/* The folder's own inode judged (fstat of the open descriptor), so what is
+ * read or made in it is in the folder that was judged, whatever a parent
+ * folder's owner renames or links meanwhile. */
+int nd_cache_dir_open(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+        close(fd);
+        return -EPERM;
+    }
+    return fd;
+}
+
+int nd_cache_file_open(int dirfd, const char *name)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022) ||
+        st.st_nlink != 1) {
+        close(fd);
+        return -EPERM;
+    }
+    return fd;
 }

@@ -13,4 +13,13 @@ int nd_cache_dir_make(const char *dir);
  * the only kind whose contents are trusted; else -errno or -EPERM. */
 int nd_cache_dir_check(const char *dir);
 
+/* Opens dir (O_DIRECTORY, not through a link as its last component) when
+ * the folder opened is one nd_cache_dir_check trusts; the descriptor or
+ * -errno / -EPERM. Read and make files in it with the *at calls. */
+int nd_cache_dir_open(const char *dir);
+/* Opens name in the folder dirfd for reading when it is a regular file of
+ * ours (not a link) that nobody else can write and that has no second
+ * name; the descriptor or -errno / -EPERM. */
+int nd_cache_file_open(int dirfd, const char *name);
+
 #endif

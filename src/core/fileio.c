@@ -119,12 +119,21 @@ int nd_read_file_prefix(const char *path, size_t max, char **buf, size_t *len, s
 
 struct nd_outfile {
     char *path;
-    char *tmp;    /* the named temp file, NULL for stdout and while unnamed */
-    char *dir;    /* the folder of path (an unnamed file gets its name there) */
+    char *tmp;    /* the temp file's name in dirfd, NULL for stdout and while unnamed */
+    char *base;   /* path's last component, the name written in dirfd */
+    int dirfd;    /* the folder of path, opened once (O_PATH): every step happens in it */
     int fd;       /* -1 for stdout */
     bool unnamed; /* O_TMPFILE: no name at all until commit */
     FILE *fp;
 };
+
+/* A link that someone other than us or root made: where it leads is theirs
+ * to choose, so root does not follow it (a folder of their own is not
+ * sticky, and the kernel's protected_symlinks rule lets root through). */
+static bool nd_link_untrusted(const struct stat *link)
+{
+    return geteuid() == 0 && link->st_uid != 0;
+}
 
 int nd_output_path_trusted(const char *path, struct nd_error *err)
 {
@@ -151,6 +160,9 @@ int nd_output_path_trusted(const char *path, struct nd_error *err)
                                   "%s: %s is a symbolic link of another user (uid %u) in the shared folder %s; not "
                                   "followed",
                                   path, buf, (unsigned)link.st_uid, dir);
+            else if (nd_link_untrusted(&link))
+                rc = nd_error_set(err, -EPERM, "%s: %s is a symbolic link of another user (uid %u); not followed as root",
+                                  path, buf, (unsigned)link.st_uid);
             free(dir);
         }
         buf[i] = saved;
@@ -159,18 +171,93 @@ int nd_output_path_trusted(const char *path, struct nd_error *err)
     return rc;
 }
 
-/* What is at path now: 0 when absent or a regular file (*mode its
- * permissions, or 0), else the refusal with err filled. */
-static int nd_output_target(const char *path, mode_t *mode, struct nd_error *err)
+/* Opens the folder dir (O_PATH) one component at a time without following
+ * any link blindly: a link is read and its target walked the same way, and
+ * one of another user is refused as nd_output_path_trusted refuses it. So
+ * the folder written in is the folder judged, even when a component is
+ * swapped for a link between a look and a write. Returns the descriptor or
+ * a negative errno with err filled ("<path>: ..."). */
+static int nd_output_dir_open(const char *path, const char *dir, struct nd_error *err)
+{
+    struct nd_strbuf rest = ND_STRBUF_INIT;
+    nd_strbuf_adds(&rest, dir);
+    int fd = open(dir[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        nd_strbuf_release(&rest);
+        return nd_error_set(err, -errno, "%s: cannot write: %s: %s", path, dir, strerror(errno));
+    }
+    int links = 0, rc = 0;
+    size_t at = 0;
+    while (rc == 0) {
+        while (rest.buf[at] == '/')
+            at++;
+        if (!rest.buf[at])
+            break;
+        size_t n = strcspn(rest.buf + at, "/");
+        char *comp = nd_xstrndup(rest.buf + at, n);
+        at += n;
+        if (strcmp(comp, ".") == 0) {
+            free(comp);
+            continue;
+        }
+        int nfd = openat(fd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
+        if (nfd < 0 || fstat(nfd, &st) < 0) {
+            rc = nd_error_set(err, -errno, "%s: cannot write: %s: %s", path, dir, strerror(errno));
+        } else if (S_ISLNK(st.st_mode)) {
+            char tgt[4096];
+            ssize_t tl = -1;
+            if (st.st_uid != geteuid() && nd_link_untrusted(&st))
+                rc = nd_error_set(err, -EPERM, "%s: %s is a symbolic link of another user (uid %u); not followed as root",
+                                  path, comp, (unsigned)st.st_uid);
+            else if (++links > 40)
+                rc = nd_error_set(err, -ELOOP, "%s: cannot write: %s: %s", path, dir, strerror(ELOOP));
+            else if ((tl = readlinkat(nfd, "", tgt, sizeof tgt - 1)) <= 0)
+                rc = nd_error_set(err, tl == 0 ? -ENOENT : -errno, "%s: cannot write: %s: %s", path, dir,
+                                  strerror(tl == 0 ? ENOENT : errno));
+            if (rc == 0) {
+                /* The link's target takes its place in what is left to walk. */
+                tgt[tl] = '\0';
+                struct nd_strbuf next = ND_STRBUF_INIT;
+                nd_strbuf_adds(&next, tgt);
+                nd_strbuf_addc(&next, '/');
+                nd_strbuf_adds(&next, rest.buf + at);
+                nd_strbuf_release(&rest);
+                rest = next;
+                at = 0;
+                if (tgt[0] == '/') {
+                    close(fd);
+                    fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+                    if (fd < 0)
+                        rc = nd_error_set(err, -errno, "%s: cannot write: /: %s", path, strerror(errno));
+                }
+            }
+            close(nfd);
+        } else if (!S_ISDIR(st.st_mode)) {
+            close(nfd);
+            rc = nd_error_set(err, -ENOTDIR, "%s: cannot write: %s is not a directory", path, dir);
+        } else {
+            close(fd);
+            fd = nfd;
+        }
+        free(comp);
+    }
+    nd_strbuf_release(&rest);
+    if (rc < 0) {
+        if (fd >= 0)
+            close(fd);
+        return rc;
+    }
+    return fd;
+}
+
+/* What is at name in the folder dirfd now: 0 when absent or a regular file
+ * (*mode its permissions, or 0), else the refusal with err filled. */
+static int nd_output_target_at(int dirfd, const char *name, const char *path, mode_t *mode, struct nd_error *err)
 {
     *mode = 0;
-    if (!path || !*path)
-        return nd_error_set(err, -EINVAL, "empty output path");
-    int trc = nd_output_path_trusted(path, err);
-    if (trc < 0)
-        return trc;
     struct stat st;
-    if (lstat(path, &st) < 0) {
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
         if (errno == ENOENT)
             return 0;
         return nd_error_set(err, -errno, "%s: cannot write: %s", path, strerror(errno));
@@ -210,34 +297,64 @@ static char *nd_output_dir(const char *path)
     return nd_xstrndup(path, (size_t)(slash - path));
 }
 
+/* The folder of path opened (nd_output_dir_open) and what is at its last
+ * component judged: the descriptor (>= 0), *base the component, *mode the
+ * permissions of the file it replaces (or 0); or a refusal. */
+static int nd_output_open_target(const char *path, char **base, mode_t *mode, struct nd_error *err)
+{
+    *base = NULL;
+    *mode = 0;
+    if (!path || !*path)
+        return nd_error_set(err, -EINVAL, "empty output path");
+    int rc = nd_output_path_trusted(path, err);
+    if (rc < 0)
+        return rc;
+    const char *slash = strrchr(path, '/');
+    const char *b = slash ? slash + 1 : path;
+    if (!*b || strcmp(b, ".") == 0 || strcmp(b, "..") == 0)
+        return nd_error_set(err, -EISDIR, "%s: is a directory; refusing to replace it (name a regular file or a new path)",
+                            path);
+    char *dir = nd_output_dir(path);
+    int dirfd = nd_output_dir_open(path, dir, err);
+    free(dir);
+    if (dirfd < 0)
+        return dirfd;
+    rc = nd_output_target_at(dirfd, b, path, mode, err);
+    if (rc < 0) {
+        close(dirfd);
+        return rc;
+    }
+    *base = nd_xstrdup(b);
+    return dirfd;
+}
+
 int nd_output_check(const char *path, struct nd_error *err)
 {
     if (path && strcmp(path, ND_OUTPUT_STDOUT) == 0)
         return 0;
     mode_t mode;
-    int rc = nd_output_target(path, &mode, err);
-    if (rc < 0)
-        return rc;
-    char *dir = nd_output_dir(path);
-    struct stat st;
-    if (stat(dir, &st) < 0)
+    char *base;
+    int dirfd = nd_output_open_target(path, &base, &mode, err);
+    if (dirfd < 0)
+        return dirfd;
+    int rc = 0;
+    if (faccessat(dirfd, ".", W_OK | X_OK, 0) < 0) {
+        char *dir = nd_output_dir(path);
         rc = nd_error_set(err, -errno, "%s: cannot write: %s: %s", path, dir, strerror(errno));
-    else if (!S_ISDIR(st.st_mode))
-        rc = nd_error_set(err, -ENOTDIR, "%s: cannot write: %s is not a directory", path, dir);
-    else if (access(dir, W_OK | X_OK) < 0)
-        rc = nd_error_set(err, -errno, "%s: cannot write: %s: %s", path, dir, strerror(errno));
-    free(dir);
+        free(dir);
+    }
+    free(base);
+    close(dirfd);
     return rc;
 }
 
-/* A temp name nobody can predict, beside path. */
-static char *nd_output_tmp_name(const char *dir, const char *path, int attempt)
+/* A temp name nobody can predict, beside base (a name in the same folder). */
+static char *nd_output_tmp_name(const char *base, int attempt)
 {
-    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     uint32_t r = 0;
     if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
         r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)time(NULL) ^ (uint32_t)attempt * 40503u;
-    return nd_xasprintf("%s/.%s.tmp-%08x", dir, base, (unsigned)r);
+    return nd_xasprintf(".%s.tmp-%08x", base, (unsigned)r);
 }
 
 int nd_outfile_open(const char *path, struct nd_outfile **out, struct nd_error *err)
@@ -247,29 +364,30 @@ int nd_outfile_open(const char *path, struct nd_outfile **out, struct nd_error *
         struct nd_outfile *o = nd_xcalloc(1, sizeof *o);
         o->path = nd_xstrdup("stdout");
         o->fd = -1;
+        o->dirfd = -1;
         o->fp = stdout;
         *out = o;
         return 0;
     }
     mode_t mode;
-    int rc = nd_output_target(path, &mode, err);
-    if (rc < 0)
-        return rc;
-    char *dir = nd_output_dir(path);
+    char *base;
+    int dirfd = nd_output_open_target(path, &base, &mode, err);
+    if (dirfd < 0)
+        return dirfd;
     /* An unnamed file first: a job or npu-doctor killed mid-write leaves
      * nothing behind. Where the filesystem has no O_TMPFILE, a named temp
      * file created exclusively: a symlink planted at a guessed name cannot
      * make root write through it. */
     char *tmp = NULL;
     bool unnamed = true;
-    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode ? mode : 0644);
+    int fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode ? mode : 0644);
     int e = errno;
     if (fd < 0 && (e == EOPNOTSUPP || e == EISDIR || e == EINVAL || e == ENOENT)) {
         unnamed = false;
         for (int attempt = 0; attempt < 32 && fd < 0; attempt++) {
             free(tmp);
-            tmp = nd_output_tmp_name(dir, path, attempt);
-            fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode ? mode : 0644);
+            tmp = nd_output_tmp_name(base, attempt);
+            fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode ? mode : 0644);
             e = errno;
             if (fd < 0 && e != EEXIST)
                 break;
@@ -277,7 +395,8 @@ int nd_outfile_open(const char *path, struct nd_outfile **out, struct nd_error *
     }
     if (fd < 0) {
         free(tmp);
-        free(dir);
+        free(base);
+        close(dirfd);
         return nd_error_set(err, -e, "%s: cannot write: %s", path, strerror(e));
     }
     if (mode)
@@ -287,15 +406,17 @@ int nd_outfile_open(const char *path, struct nd_outfile **out, struct nd_error *
         e = errno;
         close(fd);
         if (tmp)
-            unlink(tmp);
+            unlinkat(dirfd, tmp, 0);
         free(tmp);
-        free(dir);
+        free(base);
+        close(dirfd);
         return nd_error_set(err, -e, "%s: cannot write: %s", path, strerror(e));
     }
     struct nd_outfile *o = nd_xcalloc(1, sizeof *o);
     o->path = nd_xstrdup(path);
     o->tmp = tmp;
-    o->dir = dir;
+    o->base = base;
+    o->dirfd = dirfd;
     o->fd = fd;
     o->unnamed = unnamed;
     o->fp = fp;
@@ -310,9 +431,11 @@ FILE *nd_outfile_stream(struct nd_outfile *o)
 
 static void nd_outfile_free(struct nd_outfile *o)
 {
+    if (o->dirfd >= 0)
+        close(o->dirfd);
     free(o->path);
     free(o->tmp);
-    free(o->dir);
+    free(o->base);
     free(o);
 }
 
@@ -323,7 +446,7 @@ void nd_outfile_discard(struct nd_outfile *o)
     if (o->fd >= 0) {
         fclose(o->fp); /* an unnamed file vanishes with its descriptor */
         if (o->tmp)
-            unlink(o->tmp);
+            unlinkat(o->dirfd, o->tmp, 0);
     } else {
         fflush(o->fp);
     }
@@ -336,10 +459,10 @@ static int nd_outfile_name(struct nd_outfile *o, struct nd_error *err)
     char proc[64];
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", o->fd);
     for (int attempt = 0; attempt < 32; attempt++) {
-        char *tmp = nd_output_tmp_name(o->dir, o->path, attempt);
-        int rc = linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW);
+        char *tmp = nd_output_tmp_name(o->base, attempt);
+        int rc = linkat(AT_FDCWD, proc, o->dirfd, tmp, AT_SYMLINK_FOLLOW);
         if (rc != 0 && errno == ENOENT) /* no /proc: root may link the descriptor itself */
-            rc = linkat(o->fd, "", AT_FDCWD, tmp, AT_EMPTY_PATH);
+            rc = linkat(o->fd, "", o->dirfd, tmp, AT_EMPTY_PATH);
         if (rc == 0) {
             o->tmp = tmp;
             return 0;
@@ -352,37 +475,39 @@ static int nd_outfile_name(struct nd_outfile *o, struct nd_error *err)
     return nd_error_set(err, -EEXIST, "%s: cannot write: no free temp name", o->path);
 }
 
-/* Moves o->tmp to o->path without ever replacing what is not a regular
- * file, even if one is put there after the last look: a new path is taken
- * with RENAME_NOREPLACE; a regular file is swapped out with RENAME_EXCHANGE
- * and what came back is checked, and swapped back if it is not a regular
- * file. Filesystems without those flags get the plain rename after a
- * second look. */
+/* Moves o->tmp to o->base in the folder without ever replacing what is not
+ * a regular file, even if one is put there after the last look: a new path
+ * is taken with RENAME_NOREPLACE; a regular file is swapped out with
+ * RENAME_EXCHANGE and what came back is checked, and swapped back if it is
+ * not a regular file. Filesystems without those flags get the plain rename
+ * after a second look. All of it happens in the folder opened once. */
 static int nd_outfile_place(struct nd_outfile *o, struct nd_error *err)
 {
     mode_t mode;
+    int d = o->dirfd;
     for (int attempt = 0; attempt < 4; attempt++) {
         struct stat st;
-        int rc = nd_output_target(o->path, &mode, err);
+        int rc = nd_output_target_at(d, o->base, o->path, &mode, err);
         if (rc < 0)
             return rc;
-        bool exists = lstat(o->path, &st) == 0;
+        bool exists = fstatat(d, o->base, &st, AT_SYMLINK_NOFOLLOW) == 0;
         if (!exists) {
-            if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_NOREPLACE) == 0)
+            if (renameat2(d, o->tmp, d, o->base, RENAME_NOREPLACE) == 0)
                 return 0;
             if (errno == EEXIST)
                 continue; /* something appeared: look at it again */
         } else {
-            if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE) == 0) {
+            if (renameat2(d, o->tmp, d, o->base, RENAME_EXCHANGE) == 0) {
                 struct stat old;
-                if (lstat(o->tmp, &old) == 0 && (!S_ISREG(old.st_mode) || old.st_uid != geteuid() || old.st_nlink > 1)) {
+                if (fstatat(d, o->tmp, &old, AT_SYMLINK_NOFOLLOW) == 0 &&
+                    (!S_ISREG(old.st_mode) || old.st_uid != geteuid() || old.st_nlink > 1)) {
                     /* Swapped in behind our back: put it back untouched. */
-                    renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_EXCHANGE);
-                    return nd_output_target(o->path, &mode, err) < 0
+                    renameat2(d, o->tmp, d, o->base, RENAME_EXCHANGE);
+                    return nd_output_target_at(d, o->base, o->path, &mode, err) < 0
                                ? -EEXIST
                                : nd_error_set(err, -EEXIST, "%s: changed while written; refusing to replace it", o->path);
                 }
-                unlink(o->tmp);
+                unlinkat(d, o->tmp, 0);
                 return 0;
             }
             if (errno == ENOENT)
@@ -391,7 +516,7 @@ static int nd_outfile_place(struct nd_outfile *o, struct nd_error *err)
         if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
             return nd_error_set(err, -errno, "%s: cannot replace: %s", o->path, strerror(errno));
         /* No renameat2 flags here (some network filesystems). */
-        if (rename(o->tmp, o->path) != 0)
+        if (renameat(d, o->tmp, d, o->base) != 0)
             return nd_error_set(err, -errno, "%s: cannot replace: %s", o->path, strerror(errno));
         return 0;
     }
@@ -421,7 +546,7 @@ int nd_outfile_commit(struct nd_outfile *o, struct nd_error *err)
     if (rc == 0)
         rc = nd_outfile_place(o, err);
     if (rc < 0 && o->tmp)
-        unlink(o->tmp);
+        unlinkat(o->dirfd, o->tmp, 0);
     nd_outfile_free(o);
     return rc;
 }

@@ -37,7 +37,10 @@ int nd_read_file_prefix(const char *path, size_t max, char **buf, size_t *len, s
  * not its set-id bits. The new
  * file has no name until commit (O_TMPFILE, so a kill leaves nothing), else
  * a fresh temp file in the same folder (O_EXCL|O_NOFOLLOW, so a planted name
- * cannot redirect it); see nd_outfile_place in fileio.c. Errors read
+ * cannot redirect it); see nd_outfile_place in fileio.c. The folder is
+ * opened once, one component at a time, and every later step happens in
+ * that descriptor (openat, linkat, renameat2), so a folder swapped for a
+ * link while the file is written cannot take it elsewhere. Errors read
  * "<path>: <reason>"; commands exit ND_EXIT_CANTCREAT (73) on them. */
 #define ND_OUTPUT_STDOUT "-"
 struct nd_outfile;
@@ -51,7 +54,9 @@ void nd_outfile_discard(struct nd_outfile *o);
 /* Refuses (-EPERM, err filled) a path that leads through a symbolic link
  * that another user put in a sticky, world-writable folder such as /tmp
  * (the link's owner neither us nor the folder's): the rule of the kernel's
- * fs.protected_symlinks, kept also where it is off. Every output path is
+ * fs.protected_symlinks, kept also where it is off; as root, also a link of
+ * any user but root anywhere (in a folder of their own the kernel lets root
+ * follow it, and they choose where it leads). Every output path is
  * checked so; --report folders before they are made. */
 int nd_output_path_trusted(const char *path, struct nd_error *err);
 /* Whether path could be written: absent or a regular file of ours with no

@@ -216,7 +216,7 @@ void nd_redact_reset(void)
     nd_env_loaded = false;
 }
 
-bool nd_redact_name_is_secret(const char *name)
+static bool nd_name_is_secret_folded(const char *name)
 {
     nd_redact_load_env();
     if (nd_env_valid && regexec(&nd_env_re, name, 0, NULL, 0) == 0)
@@ -225,6 +225,14 @@ bool nd_redact_name_is_secret(const char *name)
         if (regexec(&nd_extra[i], name, 0, NULL, 0) == 0)
             return true;
     return nd_builtin_secret_name(name);
+}
+
+bool nd_redact_name_is_secret(const char *name)
+{
+    char *folded = nd_redact_fold(name, false); /* PASS<BOM>WORD is PASSWORD */
+    bool secret = nd_name_is_secret_folded(folded ? folded : name);
+    free(folded);
+    return secret;
 }
 
 bool nd_redact_is_marker(const char *s)
@@ -259,6 +267,28 @@ static bool nd_url_user_is_token(const char *u, size_t n)
     return alpha && digit;
 }
 
+/* A user part with no password in an http(s) URL: on the web a lone user
+ * part is how a token travels (git clone https://<token>@host, a proxy's
+ * http://<key>@proxy), however short; only the fixed names that services
+ * put before a password or use for anonymous access stay. */
+static bool nd_url_user_is_web_token(const char *scheme, const char *sep, const char *u, size_t n)
+{
+    static const char *const names[] = {"git", "x-access-token", "oauth2", "__token__", "x-token-auth",
+                                        "token", "anonymous", "ftp"};
+    bool web = false;
+    for (const char *c = scheme; c + 4 <= sep && !web; c++)
+        web = strncasecmp(c, "http", 4) == 0;
+    if (!web || n == 0 || n > 512)
+        return false;
+    for (size_t i = 0; i < ND_ARRAY_SIZE(names); i++)
+        if (n == strlen(names[i]) && strncasecmp(u, names[i], n) == 0)
+            return false;
+    for (size_t i = 0; i < n; i++)
+        if (u[i] == '<' || u[i] == '>')
+            return false;
+    return true;
+}
+
 /* Appends text to sb with every "scheme://user:password@" password replaced. */
 static void nd_scrub_urls(struct nd_strbuf *sb, const char *text)
 {
@@ -285,7 +315,9 @@ static void nd_scrub_urls(struct nd_strbuf *sb, const char *text)
          * marker ('<') or holding several '@' is one an earlier pass (or
          * this one) already scrubbed, and stays as it is. */
         bool plain = auth[span] != '<' && memchr(auth, '@', (size_t)(at ? at - auth : 0)) == NULL;
-        if (scheme != sep && at && !colon && plain && nd_url_user_is_token(auth, (size_t)(at - auth))) {
+        if (scheme != sep && at && !colon && plain &&
+            (nd_url_user_is_token(auth, (size_t)(at - auth)) ||
+             nd_url_user_is_web_token(scheme, sep, auth, (size_t)(at - auth)))) {
             /* https://<token>@github.com: the token is the whole user part. */
             nd_strbuf_add(sb, p, (size_t)(auth - p));
             nd_redact_add_marker(sb, auth, (size_t)(at - auth));
@@ -297,8 +329,17 @@ static void nd_scrub_urls(struct nd_strbuf *sb, const char *text)
             p = auth;
             continue;
         }
-        nd_strbuf_add(sb, p, (size_t)(colon + 1 - p));
         char *pw = nd_xstrndup(colon + 1, (size_t)(at - colon - 1));
+        /* https://<token>:x-oauth-basic@github.com: GitHub's token-as-user
+         * form, whose password is a filler word; a token-shaped user part
+         * with a password goes too. */
+        if (strcmp(pw, "x-oauth-basic") == 0 || nd_url_user_is_token(auth, (size_t)(colon - auth))) {
+            nd_strbuf_add(sb, p, (size_t)(auth - p));
+            nd_redact_add_marker(sb, auth, (size_t)(colon - auth));
+            nd_strbuf_addc(sb, ':');
+        } else {
+            nd_strbuf_add(sb, p, (size_t)(colon + 1 - p));
+        }
         /* Already redacted (a snapshot read back): hashing the marker again
          * would make equal secrets look different. */
         char *mark = nd_redact_is_marker(pw) && strlen(pw) == ND_REDACT_MARKER_LEN ? nd_xstrdup(pw)
@@ -330,7 +371,7 @@ static const struct nd_token_shape nd_token_shapes[] = {
     {"ghu_", 30, ND_TOK_ALNUM, 0},
     {"ghs_", 30, ND_TOK_ALNUM, 0},
     {"ghr_", 30, ND_TOK_ALNUM, 0},
-    {"github_pat_", 50, ND_TOK_WORD, 0},
+    {"github_pat_", 30, ND_TOK_WORD, 0},
     {"glpat-", 20, ND_TOK_WORD, 0},
     {"xoxb-", 10, ND_TOK_WORD, 0},
     {"xoxp-", 10, ND_TOK_WORD, 0},
@@ -535,7 +576,7 @@ static bool nd_plain_flag(const char *v, size_t n)
 /* A value shaped like a generated secret: 16 or more characters of a
  * token's alphabet with upper and lower case and digits. What a weak name
  * ("key: ...") holds counts only so: "key: layer.0.weight" stays. */
-static bool nd_secret_looking(const char *v, size_t n)
+bool nd_redact_secret_looking(const char *v, size_t n)
 {
     if (n < 16 || n > 1024)
         return false;
@@ -607,7 +648,7 @@ char *nd_redact_scrub_pairs(char *s, const struct nd_pair_form *f)
             v = nd_skip_auth_scheme(v);
         const char *vstart;
         size_t vlen = nd_value_span(v, f->stops, &vstart);
-        if (vlen == 0 || nd_plain_flag(vstart, vlen) || (weak && !nd_secret_looking(vstart, vlen)))
+        if (vlen == 0 || nd_plain_flag(vstart, vlen) || (weak && !nd_redact_secret_looking(vstart, vlen)))
             continue;
         nd_strbuf_add(&out, p, (size_t)(vstart - p));
         nd_redact_add_marker(&out, vstart, vlen);
@@ -740,16 +781,20 @@ static size_t nd_user_password_at(const char *p, const char *n, const char *e)
     const char *v = e + 1;
     while (*v == ' ' || *v == '\t')
         v++;
-    size_t vlen = strcspn(v, " \t\n'\"");
-    const char *colon = memchr(v, ':', vlen);
-    if (!colon || colon == v || (size_t)(colon + 1 - v) == vlen)
+    /* -u "user:pass word": inside the quotes (the length counts the
+     * opening quote, so the closing one stays). */
+    char quote = *v == '"' || *v == '\'' ? *v : 0;
+    const char *w = quote ? v + 1 : v;
+    size_t wlen = quote ? strcspn(w, quote == '"' ? "\"\n" : "'\n") : strcspn(w, " \t\n'\"");
+    const char *colon = memchr(w, ':', wlen);
+    if (!colon || colon == w || (size_t)(colon + 1 - w) == wlen)
         return 0;
     bool digits = true;
-    for (const char *d = colon + 1; d < v + vlen; d++)
+    for (const char *d = colon + 1; d < w + wlen; d++)
         digits &= isdigit((unsigned char)*d) != 0;
     if (digits || nd_redact_is_marker(colon + 1))
         return 0;
-    return vlen;
+    return (size_t)(w + wlen - v);
 }
 
 /* "--password X", "--api-key X", "-token X": a secret given as the word after
@@ -1138,7 +1183,7 @@ static char *nd_scrub_percent_pairs(char *s)
     return nd_strbuf_detach(&out, NULL);
 }
 
-char *nd_redact_text(const char *text)
+static char *nd_redact_text_folded(const char *text)
 {
     struct nd_strbuf urls = ND_STRBUF_INIT;
     nd_strbuf_grow(&urls, strlen(text));
@@ -1152,7 +1197,39 @@ char *nd_redact_text(const char *text)
     s = nd_scrub_netrc(s);
     s = nd_redact_scrub_tool_options(s);
     s = nd_redact_scrub_table_rows(s);
+    s = nd_redact_scrub_spaced_pairs(s);
     s = nd_redact_scrub_env_lists(s);
     s = nd_scrub_b64_lines(s);
     return nd_scrub_cut_tail(nd_scrub_tokens(nd_scrub_bearer(s)));
+}
+
+char *nd_redact_text(const char *text)
+{
+    /* Invisible characters inside a secret or its name are read as the
+     * secret without them (redact_fold.c). A no-break space is read as a
+     * blank only in a second look, so one inside a secret ("pass<NBSP>word"
+     * as a password) stays in the value the first look marked whole, while
+     * one where a blank belongs ("--token<NBSP>x") still parts name and
+     * value. Text with nothing to redact stays byte for byte as it was;
+     * text with a secret comes out folded. */
+    char *dropped = nd_redact_fold(text, false);
+    const char *d = dropped ? dropped : text;
+    char *r = nd_redact_text_folded(d);
+    char *spaced = nd_redact_fold(r, true);
+    if (spaced) {
+        char *r2 = nd_redact_text_folded(spaced);
+        if (strcmp(r2, spaced) != 0) {
+            free(r);
+            r = r2;
+        } else {
+            free(r2);
+        }
+        free(spaced);
+    }
+    if (dropped && strcmp(r, dropped) == 0) {
+        free(r);
+        r = nd_xstrdup(text);
+    }
+    free(dropped);
+    return r;
 }

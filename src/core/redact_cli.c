@@ -16,13 +16,22 @@ static bool nd_at_word(const char *s, const char *p)
     return p == s || p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\'' || p[-1] == '"' || p[-1] == '\n';
 }
 
-/* The value at v, inside its quotes when quoted, else up to a blank or a
- * quote; *start gets where it begins. */
+/* The value at v, inside its quotes when quoted (in double quotes a
+ * backslash escapes the next character: "ab\"cd" is one value), else up to
+ * a blank or a quote; *start gets where it begins. */
 static size_t nd_word_value(const char *v, const char **start)
 {
-    if (*v == '"' || *v == '\'') {
+    if (*v == '\'') {
         *start = v + 1;
-        return strcspn(v + 1, *v == '"' ? "\"\n" : "'\n");
+        return strcspn(v + 1, "'\n");
+    }
+    if (*v == '"') {
+        const char *w = v + 1;
+        size_t n = 0;
+        while (w[n] && w[n] != '"' && w[n] != '\n')
+            n += w[n] == '\\' && w[n + 1] && w[n + 1] != '\n' ? 2 : 1;
+        *start = w;
+        return n;
     }
     *start = v;
     return strcspn(v, " \t\n'\"");
@@ -39,7 +48,7 @@ static bool nd_all_digits(const char *v, size_t n)
 /* A line's tools, by the words that name them anywhere in it (a path
  * such as /usr/bin/mysql included). */
 struct nd_tools {
-    bool attached_p; /* mysql, mariadb, sshpass: -pSECRET */
+    bool attached_p; /* mysql, mariadb, sshpass, mongo(sh): -pSECRET, -p SECRET */
     bool redis;      /* redis-cli, valkey-cli: -a SECRET, --pass SECRET */
     bool login_p;    /* docker, podman, nerdctl, helm registry login: -p SECRET */
 };
@@ -52,7 +61,7 @@ static struct nd_tools nd_line_tools(const char *line, size_t n)
         return t;
     memcpy(l, line, n);
     l[n] = '\0';
-    t.attached_p = strstr(l, "mysql") || strstr(l, "mariadb") || strstr(l, "sshpass");
+    t.attached_p = strstr(l, "mysql") || strstr(l, "mariadb") || strstr(l, "sshpass") || strstr(l, "mongo");
     t.redis = strstr(l, "redis-cli") || strstr(l, "valkey-cli");
     t.login_p = strstr(l, "docker login") || strstr(l, "podman login") || strstr(l, "nerdctl login") ||
                 strstr(l, "registry login") || strstr(l, "buildah login") || strstr(l, "skopeo login");
@@ -71,10 +80,14 @@ bool nd_redact_names_tool(const char *word)
  * (for openssl's "-passin pass:X"), t the line's tools. */
 static size_t nd_option_secret(const char *p, const char *prev, size_t prevlen, struct nd_tools t, const char **vs)
 {
-    if (t.attached_p && p[0] == '-' && p[1] == 'p' && p[2] && !strchr(" \t\n-", p[2]))
-        return nd_word_value(p + 2, vs);
+    /* mysql -pX, docker login -pX and -p=X (the '=' is no part of it). */
+    if ((t.attached_p || t.login_p) && p[0] == '-' && p[1] == 'p' && p[2] && !strchr(" \t\n-", p[2]))
+        return p[2] == '=' ? (p[3] && !strchr(" \t\n", p[3]) ? nd_word_value(p + 3, vs) : 0)
+                           : nd_word_value(p + 2, vs);
+    /* "mysql -p X" (mysql would take X for the database and prompt, but
+     * the word people type there is the password) and "docker login -p X". */
     if ((t.redis && (strncmp(p, "-a ", 3) == 0 || strncmp(p, "--pass ", 7) == 0)) ||
-        (t.login_p && strncmp(p, "-p ", 3) == 0)) {
+        ((t.login_p || t.attached_p) && strncmp(p, "-p ", 3) == 0)) {
         const char *v = p + (p[1] == 'a' || p[1] == 'p' ? 3 : 7);
         while (*v == ' ' || *v == '\t')
             v++;
@@ -343,6 +356,46 @@ char *nd_redact_scrub_table_rows(char *s)
             row_start = true;
         if (*p)
             nd_strbuf_addc(&out, *p++);
+    }
+    free(s);
+    return nd_strbuf_detach(&out, NULL);
+}
+
+char *nd_redact_scrub_spaced_pairs(char *s)
+{
+    if (!strchr(s, ' '))
+        return s;
+    struct nd_strbuf out = ND_STRBUF_INIT;
+    nd_strbuf_grow(&out, strlen(s));
+    const char *p = s;
+    while (*p) {
+        bool start = p == s || strchr(" \t\n\"'[(,;", p[-1]);
+        if (!start || !isalpha((unsigned char)*p)) {
+            nd_strbuf_addc(&out, *p++);
+            continue;
+        }
+        const char *e = p;
+        while (isalnum((unsigned char)*e) || *e == '_' || *e == '-')
+            e++;
+        size_t nlen = (size_t)(e - p);
+        if (nlen >= 128 || *e != ' ' || e[1] == ' ' || e[1] == '<') {
+            nd_strbuf_add(&out, p, nlen);
+            p = e;
+            continue;
+        }
+        char nbuf[128];
+        memcpy(nbuf, p, nlen);
+        nbuf[nlen] = '\0';
+        const char *v = e + 1;
+        size_t vlen = strcspn(v, " \t\n,;'\")]");
+        if (!nd_redact_prose_name(nbuf) || !nd_redact_secret_looking(v, vlen)) {
+            nd_strbuf_add(&out, p, nlen);
+            p = e;
+            continue;
+        }
+        nd_strbuf_add(&out, p, (size_t)(v - p));
+        nd_redact_add_marker(&out, v, vlen);
+        p = v + vlen;
     }
     free(s);
     return nd_strbuf_detach(&out, NULL);

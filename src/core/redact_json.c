@@ -106,6 +106,21 @@ static bool nd_tool_word_redacted(json_t *arr, size_t i, const char *tool)
     return changed;
 }
 
+/* The base name of an argv word that takes "login" and then a secret
+ * (docker login -p X, wandb login KEY), or NULL. */
+static const char *nd_login_tool(const json_t *el)
+{
+    static const char *const tools[] = {"docker", "podman", "nerdctl", "buildah", "skopeo", "registry", "wandb"};
+    const char *w = json_string_value(el);
+    if (!w)
+        return NULL;
+    const char *base = strrchr(w, '/') ? strrchr(w, '/') + 1 : w;
+    for (size_t i = 0; i < sizeof tools / sizeof *tools; i++)
+        if (strcmp(base, tools[i]) == 0)
+            return tools[i];
+    return NULL;
+}
+
 static void nd_redact_object(json_t *obj, int depth)
 {
     /* {"name": "HF_TOKEN", "value": "..."}: the value belongs to that name. */
@@ -147,6 +162,10 @@ static void nd_redact_node(json_t *node, const char *name, int depth)
                 continue;
             if (w && strlen(w) < sizeof tool && !strchr(w, ' ') && nd_redact_names_tool(w))
                 snprintf(tool, sizeof tool, "%s", w);
+            /* "docker" "login": the two words name the tool together. */
+            const char *login = w && i > 0 && strcmp(w, "login") == 0 ? nd_login_tool(json_array_get(node, i - 1)) : NULL;
+            if (login)
+                snprintf(tool, sizeof tool, "%s login", login);
             if (json_is_string(el) && i > 0 && nd_secret_option(json_string_value(json_array_get(node, i - 1))) &&
                 !nd_redact_is_marker(json_string_value(el))) {
                 char *m = nd_redact_marker(json_string_value(el));

@@ -67,44 +67,57 @@ static bool nd_hex_decode(const char *s, uint8_t out[32])
     return true;
 }
 
-/* Reads dir/redact.key when it is a regular file of ours that nobody else
- * can read (another user who could read it could test guesses). */
-static bool nd_key_read(const char *path, uint8_t out[32])
+/* Reads redact.key in the cache folder dfd when it is a regular file of
+ * ours that nobody else can read (another user who could read it could test
+ * guesses). */
+static bool nd_key_read(int dfd, uint8_t out[32])
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    int fd = nd_cache_file_open(dfd, "redact.key");
     if (fd < 0)
         return false;
     struct stat st;
     char buf[80] = "";
-    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077) == 0 &&
-              read(fd, buf, 64) == 64 && nd_hex_decode(buf, out);
+    bool ok = fstat(fd, &st) == 0 && (st.st_mode & 077) == 0 && read(fd, buf, 64) == 64 && nd_hex_decode(buf, out);
     close(fd);
     return ok;
 }
 
-/* Creates dir/redact.key; when another process made it first, theirs wins. */
-static bool nd_key_create(const char *dir, const char *path, uint8_t out[32])
+/* Creates redact.key in the cache folder dfd; when another process made it
+ * first, theirs wins. */
+static bool nd_key_create(int dfd, uint8_t out[32])
 {
-    if (nd_cache_dir_make(dir) < 0)
-        return false;
     uint8_t k[32];
     nd_random_bytes(k, sizeof k);
     char hex[66];
     for (int i = 0; i < 32; i++)
         snprintf(hex + 2 * i, 3, "%02x", k[i]);
     hex[64] = '\n';
-    char *tmp = nd_xasprintf("%s.%ld.tmp", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    char *tmp = nd_xasprintf("redact.key.%ld.tmp", (long)getpid());
+    int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     bool ok = fd >= 0 && write(fd, hex, 65) == 65;
     if (fd >= 0 && close(fd) != 0)
         ok = false;
     /* link() fails when the key exists: two first runs agree on one key. */
-    if (ok && link(tmp, path) != 0 && errno != EEXIST)
+    if (ok && linkat(dfd, tmp, dfd, "redact.key", 0) != 0 && errno != EEXIST)
         ok = false;
     if (fd >= 0)
-        unlink(tmp);
+        unlinkat(dfd, tmp, 0);
     free(tmp);
-    return ok && nd_key_read(path, out);
+    return ok && nd_key_read(dfd, out);
+}
+
+/* The key of the cache folder dir, read or made there, all in the folder
+ * opened once (nd_cache_dir_open). */
+static bool nd_key_from_cache(const char *dir, uint8_t out[32])
+{
+    int dfd = nd_cache_dir_open(dir);
+    if (dfd < 0 && nd_cache_dir_make(dir) == 0)
+        dfd = nd_cache_dir_open(dir);
+    if (dfd < 0)
+        return false;
+    bool ok = nd_key_read(dfd, out) || nd_key_create(dfd, out);
+    close(dfd);
+    return ok;
 }
 
 static void nd_key_load_locked(void)
@@ -112,18 +125,16 @@ static void nd_key_load_locked(void)
     if (__atomic_load_n(&nd_key_ready, __ATOMIC_ACQUIRE))
         return;
     const char *env = getenv(ND_REDACT_KEY_ENV);
-    char *dir = NULL, *path = NULL;
+    char *dir = NULL;
     if (env && *env) {
         nd_sha256(env, strlen(env), nd_key);
         nd_key_src = "env";
-    } else if ((dir = nd_cache_dir()) != NULL && (path = nd_xasprintf("%s/redact.key", dir),
-                                                  nd_key_read(path, nd_key) || nd_key_create(dir, path, nd_key))) {
+    } else if ((dir = nd_cache_dir()) != NULL && nd_key_from_cache(dir, nd_key)) {
         nd_key_src = "host";
     } else {
         nd_random_bytes(nd_key, sizeof nd_key);
         nd_key_src = "run";
     }
-    free(path);
     free(dir);
     static const char label[] = "npu-doctor redaction key fingerprint";
     uint8_t d[32];

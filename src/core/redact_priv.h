@@ -9,6 +9,11 @@
 
 #include "core/strbuf.h"
 
+/* text with zero-width and format characters dropped (spaces false) or
+ * with no-break and typographic spaces made blanks (spaces true),
+ * malloc'd; NULL when it holds none of that kind (redact_fold.c). */
+char *nd_redact_fold(const char *text, bool spaces);
+
 /* Appends the marker for value[0..len) to sb (a marker stays as it is). */
 void nd_redact_add_marker(struct nd_strbuf *sb, const char *value, size_t len);
 /* nd_redact_name_is_secret for a name found in prose: a lower-case
@@ -42,6 +47,12 @@ char *nd_redact_scrub_pairs(char *s, const struct nd_pair_form *form);
 char *nd_redact_scrub_tool_options(char *s);
 /* Ruby and Perl hash pairs: password => "x", :token => 'x', 'key'=>"x". */
 char *nd_redact_scrub_hash_arrows(char *s);
+/* A value shaped like a generated secret: 16 to 1024 characters of a
+ * token's alphabet with upper and lower case and digits. */
+bool nd_redact_secret_looking(const char *v, size_t n);
+/* "WANDB_API_KEY Qx7...", "apikey Qx7...": a secret name, one blank, and a
+ * value that looks generated (nd_redact_secret_looking). */
+char *nd_redact_scrub_spaced_pairs(char *s);
 /* A Kubernetes env list: "- name: API_KEY", then "value: x" on the next line. */
 char *nd_redact_scrub_env_lists(char *s);
 /* Table rows of env dumps and secret listings: "PASSWORD<TAB>x",

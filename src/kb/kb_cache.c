@@ -58,23 +58,39 @@ hs_database_t *nd_kb_cache_load(const char *key)
     char *dir = nd_kb_cache_dir();
     if (!dir)
         return NULL;
-    if (nd_cache_dir_check(dir) < 0) { /* a database is code for the matcher: only our own */
-        free(dir);
+    /* A database is code for the matcher: only our own, in a folder of ours,
+     * judged on the descriptors read (a link or a swapped folder is no hit). */
+    int dfd = nd_cache_dir_open(dir);
+    free(dir);
+    if (dfd < 0)
         return NULL;
-    }
-    char *path = nd_xasprintf("%s/rules-%s.hsdb", dir, key);
-    char *buf = NULL;
-    size_t len = 0;
+    char *name = nd_xasprintf("rules-%s.hsdb", key);
+    int fd = nd_cache_file_open(dfd, name);
+    free(name);
+    close(dfd);
+    if (fd < 0)
+        return NULL;
     hs_database_t *db = NULL;
-    if (nd_read_file(path, ND_KB_CACHE_MAX, &buf, &len, NULL) == 0) {
-        if (hs_deserialize_database(buf, len, &db) != HS_SUCCESS)
+    struct stat st;
+    char *buf = NULL;
+    if (fstat(fd, &st) == 0 && st.st_size > 0 && (size_t)st.st_size <= ND_KB_CACHE_MAX) {
+        size_t len = (size_t)st.st_size, got = 0;
+        buf = nd_xmalloc(len);
+        while (got < len) {
+            ssize_t r = read(fd, buf + got, len - got);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                break;
+            got += (size_t)r;
+        }
+        if (got == len && hs_deserialize_database(buf, len, &db) != HS_SUCCESS)
             db = NULL;
-        else
-            utimensat(AT_FDCWD, path, NULL, 0); /* used now: the last to be pruned */
+        if (db)
+            futimens(fd, NULL); /* used now: the last to be pruned */
     }
     free(buf);
-    free(path);
-    free(dir);
+    close(fd);
     return db;
 }
 

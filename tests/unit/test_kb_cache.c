@@ -1,5 +1,7 @@
 /* Unit tests for the compiled-rules cache: a stored database loads back,
- * a corrupt one is ignored, and only the most recently used few are kept. */
+ * a corrupt one is ignored, only the most recently used few are kept, and
+ * a database that is a link to a file elsewhere, or that others may write,
+ * is never loaded (a database is code for the matcher). */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -81,6 +83,36 @@ static void test_store_load_and_corrupt(void **state)
     hs_free_database(db);
 }
 
+/* The database's name as a link to a valid database outside the cache,
+ * and a database that others can write: neither is loaded. */
+static void test_untrusted_db_not_loaded(void **state)
+{
+    (void)state;
+    hs_database_t *db = tiny_db();
+    char key[33];
+    key_of(200, key);
+    nd_kb_cache_store(db, key);
+    char *p = path_of(200);
+    char *outside = nd_xasprintf("%s.outside", cache_dir);
+    assert_int_equal(rename(p, outside), 0);
+    assert_int_equal(symlink(outside, p), 0);
+    hs_database_t *back = nd_kb_cache_load(key);
+    if (back)
+        hs_free_database(back);
+    assert_null(back);
+    unlink(p);
+    assert_int_equal(rename(outside, p), 0);
+    assert_int_equal(chmod(p, 0666), 0);
+    back = nd_kb_cache_load(key);
+    if (back)
+        hs_free_database(back);
+    assert_null(back);
+    unlink(p);
+    free(outside);
+    free(p);
+    hs_free_database(db);
+}
+
 static void test_prune_least_recently_used(void **state)
 {
     (void)state;
@@ -140,6 +172,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_store_load_and_corrupt),
         cmocka_unit_test(test_prune_least_recently_used),
+        cmocka_unit_test(test_untrusted_db_not_loaded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
