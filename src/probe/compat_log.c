@@ -102,12 +102,44 @@ static bool nd_take_version(const char *p, const char *end, char *out, size_t si
     return true;
 }
 
+/* The key=value files a shell session cats: the driver's version.info
+ * ("Version=24.1.rc1", capital V, a two-digit release; the firmware's
+ * "Version=7.1.0.11.220" is not the driver) and the toolkit's
+ * ascend_toolkit_install.info ("version=8.0.RC3", lower case). Only at the
+ * start of the line, exactly so spelled. */
+static int nd_logver_info_line(const char *line, const char *end, struct nd_logver *out)
+{
+    const char *p = line;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    int kind;
+    if ((size_t)(end - p) > 8 && strncmp(p, "Version=", 8) == 0)
+        kind = ND_LOGVER_NPU_DRIVER;
+    else if ((size_t)(end - p) > 8 && strncmp(p, "version=", 8) == 0)
+        kind = ND_LOGVER_CANN;
+    else
+        return 0;
+    char v[40];
+    if (!nd_take_version(p + 8, end, v, sizeof v))
+        return 0;
+    int major = atoi(v);
+    if (kind == ND_LOGVER_NPU_DRIVER ? (major < 20 || major > 99) : (major < 5 || major > 19))
+        return 0;
+    if (out->found[kind])
+        return 0;
+    out->found[kind] = true;
+    memcpy(out->v[kind], v, sizeof v);
+    return 1;
+}
+
 int nd_logver_scan(const char *line, size_t len, struct nd_logver *out)
 {
     if (!line || !out)
         return 0;
     const char *end = line + len;
-    int added = 0;
+    int added = nd_logver_info_line(line, end, out);
+    if (added)
+        return added;
     for (const char *p = line; p < end; p++) {
         if (p > line && nd_word_char(p[-1]))
             continue;

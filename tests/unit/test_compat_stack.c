@@ -304,6 +304,12 @@ static void test_logver_scan(void **state)
     assert_string_equal(lv.v[ND_LOGVER_CANN], "8.0.RC1");
     lv = scan("Ascend-hdk-910b-npu-driver_24.1.rc2_linux-aarch64.run --full");
     assert_string_equal(lv.v[ND_LOGVER_NPU_DRIVER], "24.1.rc2");
+    /* The version files: the driver's version.info, the toolkit's install info. */
+    lv = scan("Version=24.1.rc1");
+    assert_string_equal(lv.v[ND_LOGVER_NPU_DRIVER], "24.1.rc1");
+    lv = scan("version=8.0.RC3");
+    assert_string_equal(lv.v[ND_LOGVER_CANN], "8.0.RC3");
+    assert_false(lv.found[ND_LOGVER_NPU_DRIVER]);
     /* Look-alikes name nothing. */
     const char *none[] = {"torchvision 0.16.0",
                           "cannot open CANN",
@@ -315,6 +321,10 @@ static void test_logver_scan(void **state)
                           "libtorch_npu.so",
                           "npu-smi info",
                           "/usr/local/Ascend/ascend-toolkit/latest/set_env.sh",
+                          "Version=7.1.0.11.220",
+                          "innerversion=V100R001C19SPC001B251",
+                          "version=1.2.3",
+                          "Version =24.1.rc1 is",
                           NULL};
     for (int i = 0; none[i]; i++) {
         lv = scan(none[i]);
