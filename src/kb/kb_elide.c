@@ -68,7 +68,7 @@ struct nd_kb_elide {
     char *buf;
     size_t cap;
     struct nd_kb_elide_seg *seg;
-    size_t nseg, segcap;
+    size_t nseg, segcap, seg_at; /* seg_at: the run of the last match */
     struct nd_kb_elide_line *el;
     size_t nel, elcap;
     /* The scan in progress. */
@@ -183,8 +183,16 @@ static int nd_kb_elide_on_short(unsigned int id, unsigned long long from, unsign
     struct nd_kb_elide *e = ctx;
     if (!e->kb->pat_local[id] || to == 0)
         return 0;
-    /* Back to the text: the run the last byte of the match lies in. */
-    size_t b = (size_t)to - 1, lo = 0, hi = e->nseg;
+    /* Back to the text: the run the last byte of the match lies in. The
+     * matches come mostly in order: the run of the last one, or the next,
+     * is tried before a search. */
+    size_t b = (size_t)to - 1, lo = e->seg_at, hi = e->nseg;
+    if (lo < hi && e->seg[lo].e_off <= b && (lo + 1 == hi || b < e->seg[lo + 1].e_off))
+        hi = lo + 1;
+    else if (lo + 1 < hi && e->seg[lo + 1].e_off <= b && (lo + 2 == hi || b < e->seg[lo + 2].e_off))
+        hi = ++lo + 1;
+    else
+        lo = 0;
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
         if (e->seg[mid].e_off <= b)
@@ -192,6 +200,7 @@ static int nd_kb_elide_on_short(unsigned int id, unsigned long long from, unsign
         else
             hi = mid;
     }
+    e->seg_at = lo;
     size_t sb = e->seg[lo].s_off + (b - e->seg[lo].e_off);
     if (e->add(e->arg, id, (unsigned long long)sb + 1)) {
         e->stop = true;
@@ -277,6 +286,7 @@ enum nd_kb_elide_result nd_kb_elide_scan(struct nd_kb_elide *e, struct nd_kb *kb
     e->add = add;
     e->arg = arg;
     e->stop = false;
+    e->seg_at = 0;
     if (w > 0 && e->nseg > 0)
         hs_scan(kb->db, e->buf, (unsigned)w, 0, kb->scratch, nd_kb_elide_on_short, e);
     if (!e->stop && kb->db_cross)
@@ -377,6 +387,15 @@ static void nd_kb_elide_remember(struct nd_kb_elide *e, struct nd_kb *kb, const 
         if (k != e->nent)
             e->ent[k] = e->ent[e->nent];
         return;
+    }
+    /* In match order, (end, pattern): the replays of a chunk then come
+     * sorted, as kb_scan.c takes them. */
+    for (size_t i = 1; i < en->nhits; i++) {
+        struct nd_kb_elide_hit h = en->hits[i];
+        size_t j = i;
+        for (; j > 0 && (en->hits[j - 1].to > h.to || (en->hits[j - 1].to == h.to && en->hits[j - 1].id > h.id)); j--)
+            en->hits[j] = en->hits[j - 1];
+        en->hits[j] = h;
     }
     e->nlen[n]++;
 }

@@ -28,7 +28,7 @@ enum nd_kb_elide_result {
  * line end are scanned over the whole text. Only worth it while the input
  * is match-heavy (nd_kb_elide_learn says so). add receives each match in
  * end order per source (the scan, then the cross-line scan, then the
- * replays): the caller sorts. */
+ * replays, these sorted by end, then pattern): the caller sorts. */
 enum nd_kb_elide_result nd_kb_elide_scan(struct nd_kb_elide *e, struct nd_kb *kb, const char *text, size_t len,
                                          nd_kb_elide_add_fn add, void *arg);
 

@@ -234,7 +234,8 @@ struct nd_kb {
     struct nd_kb_held live_held[ND_KB_LIVE_HELD];
     size_t live_nheld;
     /* Leaving repeated lines out of explain's scan (kb_elide.c). */
-    const char **pat_expr;   /* pattern id -> its expression (owned by the rules) */
+    const char **pat_expr;   /* pattern id -> its expression (owned by the rules, or pat_own) */
+    char **pat_own;          /* pattern id -> its one-line form when it differs (nd_kb_pattern_one_line) */
     bool *pat_local;         /* pattern id -> stays within a line; made on first use */
     hs_database_t *db_cross; /* the patterns that do not, or NULL */
     int cross_state;         /* 0 not tried, 1 ready, -1 unavailable */
@@ -275,6 +276,12 @@ void nd_kb_cache_store(const hs_database_t *db, const char *key);
  * or last byte (kb_linelocal.c): then the matches ending on a line depend on
  * that line alone. Errs on false. */
 bool nd_kb_pattern_line_local(const char *re);
+
+/* The pattern kept within one line for the database (kb_linelocal.c):
+ * negated classes and "\s", "\W", "\D" made to leave the newline out, as
+ * grep -E and rg read a pattern line by line. A malloc'd copy, or NULL when
+ * nothing changes or the pattern is not understood. */
+char *nd_kb_pattern_one_line(const char *re);
 
 /* Fills {name}, {name|default} and {name?text with $} placeholders in tmpl
  * from the rule's captures run on line ({name?...} vanishes without a value). Returns a malloc'd string. */

@@ -12,12 +12,15 @@
  * surround it, as long as neither that line nor the one after it is blank
  * (kb_elide.c leaves such lines alone). Anything that can take a newline
  * elsewhere (\s in the middle, [^ ]*, a class holding \n) makes the pattern
- * cross lines, as does anything not
- * understood here: the answer errs on "crosses". */
+ * cross lines, as does anything not understood here: the answer errs on
+ * "crosses". A negated class that names the newline ("[^ \n]*", as
+ * nd_kb_pattern_one_line writes the database's patterns) cannot take one. */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/strbuf.h"
 #include "kb/kb_internal.h"
 
 #define ND_LL_DEPTH 32
@@ -75,10 +78,11 @@ static bool nd_ll_class(struct nd_ll *s, bool *ws)
 {
     const char *p = s->p;
     size_t j = s->i + 1;
-    bool cap = false;
+    bool cap = false, neg = false;
+    bool nl = false; /* a member that surely is, or holds, a newline */
     *ws = true;
     if (j < s->n && p[j] == '^') {
-        cap = true;
+        neg = true;
         *ws = false;
         j++;
     }
@@ -88,7 +92,8 @@ static bool nd_ll_class(struct nd_ll *s, bool *ws)
         char c = p[j];
         if (c == ']' && !first) {
             s->i = j + 1;
-            return cap;
+            /* A negated class holds a newline unless it names one. */
+            return neg ? !nl : cap;
         }
         first = false;
         if (c == '[' && j + 1 < s->n && p[j + 1] == ':') {
@@ -101,6 +106,8 @@ static bool nd_ll_class(struct nd_ll *s, bool *ws)
             if (len == 0 || name[0] == '^' || space || (len == 5 && memcmp(name, "cntrl", 5) == 0) ||
                 (len == 5 && memcmp(name, "ascii", 5) == 0))
                 cap = true;
+            if (space || (len == 5 && memcmp(name, "cntrl", 5) == 0) || (len == 5 && memcmp(name, "ascii", 5) == 0))
+                nl = true;
             if (!space && !(len == 5 && memcmp(name, "blank", 5) == 0))
                 *ws = false;
             j = (size_t)(end - p) + 2;
@@ -114,6 +121,8 @@ static bool nd_ll_class(struct nd_ll *s, bool *ws)
             char e = p[j + 1];
             if (nd_ll_escape_cap(e))
                 cap = true;
+            if (e == 'n' || e == 's')
+                nl = true;
             if (!strchr("stnrfvh", e))
                 *ws = false;
             code = nd_ll_escape_code(e);
@@ -131,13 +140,15 @@ static bool nd_ll_class(struct nd_ll *s, bool *ws)
             }
             if (hi < 0 || (prev <= '\n' && hi >= '\n'))
                 cap = true;
+            if (hi >= 0 && prev <= '\n' && hi >= '\n')
+                nl = true;
             *ws = false;
             prev = -1;
             continue;
         } else {
             code = (unsigned char)c;
             if (c == '\n')
-                cap = true;
+                cap = nl = true;
             if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v')
                 *ws = false;
             j++;
@@ -315,4 +326,104 @@ bool nd_kb_pattern_line_local(const char *re)
         return false;
     /* Each top-level alternative is a whole match: both edges open. */
     return !top.cap || top.ok_both;
+}
+
+/* The pattern as the database compiles it: patterns are written for one
+ * (joined) line, as grep -E and rg read them, so a negated class, which
+ * stands for any character but a few, is kept off the line end: it gets
+ * "\n" added ("[^0-9]" becomes "[^0-9\n]"). Then more patterns are
+ * line-local (nd_kb_pattern_line_local) and fewer need the second scan of
+ * kb_elide.c. "\s" stays as written: "compile\s*PyTorch" reads a message
+ * that PyTorch itself prints on two lines. Anything not understood here
+ * (flags, a class left open) is left as it is. Returns a malloc'd copy, or
+ * NULL when nothing changes. */
+char *nd_kb_pattern_one_line(const char *re)
+{
+    if (!re)
+        return NULL;
+    size_t n = strlen(re);
+    /* Each class grows by at most 3 bytes ("[^]]" -> "[^\n\]]"). */
+    char *out = nd_xmalloc(4 * n + 1);
+    size_t w = 0;
+    bool changed = false;
+    for (size_t i = 0; i < n;) {
+        char c = re[i];
+        if (c == '(' && i + 1 < n && re[i + 1] == '?' && !(i + 2 < n && re[i + 2] == ':')) {
+            free(out); /* flags or lookaround: not read here */
+            return NULL;
+        }
+        if (c == '\\') {
+            if (i + 1 >= n) {
+                free(out);
+                return NULL;
+            }
+            out[w++] = re[i];
+            out[w++] = re[i + 1];
+            i += 2;
+            continue;
+        }
+        if (c != '[') {
+            out[w++] = c;
+            i++;
+            continue;
+        }
+        /* A class: find its end as nd_ll_class reads it. */
+        size_t j = i + 1;
+        bool neg = j < n && re[j] == '^';
+        if (neg)
+            j++;
+        size_t body = j;
+        bool first = true, closed = false, last_dash = false;
+        while (j < n) {
+            char d = re[j];
+            if (d == ']' && !first) {
+                closed = true;
+                break;
+            }
+            first = false;
+            last_dash = d == '-';
+            if (d == '[' && j + 1 < n && re[j + 1] == ':') {
+                const char *end = strstr(re + j + 2, ":]");
+                if (!end)
+                    break;
+                j = (size_t)(end - re) + 2;
+                last_dash = false;
+                continue;
+            }
+            j += d == '\\' ? 2 : 1;
+        }
+        /* The newline goes last, or first when a '-' ends the class (it
+         * would make a range); a leading ']' is then escaped, and a class
+         * with a '-' at both ends is left alone. */
+        if (!closed || (neg && last_dash && re[body] == '-')) {
+            free(out);
+            return NULL;
+        }
+        if (neg && last_dash) {
+            memcpy(out + w, re + i, body - i);
+            w += body - i;
+            out[w++] = '\\';
+            out[w++] = 'n';
+            if (re[body] == ']')
+                out[w++] = '\\';
+            memcpy(out + w, re + body, j - body);
+            w += j - body;
+        } else {
+            memcpy(out + w, re + i, j - i);
+            w += j - i;
+            if (neg) {
+                out[w++] = '\\';
+                out[w++] = 'n';
+            }
+        }
+        changed = changed || neg;
+        out[w++] = ']';
+        i = j + 1;
+    }
+    if (!changed) {
+        free(out);
+        return NULL;
+    }
+    out[w] = '\0';
+    return out;
 }

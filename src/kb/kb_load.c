@@ -166,6 +166,16 @@ struct nd_kb_exprs {
     size_t n, nrule_pats;
 };
 
+static void nd_kb_pat_own_release(struct nd_kb *kb)
+{
+    if (!kb->pat_own)
+        return;
+    for (size_t i = 0; i < kb->npatterns; i++)
+        free(kb->pat_own[i]);
+    free(kb->pat_own);
+    kb->pat_own = NULL;
+}
+
 static int nd_kb_collect(struct nd_kb *kb, struct nd_kb_exprs *x, struct nd_error *err)
 {
     size_t n = 0, nre = 0;
@@ -218,6 +228,13 @@ static int nd_kb_collect(struct nd_kb *kb, struct nd_kb_exprs *x, struct nd_erro
         ids[k] = (unsigned)k;
         kb->pat_rule[k] = (unsigned)(kb->key_exc + j);
     }
+    /* Compiled in their one-line forms: a match never spans a line end
+     * that the pattern does not name (kb_linelocal.c). */
+    nd_kb_pat_own_release(kb);
+    kb->pat_own = nd_xcalloc(n, sizeof *kb->pat_own);
+    for (size_t i = 0; i < n; i++)
+        if ((kb->pat_own[i] = nd_kb_pattern_one_line(exprs[i])))
+            exprs[i] = kb->pat_own[i];
     kb->live_seen = nd_xcalloc(kb->nkeys, sizeof *kb->live_seen);
     kb->npatterns = n;
     *x = (struct nd_kb_exprs){.v = exprs, .flags = flags, .ids = ids, .n = n, .nrule_pats = x->nrule_pats};
@@ -361,6 +378,7 @@ void nd_kb_free(struct nd_kb *kb)
     free(kb->live_seen);
     nd_kb_live_held_release(kb);
     free(kb->pat_expr);
+    nd_kb_pat_own_release(kb);
     free(kb->pat_local);
     hs_free_database(kb->db_cross);
     free(kb);

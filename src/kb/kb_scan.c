@@ -124,6 +124,7 @@ struct nd_kb_scan {
     int chain; /* exception-chain markers seen so far in this source */
 
     struct nd_kb_match *mbuf; /* matches of the current chunk */
+    struct nd_kb_match *mtmp; /* room to merge them (nd_kb_sort_matches), made on first use */
     size_t nmatch;
     unsigned long long *pat_last; /* per pattern: end offset of the last match kept, 0 none */
 
@@ -269,6 +270,7 @@ void nd_kb_scan_free(struct nd_kb_scan *s)
     free(s->last_line);
     free(s->last_src);
     free(s->mbuf);
+    free(s->mtmp);
     free(s->pat_last);
     nd_kb_elide_free(s->elide);
     for (size_t i = 0; i < s->npending; i++) {
@@ -900,13 +902,53 @@ static int nd_kb_match_cmp(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static void nd_kb_flush_matches(struct nd_kb_scan *s)
+static bool nd_kb_matches_sorted(const struct nd_kb_match *v, size_t n)
 {
-    qsort(s->mbuf, s->nmatch, sizeof *s->mbuf, nd_kb_match_cmp);
+    for (size_t i = 1; i < n; i++)
+        if (nd_kb_match_cmp(&v[i - 1], &v[i]) > 0)
+            return false;
+    return true;
+}
+
+/* Sorts the chunk's matches. The last tail of them (the lines
+ * kb_elide.c replays) come sorted, and the scan's mostly do: a sort only
+ * where needed, then a merge. Matches equal in (to, id) are alike, so the
+ * order is the one qsort gives. */
+static void nd_kb_sort_matches(struct nd_kb_scan *s, size_t tail)
+{
+    struct nd_kb_match *v = s->mbuf;
+    size_t n = s->nmatch, a = tail < n ? n - tail : 0;
+    if (a == 0 || !nd_kb_matches_sorted(v + a, n - a)) {
+        if (!nd_kb_matches_sorted(v, n))
+            qsort(v, n, sizeof *v, nd_kb_match_cmp);
+        return;
+    }
+    if (!nd_kb_matches_sorted(v, a))
+        qsort(v, a, sizeof *v, nd_kb_match_cmp);
+    if (a == n || nd_kb_match_cmp(&v[a - 1], &v[a]) <= 0)
+        return;
+    if (!s->mtmp)
+        s->mtmp = nd_xmalloc(ND_KB_MAX_MATCHES * sizeof *s->mtmp);
+    memcpy(s->mtmp, v, a * sizeof *v);
+    size_t i = 0, j = a, k = 0;
+    while (i < a && j < n)
+        v[k++] = nd_kb_match_cmp(&v[j], &s->mtmp[i]) < 0 ? v[j++] : s->mtmp[i++];
+    while (i < a)
+        v[k++] = s->mtmp[i++];
+}
+
+static void nd_kb_flush_sorted(struct nd_kb_scan *s, size_t tail)
+{
+    nd_kb_sort_matches(s, tail);
     for (size_t i = 0; i < s->nmatch; i++)
         nd_kb_process(s, s->mbuf[i].id, s->mbuf[i].to);
     s->nmatch = 0;
     nd_kb_flush_line(s);
+}
+
+static void nd_kb_flush_matches(struct nd_kb_scan *s)
+{
+    nd_kb_flush_sorted(s, 0);
 }
 
 static int nd_kb_on_match(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags, void *ctx)
@@ -1174,14 +1216,15 @@ static void nd_kb_scan_chunk(struct nd_kb_scan *s, const char *data, size_t len)
     }
     if (how != ND_KB_ELIDE_DONE)
         hs_scan(s->kb->db, s->scanbuf, (unsigned)s->scan_len, 0, s->kb->scratch, nd_kb_on_match, s);
+    size_t replayed = 0;
     if (s->elide) {
-        size_t replayed = how == ND_KB_ELIDE_DONE ? nd_kb_elide_replayed(s->elide) : 0;
+        replayed = how == ND_KB_ELIDE_DONE ? nd_kb_elide_replayed(s->elide) : 0;
         size_t scanned = s->nmatch > replayed ? s->nmatch - replayed : 0;
         for (size_t i = 0; i < scanned; i++)
             nd_kb_elide_learn(s->elide, s->kb, s->scanbuf, s->scan_len, s->mbuf[i].to ? (size_t)s->mbuf[i].to - 1 : 0);
         nd_kb_elide_chunk_done(s->elide);
     }
-    nd_kb_flush_matches(s);
+    nd_kb_flush_sorted(s, replayed);
     if (s->lg_on)
         s->lineno += (long)s->lg.nlines - (len && data[len - 1] != '\n' ? 1 : 0);
     else

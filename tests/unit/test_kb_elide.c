@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <hs/hs.h>
 
 #include "core/strbuf.h"
 #include "kb/kb_elide.h"
@@ -69,6 +70,75 @@ static void test_line_local(void **state)
         if (nd_kb_pattern_line_local(cross[i]))
             fail_msg("taken to stay within a line: %s", cross[i]);
     assert_false(nd_kb_pattern_line_local(NULL));
+}
+
+static int count_match(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags, void *ctx)
+{
+    (void)id;
+    (void)from;
+    (void)to;
+    (void)flags;
+    ++*(int *)ctx;
+    return 0;
+}
+/* The database's one-line forms (nd_kb_pattern_one_line): a negated class
+ * leaves the newline out, so the pattern stays within a line; the rest of
+ * the pattern, "\s" included, is kept as written. */
+static void test_one_line(void **state)
+{
+    (void)state;
+    static const char *const pairs[][2] = {
+        {"[^ ]* failed", "[^ \\n]* failed"},
+        {"code 507024([^0-9]|$)", "code 507024([^0-9\\n]|$)"},
+        {"Model architectures \\[[^]]*\\] are", "Model architectures \\[[^]\\n]*\\] are"},
+        {"a[^x-]b", "a[^\\nx-]b"},
+        {"a[^]-]b", "a[^\\n\\]-]b"},
+        {"a[^[:digit:]]b", "a[^[:digit:]\\n]b"},
+        {"a[^\\]]b", "a[^\\]\\n]b"},
+        {"a[^0-9]{0,30}\\s*b", "a[^0-9\\n]{0,30}\\s*b"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        char *got = nd_kb_pattern_one_line(pairs[i][0]);
+        if (!got || strcmp(got, pairs[i][1]) != 0)
+            fail_msg("%s: got %s, want %s", pairs[i][0], got ? got : "(unchanged)", pairs[i][1]);
+        free(got);
+    }
+    /* Nothing to change, or not understood: left as written. */
+    static const char *const same[] = {"Device do not support", "compile\\s*PyTorch", "[a-z]+x", "(?s)a[^b]c",
+                                       "a[^-x-]b", "[^abc", "a\\"};
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+        char *got = nd_kb_pattern_one_line(same[i]);
+        if (got)
+            fail_msg("%s: changed to %s", same[i], got);
+    }
+    assert_null(nd_kb_pattern_one_line(NULL));
+    /* The forms are line-local and mean the same within a line. */
+    static const char *const local[] = {"[^ \\n]* failed", "x[^0-9\\n]$", "^[^a\\n]b", "[^a\\n]+x", "x[^\\n\\]-]+",
+                                        "a[^[:space:]]b"};
+    for (size_t i = 0; i < sizeof local / sizeof *local; i++)
+        if (!nd_kb_pattern_line_local(local[i]))
+            fail_msg("taken to cross lines: %s", local[i]);
+    assert_false(nd_kb_pattern_line_local("a[^\\S]x"));
+    char *re = nd_kb_pattern_one_line("open[^0-9]{0,8}failed");
+    assert_non_null(re);
+    hs_database_t *db = NULL;
+    hs_compile_error_t *cerr = NULL;
+    assert_int_equal(hs_compile(re, HS_FLAG_MULTILINE, HS_MODE_BLOCK, NULL, &db, &cerr), HS_SUCCESS);
+    hs_scratch_t *scratch = NULL;
+    assert_int_equal(hs_alloc_scratch(db, &scratch), HS_SUCCESS);
+    static const struct {
+        const char *text;
+        int matches;
+    } cases[] = {{"open dev failed", 1}, {"open\nfailed", 0}, {"open x\nfailed\nopen: failed", 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int n = 0;
+        hs_scan(db, cases[i].text, (unsigned)strlen(cases[i].text), 0, scratch, count_match, &n);
+        if (n != cases[i].matches)
+            fail_msg("%s on \"%s\": %d matches, want %d", re, cases[i].text, n, cases[i].matches);
+    }
+    hs_free_scratch(scratch);
+    hs_free_database(db);
+    free(re);
 }
 
 /* Every field a report shows, one finding after another. */
@@ -289,6 +359,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_line_local),
+        cmocka_unit_test(test_one_line),
         cmocka_unit_test(test_same_findings),
         cmocka_unit_test(test_same_findings_builtin),
         cmocka_unit_test(test_overflow_rescan),
