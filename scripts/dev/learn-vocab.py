@@ -332,10 +332,12 @@ def render(vocab, nrules):
 
 def classify(text, hand, learned, tok=tokens):
     sums = {}
+    hsum = {}
     for t in tok(text):
         for c, w, wt in hand:
             if t.startswith(w):
                 sums[c] = sums.get(c, 0) + wt
+                hsum[c] = hsum.get(c, 0) + wt
         if learned:
             for c in learned:
                 wt = learned[c].get(t)
@@ -343,11 +345,14 @@ def classify(text, hand, learned, tok=tokens):
                     sums[c] = sums.get(c, 0) + wt
     for c, p in PRIORS.items():
         sums[c] = sums.get(c, 0) + p
+    # A tie between two categories other than config goes to more hand
+    # weight, then to the design order; config yields only to a larger sum.
     best = "config"
     bw = sums.get(best, 0)
-    for c in CATEGORIES:
-        if sums.get(c, 0) > bw:
-            best, bw = c, sums[c]
+    for c in CATEGORIES[:-1]:
+        w = sums.get(c, 0)
+        if w > bw or (w == bw and best != "config" and hsum.get(c, 0) > hsum.get(best, 0)):
+            best, bw = c, w
     return best
 
 

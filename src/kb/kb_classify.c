@@ -38,6 +38,7 @@ struct nd_fb_index {
     int mult;                       /* half-weights per weight of the text being read */
     bool frames;                    /* reading traceback frames */
     int sums[ND_FB_NCAT];           /* in half-weights */
+    int hand[ND_FB_NCAT];           /* the part of sums that `word` entries gave */
 };
 
 static int nd_fb_cmp(const void *a, const void *b)
@@ -71,8 +72,11 @@ static void nd_fb_add(struct nd_fb_index *ix, const char *key, size_t n, bool wh
         const struct nd_fb_entry *e = &ix->v[i];
         if (e->len != n || strncmp(e->word, key, n) != 0)
             break;
-        if ((whole_token || !e->whole) && !(ix->frames && e->cat == ND_FB_NCAT - 1))
+        if ((whole_token || !e->whole) && !(ix->frames && e->cat == ND_FB_NCAT - 1)) {
             ix->sums[e->cat] += e->weight * ix->mult;
+            if (!e->whole)
+                ix->hand[e->cat] += e->weight * ix->mult;
+        }
     }
 }
 
@@ -218,14 +222,20 @@ const char *nd_kb_fb_classify_frames(const struct nd_kb_ruleset *set, const char
     free(ix.v);
     /* A prior says how much word evidence it takes to displace a category
      * (config: most failures no rule knows are settings); the score
-     * reported is that of the words alone. */
+     * reported is that of the words alone. A tie between two other
+     * categories goes to the one more of whose weight came from `word`
+     * entries (chosen by hand, where `token` entries are counted from the
+     * rules' examples and mostly add up), then to the design order; config,
+     * the default, is displaced only by a larger sum. */
     unsigned best = ND_FB_NCAT - 1;
     int best_w = 2 * prior[best] + ix.sums[best];
-    for (unsigned c = 0; c < ND_FB_NCAT; c++)
-        if (2 * prior[c] + ix.sums[c] > best_w) {
-            best_w = 2 * prior[c] + ix.sums[c];
+    for (unsigned c = 0; c + 1 < ND_FB_NCAT; c++) {
+        int w = 2 * prior[c] + ix.sums[c];
+        if (w > best_w || (w == best_w && best != ND_FB_NCAT - 1 && ix.hand[c] > ix.hand[best])) {
+            best_w = w;
             best = c;
         }
+    }
     /* Whole weights, a half rounded away from zero: frame words alone
      * still make a score. */
     int h = ix.sums[best];
