@@ -333,6 +333,12 @@ def render(vocab, nrules):
 def classify(text, hand, learned, tok=tokens):
     sums = {}
     hsum = {}
+    for c, w, wt in hand:
+        # A word past ASCII (Chinese) counts wherever it occurs.
+        if not w.isascii():
+            k = text.count(w)
+            sums[c] = sums.get(c, 0) + k * wt
+            hsum[c] = hsum.get(c, 0) + k * wt
     for t in tok(text):
         for c, w, wt in hand:
             if t.startswith(w):

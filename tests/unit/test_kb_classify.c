@@ -195,6 +195,26 @@ static void test_ties_go_to_hand_words(void **state)
     nd_kb_free(kb);
 }
 
+static void test_chinese_words_count_as_substrings(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = kb_with("[vocab.unsupported-op]\nword = 3 不支持\nword = 2 算子\n"
+                               "[vocab.device-oom]\nword = 3 显存\n[vocab.config]\nprior = 4\nword = 2 配置\n");
+    int score = 0;
+    /* No spaces between the words: each counts where it occurs, once per
+     * occurrence, with the English words of the line. */
+    assert_string_equal(classify(kb, "RuntimeError: 当前算子不支持该数据类型", &score), "unsupported-op");
+    assert_int_equal(score, 5);
+    assert_string_equal(classify(kb, "显存不足 显存", &score), "device-oom");
+    assert_int_equal(score, 6);
+    /* One word is not enough to displace config's prior. */
+    assert_string_equal(classify(kb, "申请显存失败", &score), "config");
+    /* Frames count half and never for config. */
+    assert_string_equal(nd_kb_fb_classify_frames(&kb->rules, "FooError: x", "显存 显存 显存 配置", &score),
+                        "device-oom");
+    nd_kb_free(kb);
+}
+
 /* A plain scan of the vocabulary, as the classifier once did it. */
 static void naive(const struct nd_kb_ruleset *set, const char *tok, int *sums, int *hand, const char *const *cats,
                   size_t ncat)
@@ -340,6 +360,7 @@ int main(void)
         cmocka_unit_test(test_prior_of_config),
         cmocka_unit_test(test_ties_go_by_category_order),
         cmocka_unit_test(test_ties_go_to_hand_words),
+        cmocka_unit_test(test_chinese_words_count_as_substrings),
         cmocka_unit_test(test_sorted_lookup_matches_plain_scan),
         cmocka_unit_test(test_vocab_keys_parse),
         cmocka_unit_test(test_frames_count_half),
