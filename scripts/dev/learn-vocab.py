@@ -30,7 +30,8 @@ CATEGORIES = ["env-not-loaded", "version-mismatch", "no-device", "unsupported-op
               "distributed", "numerics", "device-fault", "cpu-fallback", "input-bound", "hang", "config"]
 
 # Words every category's lines use: they carry no signal, and leaving them
-# out keeps the file short.
+# out keeps the file short. The last line is the frame of every ACL error
+# line (Calling Function = ..., Message = "... refer to the document").
 STOP = set("""
 a an and are as at be been but by can could did do does for from had has have he her his how if in into is it
 its may more must no not of on or our out so such than that the their them then there these they this those to
@@ -38,6 +39,7 @@ too under up was we were what when where which while who will with would you you
 error errors err failed failure fail fails warning warn info debug
 please check see above below found whether raise traceback runtimeerror file line cause result status get
 usr local bin lib home root opt python python3 site packages py
+calling function message refer document
 """.split())
 
 # Learning settings, tuned on held-out rule examples (--eval) and on the
