@@ -30,7 +30,8 @@ CATEGORIES = ["env-not-loaded", "version-mismatch", "no-device", "unsupported-op
               "distributed", "numerics", "device-fault", "cpu-fallback", "input-bound", "hang", "config"]
 
 # Words every category's lines use: they carry no signal, and leaving them
-# out keeps the file short.
+# out keeps the file short. The last line is the frame of every ACL error
+# line (Calling Function = ..., Message = "... refer to the document").
 STOP = set("""
 a an and are as at be been but by can could did do does for from had has have he her his how if in into is it
 its may more must no not of on or our out so such than that the their them then there these they this those to
@@ -38,6 +39,7 @@ too under up was we were what when where which while who will with would you you
 error errors err failed failure fail fails warning warn info debug
 please check see above below found whether raise traceback runtimeerror file line cause result status get
 usr local bin lib home root opt python python3 site packages py
+calling function message refer document
 """.split())
 
 # Learning settings, tuned on held-out rule examples (--eval) and on the
@@ -332,10 +334,18 @@ def render(vocab, nrules):
 
 def classify(text, hand, learned, tok=tokens):
     sums = {}
+    hsum = {}
+    for c, w, wt in hand:
+        # A word past ASCII (Chinese) counts wherever it occurs.
+        if not w.isascii():
+            k = text.count(w)
+            sums[c] = sums.get(c, 0) + k * wt
+            hsum[c] = hsum.get(c, 0) + k * wt
     for t in tok(text):
         for c, w, wt in hand:
             if t.startswith(w):
                 sums[c] = sums.get(c, 0) + wt
+                hsum[c] = hsum.get(c, 0) + wt
         if learned:
             for c in learned:
                 wt = learned[c].get(t)
@@ -343,11 +353,14 @@ def classify(text, hand, learned, tok=tokens):
                     sums[c] = sums.get(c, 0) + wt
     for c, p in PRIORS.items():
         sums[c] = sums.get(c, 0) + p
+    # A tie between two categories other than config goes to more hand
+    # weight, then to the design order; config yields only to a larger sum.
     best = "config"
     bw = sums.get(best, 0)
-    for c in CATEGORIES:
-        if sums.get(c, 0) > bw:
-            best, bw = c, sums[c]
+    for c in CATEGORIES[:-1]:
+        w = sums.get(c, 0)
+        if w > bw or (w == bw and best != "config" and hsum.get(c, 0) > hsum.get(best, 0)):
+            best, bw = c, w
     return best
 
 

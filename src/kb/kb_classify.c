@@ -34,10 +34,13 @@ struct nd_fb_entry {
 struct nd_fb_index {
     struct nd_fb_entry *v;
     size_t n;
+    struct nd_fb_entry *sub; /* words with a byte past ASCII: looked for as substrings */
+    size_t nsub;
     unsigned long long prefix_lens; /* bit L: a `word` entry of length L exists */
     int mult;                       /* half-weights per weight of the text being read */
     bool frames;                    /* reading traceback frames */
     int sums[ND_FB_NCAT];           /* in half-weights */
+    int hand[ND_FB_NCAT];           /* the part of sums that `word` entries gave */
 };
 
 static int nd_fb_cmp(const void *a, const void *b)
@@ -71,8 +74,11 @@ static void nd_fb_add(struct nd_fb_index *ix, const char *key, size_t n, bool wh
         const struct nd_fb_entry *e = &ix->v[i];
         if (e->len != n || strncmp(e->word, key, n) != 0)
             break;
-        if ((whole_token || !e->whole) && !(ix->frames && e->cat == ND_FB_NCAT - 1))
+        if ((whole_token || !e->whole) && !(ix->frames && e->cat == ND_FB_NCAT - 1)) {
             ix->sums[e->cat] += e->weight * ix->mult;
+            if (!e->whole)
+                ix->hand[e->cat] += e->weight * ix->mult;
+        }
     }
 }
 
@@ -161,6 +167,31 @@ static void nd_fb_tokens(struct nd_fb_index *ix, const char *text)
     }
 }
 
+/* Chinese (any word with a byte past ASCII) is written without spaces
+ * between words, so such a vocabulary word counts wherever it occurs in the
+ * text, once per occurrence; the tokeniser never gives one. */
+static void nd_fb_substrings(struct nd_fb_index *ix, const char *text)
+{
+    for (size_t i = 0; i < ix->nsub; i++) {
+        const struct nd_fb_entry *e = &ix->sub[i];
+        if (ix->frames && e->cat == ND_FB_NCAT - 1)
+            continue;
+        for (const char *p = strstr(text, e->word); p; p = strstr(p + e->len, e->word)) {
+            ix->sums[e->cat] += e->weight * ix->mult;
+            if (!e->whole)
+                ix->hand[e->cat] += e->weight * ix->mult;
+        }
+    }
+}
+
+static bool nd_fb_ascii(const char *w)
+{
+    for (; *w; w++)
+        if ((unsigned char)*w >= 0x80)
+            return false;
+    return true;
+}
+
 static unsigned nd_fb_cat(const char *name)
 {
     for (unsigned c = 0; c < ND_FB_NCAT; c++)
@@ -189,6 +220,7 @@ const char *nd_kb_fb_classify_frames(const struct nd_kb_ruleset *set, const char
     int prior[ND_FB_NCAT] = {0};
     size_t nv = set->vocab_word.n;
     ix.v = nd_xcalloc(nv ? nv : 1, sizeof *ix.v);
+    ix.sub = nd_xcalloc(nv ? nv : 1, sizeof *ix.sub);
     for (size_t i = 0; i < nv; i++) {
         struct nd_fb_entry *e = &ix.v[ix.n];
         e->word = set->vocab_word.v[i];
@@ -203,6 +235,10 @@ const char *nd_kb_fb_classify_frames(const struct nd_kb_ruleset *set, const char
         if (e->len >= ND_FB_TOK)
             continue;
         e->whole = set->vocab_whole && set->vocab_whole[i];
+        if (!nd_fb_ascii(e->word)) {
+            ix.sub[ix.nsub++] = *e;
+            continue;
+        }
         if (!e->whole)
             ix.prefix_lens |= 1ull << e->len;
         ix.n++;
@@ -210,22 +246,31 @@ const char *nd_kb_fb_classify_frames(const struct nd_kb_ruleset *set, const char
     qsort(ix.v, ix.n, sizeof *ix.v, nd_fb_cmp);
     ix.mult = 2;
     nd_fb_tokens(&ix, text);
+    nd_fb_substrings(&ix, text);
     if (frames) {
         ix.mult = 1;
         ix.frames = true;
         nd_fb_tokens(&ix, frames);
+        nd_fb_substrings(&ix, frames);
     }
     free(ix.v);
+    free(ix.sub);
     /* A prior says how much word evidence it takes to displace a category
      * (config: most failures no rule knows are settings); the score
-     * reported is that of the words alone. */
+     * reported is that of the words alone. A tie between two other
+     * categories goes to the one more of whose weight came from `word`
+     * entries (chosen by hand, where `token` entries are counted from the
+     * rules' examples and mostly add up), then to the design order; config,
+     * the default, is displaced only by a larger sum. */
     unsigned best = ND_FB_NCAT - 1;
     int best_w = 2 * prior[best] + ix.sums[best];
-    for (unsigned c = 0; c < ND_FB_NCAT; c++)
-        if (2 * prior[c] + ix.sums[c] > best_w) {
-            best_w = 2 * prior[c] + ix.sums[c];
+    for (unsigned c = 0; c + 1 < ND_FB_NCAT; c++) {
+        int w = 2 * prior[c] + ix.sums[c];
+        if (w > best_w || (w == best_w && best != ND_FB_NCAT - 1 && ix.hand[c] > ix.hand[best])) {
+            best_w = w;
             best = c;
         }
+    }
     /* Whole weights, a half rounded away from zero: frame words alone
      * still make a score. */
     int h = ix.sums[best];

@@ -173,8 +173,51 @@ static void test_ties_go_by_category_order(void **state)
     nd_kb_free(kb);
 }
 
+static void test_ties_go_to_hand_words(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = kb_with("[vocab.numerics]\ntoken = 2 alpha\n[vocab.version-mismatch]\ntoken = 2 beta\n"
+                               "[vocab.device-fault]\nword = 1 stre\ntoken = 1 gamma\n"
+                               "[vocab.config]\nprior = 1\n");
+    int score = 0;
+    /* Two learned words (version-mismatch, first in the design order)
+     * against a hand word and a learned one of the same sum: the hand word
+     * breaks the tie. */
+    assert_string_equal(classify(kb, "beta stream gamma", &score), "device-fault");
+    assert_int_equal(score, 2);
+    assert_string_equal(classify(kb, "gamma beta stream", &score), "device-fault");
+    /* Learned words alone: the design order. */
+    assert_string_equal(classify(kb, "alpha beta", &score), "version-mismatch");
+    /* Config, the default, is displaced only by a larger sum, hand words
+     * or not. */
+    assert_string_equal(classify(kb, "stream", &score), "config");
+    assert_int_equal(score, 0);
+    nd_kb_free(kb);
+}
+
+static void test_chinese_words_count_as_substrings(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = kb_with("[vocab.unsupported-op]\nword = 3 不支持\nword = 2 算子\n"
+                               "[vocab.device-oom]\nword = 3 显存\n[vocab.config]\nprior = 4\nword = 2 配置\n");
+    int score = 0;
+    /* No spaces between the words: each counts where it occurs, once per
+     * occurrence, with the English words of the line. */
+    assert_string_equal(classify(kb, "RuntimeError: 当前算子不支持该数据类型", &score), "unsupported-op");
+    assert_int_equal(score, 5);
+    assert_string_equal(classify(kb, "显存不足 显存", &score), "device-oom");
+    assert_int_equal(score, 6);
+    /* One word is not enough to displace config's prior. */
+    assert_string_equal(classify(kb, "申请显存失败", &score), "config");
+    /* Frames count half and never for config. */
+    assert_string_equal(nd_kb_fb_classify_frames(&kb->rules, "FooError: x", "显存 显存 显存 配置", &score),
+                        "device-oom");
+    nd_kb_free(kb);
+}
+
 /* A plain scan of the vocabulary, as the classifier once did it. */
-static void naive(const struct nd_kb_ruleset *set, const char *tok, int *sums, const char *const *cats, size_t ncat)
+static void naive(const struct nd_kb_ruleset *set, const char *tok, int *sums, int *hand, const char *const *cats,
+                  size_t ncat)
 {
     size_t n = strlen(tok);
     for (size_t i = 0; i < set->vocab_word.n; i++) {
@@ -183,8 +226,11 @@ static void naive(const struct nd_kb_ruleset *set, const char *tok, int *sums, c
         if (vn > n || strncmp(tok, v, vn) != 0 || (set->vocab_whole[i] && vn != n))
             continue;
         for (size_t c = 0; c < ncat; c++)
-            if (strcmp(cats[c], set->vocab_cat.v[i]) == 0)
+            if (strcmp(cats[c], set->vocab_cat.v[i]) == 0) {
                 sums[c] += set->vocab_weight[i];
+                if (!set->vocab_whole[i])
+                    hand[c] += set->vocab_weight[i];
+            }
     }
 }
 
@@ -228,17 +274,20 @@ static void test_sorted_lookup_matches_plain_scan(void **state)
             tok[j] = (char)('a' + (seed >> 16) % 3);
         }
         tok[len] = '\0';
-        int sums[3] = {0, 0, 0};
-        naive(&kb->rules, tok, sums, cats, 3);
+        int sums[3] = {0, 0, 0}, hand[3] = {0, 0, 0};
+        naive(&kb->rules, tok, sums, hand, cats, 3);
         /* The design order of these three: device-oom, distributed, numerics. */
         static const size_t order[] = {0, 2, 1};
         const char *want = "config";
-        int best = 0;
-        for (size_t o = 0; o < 3; o++)
-            if (sums[order[o]] > best) {
-                best = sums[order[o]];
+        int best = 0, best_h = 0;
+        for (size_t o = 0; o < 3; o++) {
+            int w = sums[order[o]], h = hand[order[o]];
+            if (w > best || (w == best && best > 0 && h > best_h)) {
+                best = w;
+                best_h = h;
                 want = cats[order[o]];
             }
+        }
         int score = -1;
         const char *got = classify(kb, tok, &score);
         assert_string_equal(got, want);
@@ -310,6 +359,8 @@ int main(void)
         cmocka_unit_test(test_rank_prefix_is_not_read),
         cmocka_unit_test(test_prior_of_config),
         cmocka_unit_test(test_ties_go_by_category_order),
+        cmocka_unit_test(test_ties_go_to_hand_words),
+        cmocka_unit_test(test_chinese_words_count_as_substrings),
         cmocka_unit_test(test_sorted_lookup_matches_plain_scan),
         cmocka_unit_test(test_vocab_keys_parse),
         cmocka_unit_test(test_frames_count_half),
