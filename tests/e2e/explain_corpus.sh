@@ -9,12 +9,12 @@
 
 # Floors, in integer percent, for top-1 agreement. They record what the rules
 # achieve today so that a regression fails; raise them as the rules improve.
-# Measured on 604 cases, 266 of them (labels-blind*.tsv) collected and
-# labelled while nobody wrote rules against them (their dev halves, but for
-# the sixth batch's b half, have since been read): 88% whole, 76% of the
-# check half.
-MIN_WHOLE_PCT=${MIN_WHOLE_PCT:-89}
-MIN_CHECK_PCT=${MIN_CHECK_PCT:-77}
+# Measured on 666 cases, 300 of them (labels-blind*.tsv) collected and
+# labelled while nobody wrote rules against them (their dev halves have
+# since been read): 88% whole, 76% of the check half (the eighth batch, 34
+# cases at 59% on the day it came, lowered both).
+MIN_WHOLE_PCT=${MIN_WHOLE_PCT:-88}
+MIN_CHECK_PCT=${MIN_CHECK_PCT:-76}
 
 CORPUS=${ND_SRC:?ND_SRC must name the source tree}/tests/corpus
 shopt -s nullglob
