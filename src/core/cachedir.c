@@ -72,8 +72,7 @@ int nd_cache_file_open(int dirfd, const char *name)
     if (fd < 0)
         return -errno;
     struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022) ||
-        st.st_nlink != 1) {
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022) || st.st_nlink != 1) {
         close(fd);
         return -EPERM;
     }

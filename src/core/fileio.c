@@ -312,8 +312,8 @@ static int nd_output_open_target(const char *path, char **base, mode_t *mode, st
     const char *slash = strrchr(path, '/');
     const char *b = slash ? slash + 1 : path;
     if (!*b || strcmp(b, ".") == 0 || strcmp(b, "..") == 0)
-        return nd_error_set(err, -EISDIR, "%s: is a directory; refusing to replace it (name a regular file or a new path)",
-                            path);
+        return nd_error_set(err, -EISDIR,
+                            "%s: is a directory; refusing to replace it (name a regular file or a new path)", path);
     char *dir = nd_output_dir(path);
     int dirfd = nd_output_dir_open(path, dir, err);
     free(dir);

@@ -273,8 +273,8 @@ static bool nd_url_user_is_token(const char *u, size_t n)
  * put before a password or use for anonymous access stay. */
 static bool nd_url_user_is_web_token(const char *scheme, const char *sep, const char *u, size_t n)
 {
-    static const char *const names[] = {"git", "x-access-token", "oauth2", "__token__", "x-token-auth",
-                                        "token", "anonymous", "ftp"};
+    static const char *const names[] = {"git",          "x-access-token", "oauth2",    "__token__",
+                                        "x-token-auth", "token",          "anonymous", "ftp"};
     bool web = false;
     for (const char *c = scheme; c + 4 <= sep && !web; c++)
         web = strncasecmp(c, "http", 4) == 0;

@@ -82,8 +82,7 @@ static size_t nd_option_secret(const char *p, const char *prev, size_t prevlen, 
 {
     /* mysql -pX, docker login -pX and -p=X (the '=' is no part of it). */
     if ((t.attached_p || t.login_p) && p[0] == '-' && p[1] == 'p' && p[2] && !strchr(" \t\n-", p[2]))
-        return p[2] == '=' ? (p[3] && !strchr(" \t\n", p[3]) ? nd_word_value(p + 3, vs) : 0)
-                           : nd_word_value(p + 2, vs);
+        return p[2] == '=' ? (p[3] && !strchr(" \t\n", p[3]) ? nd_word_value(p + 3, vs) : 0) : nd_word_value(p + 2, vs);
     /* "mysql -p X" (mysql would take X for the database and prompt, but
      * the word people type there is the password) and "docker login -p X". */
     if ((t.redis && (strncmp(p, "-a ", 3) == 0 || strncmp(p, "--pass ", 7) == 0)) ||

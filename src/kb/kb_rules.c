@@ -676,50 +676,18 @@ static const char *nd_kb_capture_unsafe(const char *re)
     return last_open_depth > 1 ? "takes its value from a group inside another group (write the value group flat)" : NULL;
 }
 
-/* A '[' inside a bracket expression is a literal to vectorscan and POSIX but
- * opens a nested class in Rust's regex (ripgrep, the benchmark's anchor and
- * what users paste patterns into): "[[ ]*" means two things. Refused, so a
- * pattern reads the same everywhere; write "\\[" or "(\\[| )". */
-static bool nd_kb_pattern_nests_class(const char *re)
-{
-    for (const char *p = re; *p; p++) {
-        if (*p == '\\') {
-            if (p[1])
-                p++;
-            continue;
-        }
-        if (*p != '[')
-            continue;
-        const char *q = p + 1;
-        if (*q == '^')
-            q++;
-        if (*q == ']')
-            q++;
-        for (; *q && *q != ']'; q++) {
-            if (*q == '\\' && q[1]) {
-                q++;
-                continue;
-            }
-            if (*q == '[') {
-                if (q[1] != ':' && q[1] != '.' && q[1] != '=')
-                    return true;
-                const char *end = strstr(q + 2, (const char[]){q[1], ']', 0});
-                if (!end)
-                    return true;
-                q = end + 1;
-            }
-        }
-        p = *q ? q : q - 1;
-    }
-    return false;
-}
+/* What a pattern's bracket expressions may not hold, for every engine to
+ * read it alike:
+ * - a '[' is a literal to vectorscan and POSIX but opens a nested class in
+ *   Rust's regex (ripgrep, the benchmark's anchor and what users paste
+ *   patterns into): "[[ ]*" means two things; write "\\[" or "(\\[| )";
+ * - patterns match bytes, not characters: a multi-byte UTF-8 character
+ *   ("[^，。]") stands for each of its bytes, which most other CJK
+ *   characters share, so "[^，。]{0,30}" stops inside the very text it
+ *   was meant to cross; write "(，|。)" or a bounded ".{0,N}". */
+enum nd_kb_class_problem { ND_KB_CLASS_OK, ND_KB_CLASS_NESTED, ND_KB_CLASS_MULTIBYTE };
 
-/* Patterns match bytes, not characters: a bracket expression that holds a
- * multi-byte UTF-8 character ("[^，。]") stands for each of its bytes, which
- * most other CJK characters share, so "[^，。]{0,30}" stops inside the
- * very text it was meant to cross. Refused; write the alternatives as a
- * group ("(，|。)") or a bounded ".{0,N}". */
-static bool nd_kb_pattern_class_multibyte(const char *re)
+static enum nd_kb_class_problem nd_kb_pattern_class_problem(const char *re)
 {
     for (const char *p = re; *p; p++) {
         if (*p == '\\') {
@@ -736,18 +704,23 @@ static bool nd_kb_pattern_class_multibyte(const char *re)
             q++;
         for (; *q && *q != ']'; q++) {
             if ((unsigned char)*q >= 0x80)
-                return true;
-            if (*q == '\\' && q[1])
+                return ND_KB_CLASS_MULTIBYTE;
+            if (*q == '\\' && q[1]) {
                 q++;
-            else if (*q == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
+                continue;
+            }
+            if (*q == '[') {
+                if (q[1] != ':' && q[1] != '.' && q[1] != '=')
+                    return ND_KB_CLASS_NESTED;
                 const char *end = strstr(q + 2, (const char[]){q[1], ']', 0});
-                if (end)
-                    q = end + 1;
+                if (!end)
+                    return ND_KB_CLASS_NESTED;
+                q = end + 1;
             }
         }
         p = *q ? q : q - 1;
     }
-    return false;
+    return ND_KB_CLASS_OK;
 }
 
 /* requires/unless: "RULE_ID" or "re:REGEX". */
@@ -877,12 +850,13 @@ void nd_kb_check_rules(struct nd_kb_ruleset *set, const struct nd_kb_ruleset *re
             if (info->min_width == 0)
                 nd_kb_problem(problems, r->file, r->patterns.line[j], "[%s] pattern can match an empty line", r->id);
             free(info);
-            if (nd_kb_pattern_nests_class(r->patterns.v[j]))
+            enum nd_kb_class_problem cp = nd_kb_pattern_class_problem(r->patterns.v[j]);
+            if (cp == ND_KB_CLASS_NESTED)
                 nd_kb_problem(problems, r->file, r->patterns.line[j],
                               "[%s] pattern has '[' inside a bracket expression (a nested class to other regex "
                               "engines): write \\[ outside the class or (\\[|...)",
                               r->id);
-            if (nd_kb_pattern_class_multibyte(r->patterns.v[j]))
+            else if (cp == ND_KB_CLASS_MULTIBYTE)
                 nd_kb_problem(problems, r->file, r->patterns.line[j],
                               "[%s] pattern has a multi-byte character inside a bracket expression (patterns "
                               "match bytes): write the characters as a group, (，|。), or a bounded .{0,N}",

@@ -104,8 +104,8 @@ static void test_one_line(void **state)
         free(got);
     }
     /* Nothing to change, or not understood: left as written. */
-    static const char *const same[] = {"Device do not support", "compile\\s*PyTorch", "[a-z]+x", "(?s)a[^b]c",
-                                       "a[^-x-]b", "[^abc", "a\\"};
+    static const char *const same[] = {
+        "Device do not support", "compile\\s*PyTorch", "[a-z]+x", "(?s)a[^b]c", "a[^-x-]b", "[^abc", "a\\"};
     for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
         char *got = nd_kb_pattern_one_line(same[i]);
         if (got)
@@ -113,8 +113,8 @@ static void test_one_line(void **state)
     }
     assert_null(nd_kb_pattern_one_line(NULL));
     /* The forms are line-local and mean the same within a line. */
-    static const char *const local[] = {"[^ \\n]* failed", "x[^0-9\\n]$", "^[^a\\n]b", "[^a\\n]+x", "x[^\\n\\]-]+",
-                                        "a[^[:space:]]b"};
+    static const char *const local[] = {"[^ \\n]* failed", "x[^0-9\\n]$",  "^[^a\\n]b",
+                                        "[^a\\n]+x",       "x[^\\n\\]-]+", "a[^[:space:]]b"};
     for (size_t i = 0; i < sizeof local / sizeof *local; i++)
         if (!nd_kb_pattern_line_local(local[i]))
             fail_msg("taken to cross lines: %s", local[i]);
@@ -358,12 +358,9 @@ static void test_quiet_log_untouched(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_line_local),
-        cmocka_unit_test(test_one_line),
-        cmocka_unit_test(test_same_findings),
-        cmocka_unit_test(test_same_findings_builtin),
-        cmocka_unit_test(test_overflow_rescan),
-        cmocka_unit_test(test_quiet_log_untouched),
+        cmocka_unit_test(test_line_local),      cmocka_unit_test(test_one_line),
+        cmocka_unit_test(test_same_findings),   cmocka_unit_test(test_same_findings_builtin),
+        cmocka_unit_test(test_overflow_rescan), cmocka_unit_test(test_quiet_log_untouched),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

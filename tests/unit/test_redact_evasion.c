@@ -111,7 +111,8 @@ static void test_login_argv_json(void **state)
         json_decref(doc);
     }
     /* The words around it stay. */
-    json_t *doc = json_pack("{s:o}", "argv", json_loads("[\"docker\", \"login\", \"-p\", \"Qv36\", \"reg.io\"]", 0, NULL));
+    json_t *doc = json_pack("{s:o}", "argv",
+                            json_loads("[\"docker\", \"login\", \"-p\", \"Qv36\", \"reg.io\"]", 0, NULL));
     nd_redact_json(doc);
     json_t *argv = json_object_get(doc, "argv");
     assert_string_equal(json_string_value(json_array_get(argv, 1)), "login");
