@@ -23,6 +23,15 @@ static const char *const nd_input_waits[] = {
     "sk_wait_data", /* a socket read: object stores over HTTP */
     "unix_stream_read",
     "blk_",
+    /* A write the job waits to reach the disk (fsync, a checkpoint): the
+     * block layer, the buffer sync and the filesystem journals. Under load
+     * fsync sits here rather than in a page wait. */
+    "submit_bio_wait",
+    "sync_dirty_buffer",
+    "jbd2_",
+    "xlog_",
+    "xfs_log_force",
+    "wait_for_completion_io",
     "lustre",
     "ptlrpc",
     "ceph",

@@ -266,6 +266,11 @@ static void test_wchan_and_free_cores(void **state)
     assert_true(nd_wchan_is_input_wait("anon_pipe_read"));
     assert_true(nd_wchan_is_input_wait("folio_wait_bit_common"));
     assert_true(nd_wchan_is_input_wait("nfs_wait_bit_killable"));
+    /* fsync waiting for the disk: block layer, buffer sync, journals. */
+    assert_true(nd_wchan_is_input_wait("submit_bio_wait"));
+    assert_true(nd_wchan_is_input_wait("__sync_dirty_buffer"));
+    assert_true(nd_wchan_is_input_wait("jbd2_log_wait_commit"));
+    assert_true(nd_wchan_is_input_wait("xlog_wait_on_iclog"));
     assert_false(nd_wchan_is_input_wait("futex_wait_queue"));
     assert_false(nd_wchan_is_input_wait("do_nanosleep"));
     assert_false(nd_wchan_is_input_wait(""));
