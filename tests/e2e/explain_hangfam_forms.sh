@@ -2,7 +2,8 @@
 # The device count query, the Ascend container runtime's hook, DCMI and the
 # OPP check name what the log says (rules/hangfam-forms.rules): a failed
 # device count is a missing device unless the log shows the libraries could
-# not be loaded, and the OPP check leads the device start failure after it.
+# not be loaded, the OPP check leads the device start failure after it, and
+# a tiling library that would not load leads the inner error it causes.
 . "$(dirname "$0")/lib/assert.sh"
 
 first() { # JSON -> "id category" of the first finding, or "none"
@@ -42,6 +43,11 @@ expect_first "$T/opp.log" "ascend.hangfam.opp-verify-failed version-mismatch" "t
 
 printf '%s\n' '[ERROR] RUNTIME(1,python):2024-01-01-00:00:00.000.000 [stream.cc:1] Stream Synchronize timeout, device_id=0, stream_id=1' >"$T/sync.log"
 expect_first "$T/sync.log" "ascend.hangfam.stream-sync-timeout-forms hang" "the runtime's stream sync timeout is a hang"
+
+printf '%s\n' '[WARNING] OP(1,python):2024-01-01-00:00:00.000.000 Load op tiling so failed, so path: /usr/local/Ascend/ascend-toolkit/latest/opp/built-in/op_impl/ai_core/tbe/op_tiling/liboptiling.so' \
+  'RuntimeError: call aclnnAdd failed, detail:EZ9999: Inner Error!' \
+  'RuntimeError: The Inner error is reported as above. The process exits for this inner error' >"$T/tiling.log"
+expect_first "$T/tiling.log" "ascend.hangfam.op-tiling-so-load-failed env-not-loaded" "a tiling library that would not load leads the inner error after it"
 
 printf '%s\n' 'Get device count: 8' 'DCMI initialized, 8 devices found' 'stream synchronize done in 3 ms' >"$T/quiet.log"
 expect_first "$T/quiet.log" "none" "healthy device and stream lines stay quiet"
