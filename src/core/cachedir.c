@@ -24,18 +24,71 @@ char *nd_cache_dir(void)
     return NULL;
 }
 
+/* A folder that the cache may be made in: ours or root's, reached through
+ * no link of another user; made (0700) when missing only inside a folder
+ * of ours, so root with another user's HOME (sudo keeps it on some
+ * systems) makes nothing there and follows no link they put there. The
+ * descriptor, or -errno / -EPERM. */
+static int nd_cache_parent_open(char *parent)
+{
+    uid_t me = geteuid();
+    struct stat st;
+    if (lstat(parent, &st) < 0) {
+        if (errno != ENOENT)
+            return -errno;
+        char *slash = strrchr(parent, '/');
+        struct stat gp;
+        int rc;
+        if (slash && slash != parent) {
+            *slash = '\0';
+            rc = stat(parent, &gp);
+            *slash = '/';
+        } else {
+            rc = stat(slash ? "/" : ".", &gp);
+        }
+        if (rc < 0 || gp.st_uid != me)
+            return -EPERM;
+        if (mkdir(parent, 0700) < 0 && errno != EEXIST)
+            return -errno;
+    } else if (S_ISLNK(st.st_mode) && st.st_uid != me && st.st_uid != 0) {
+        return -EPERM;
+    }
+    int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if (fstat(fd, &st) < 0 || (st.st_uid != me && st.st_uid != 0)) {
+        close(fd);
+        return -EPERM;
+    }
+    return fd;
+}
+
 int nd_cache_dir_make(const char *dir)
 {
+    if (nd_cache_dir_check(dir) == 0)
+        return 0;
     char *parent = nd_xstrdup(dir);
     char *slash = strrchr(parent, '/');
+    const char *base = dir;
+    int pfd;
     if (slash && slash != parent) {
         *slash = '\0';
-        mkdir(parent, 0700);
+        base = dir + (slash - parent) + 1;
+        pfd = nd_cache_parent_open(parent);
+    } else {
+        if (slash)
+            base = dir + 1;
+        pfd = open(slash ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (pfd < 0)
+            pfd = -errno;
     }
     free(parent);
-    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-        return -errno;
-    return nd_cache_dir_check(dir);
+    if (pfd < 0)
+        return pfd;
+    /* Made in the opened parent: mkdirat never follows a link put at base. */
+    int rc = mkdirat(pfd, base, 0700) < 0 && errno != EEXIST ? -errno : 0;
+    close(pfd);
+    return rc < 0 ? rc : nd_cache_dir_check(dir);
 }
 
 int nd_cache_dir_check(const char *dir)

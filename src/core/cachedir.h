@@ -7,7 +7,10 @@
  * else $HOME/.cache/npu-doctor. malloc'd, or NULL when there is none. */
 char *nd_cache_dir(void);
 /* Creates the folder (and its parent) with mode 0700 when missing; 0 or
- * -errno, -EPERM when nd_cache_dir_check refuses it. */
+ * -errno, -EPERM when nd_cache_dir_check refuses it. The parent is made
+ * only in a folder of ours and must be ours or root's, reached through no
+ * link of another user: root with another user's HOME makes nothing in it
+ * and follows no link of theirs. */
 int nd_cache_dir_make(const char *dir);
 /* 0 when dir is a folder of ours (not a link) that nobody else can write,
  * the only kind whose contents are trusted; else -errno or -EPERM. */

@@ -171,13 +171,44 @@ int nd_output_path_trusted(const char *path, struct nd_error *err)
     return rc;
 }
 
+/* Makes the folder comp in the folder fd (mkdirat, never through a path)
+ * and opens what is there now with O_NOFOLLOW|O_DIRECTORY: a link or a
+ * folder of someone else swapped in between the two is refused, so what
+ * is written in is the folder made. Returns the descriptor; *rc < 0 with
+ * err filled on a refusal. */
+static int nd_output_dir_made_at(int fd, const char *comp, const char *path, int *rc, struct nd_error *err)
+{
+    *rc = 0;
+    if (mkdirat(fd, comp, 0755) < 0 && errno != EEXIST) {
+        *rc = nd_error_set(err, -errno, "%s: cannot create the directory: %s", path, strerror(errno));
+        return -1;
+    }
+    int nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (nfd < 0 || fstat(nfd, &st) < 0) {
+        int e = errno == ELOOP ? ENOTDIR : errno;
+        *rc = nd_error_set(err, -e, "%s: cannot create the directory: %s is %s", path, comp,
+                           e == ENOTDIR ? "not a directory (changed while made)" : strerror(e));
+        if (nfd >= 0)
+            close(nfd);
+        return -1;
+    }
+    if (st.st_uid != geteuid() && st.st_uid != 0) {
+        close(nfd);
+        *rc = nd_error_set(err, -EPERM, "%s: %s belongs to another user (uid %u); not written in", path, comp,
+                           (unsigned)st.st_uid);
+        return -1;
+    }
+    return nfd;
+}
+
 /* Opens the folder dir (O_PATH) one component at a time without following
  * any link blindly: a link is read and its target walked the same way, and
  * one of another user is refused as nd_output_path_trusted refuses it. So
  * the folder written in is the folder judged, even when a component is
  * swapped for a link between a look and a write. Returns the descriptor or
  * a negative errno with err filled ("<path>: ..."). */
-static int nd_output_dir_open(const char *path, const char *dir, struct nd_error *err)
+static int nd_output_dir_open(const char *path, const char *dir, bool make, struct nd_error *err)
 {
     struct nd_strbuf rest = ND_STRBUF_INIT;
     nd_strbuf_adds(&rest, dir);
@@ -202,6 +233,15 @@ static int nd_output_dir_open(const char *path, const char *dir, struct nd_error
         }
         int nfd = openat(fd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         struct stat st;
+        if (nfd < 0 && errno == ENOENT && make) {
+            nfd = nd_output_dir_made_at(fd, comp, path, &rc, err);
+            free(comp);
+            if (rc < 0)
+                break;
+            close(fd);
+            fd = nfd;
+            continue;
+        }
         if (nfd < 0 || fstat(nfd, &st) < 0) {
             rc = nd_error_set(err, -errno, "%s: cannot write: %s: %s", path, dir, strerror(errno));
         } else if (S_ISLNK(st.st_mode)) {
@@ -315,7 +355,7 @@ static int nd_output_open_target(const char *path, char **base, mode_t *mode, st
         return nd_error_set(err, -EISDIR,
                             "%s: is a directory; refusing to replace it (name a regular file or a new path)", path);
     char *dir = nd_output_dir(path);
-    int dirfd = nd_output_dir_open(path, dir, err);
+    int dirfd = nd_output_dir_open(path, dir, false, err);
     free(dir);
     if (dirfd < 0)
         return dirfd;
@@ -357,6 +397,9 @@ static char *nd_output_tmp_name(const char *base, int attempt)
     return nd_xasprintf(".%s.tmp-%08x", base, (unsigned)r);
 }
 
+static int nd_outfile_open_in(int dirfd, char *base, mode_t mode, const char *path, struct nd_outfile **out,
+                              struct nd_error *err);
+
 int nd_outfile_open(const char *path, struct nd_outfile **out, struct nd_error *err)
 {
     *out = NULL;
@@ -374,6 +417,14 @@ int nd_outfile_open(const char *path, struct nd_outfile **out, struct nd_error *
     int dirfd = nd_output_open_target(path, &base, &mode, err);
     if (dirfd < 0)
         return dirfd;
+    return nd_outfile_open_in(dirfd, base, mode, path, out, err);
+}
+
+/* The file base in the folder dirfd (both taken over), mode the permissions
+ * of the file it replaces (or 0). */
+static int nd_outfile_open_in(int dirfd, char *base, mode_t mode, const char *path, struct nd_outfile **out,
+                              struct nd_error *err)
+{
     /* An unnamed file first: a job or npu-doctor killed mid-write leaves
      * nothing behind. Where the filesystem has no O_TMPFILE, a named temp
      * file created exclusively: a symlink planted at a guessed name cannot
@@ -561,6 +612,98 @@ int nd_write_file_atomic(const char *path, const void *data, size_t len, struct 
         int e = errno ? errno : EIO;
         nd_outfile_discard(o);
         return nd_error_set(err, -e, "%s: write failed: %s", path, strerror(e));
+    }
+    return nd_outfile_commit(o, err);
+}
+
+/* The folder a set of outputs goes in (--report DIR): who owns it and who
+ * else may write in it. As root, a folder of another user, or one that
+ * others may write in without the sticky bit, is theirs to rearrange under
+ * the files root writes; as anyone, a folder of another user (but root). */
+static int nd_output_dir_vet(int fd, const char *dir, struct nd_error *err)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return nd_error_set(err, -errno, "%s: %s", dir, strerror(errno));
+    uid_t me = geteuid();
+    if (st.st_uid != me && st.st_uid != 0)
+        return nd_error_set(
+            err, -EPERM, "%s: belongs to another user (uid %u); refusing to write in it%s (name a folder of your own)",
+            dir, (unsigned)st.st_uid, me == 0 ? " as root" : "");
+    if (me == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+        return nd_error_set(err, -EPERM,
+                            "%s: others may write in it (mode %04o, no sticky bit); refusing to write in it as root "
+                            "(chmod go-w it or name a folder of your own)",
+                            dir, (unsigned)(st.st_mode & 07777));
+    return 0;
+}
+
+int nd_output_dir_make(const char *dir, struct nd_error *err)
+{
+    if (!dir || !*dir)
+        return nd_error_set(err, -EINVAL, "empty output directory");
+    int rc = nd_output_path_trusted(dir, err);
+    if (rc < 0)
+        return rc;
+    int fd = nd_output_dir_open(dir, dir, true, err);
+    if (fd < 0)
+        return fd;
+    rc = nd_output_dir_vet(fd, dir, err);
+    if (rc == 0 && faccessat(fd, ".", W_OK | X_OK, 0) < 0)
+        rc = nd_error_set(err, -errno, "%s: not writable: %s", dir, strerror(errno));
+    if (rc < 0) {
+        close(fd);
+        return rc;
+    }
+    return fd;
+}
+
+/* "dir/name" for messages. */
+static char *nd_output_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    return nd_xasprintf("%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+}
+
+int nd_output_check_at(int dirfd, const char *dir, const char *name, struct nd_error *err)
+{
+    char *path = nd_output_join(dir, name);
+    mode_t mode;
+    int rc = nd_output_target_at(dirfd, name, path, &mode, err);
+    free(path);
+    return rc;
+}
+
+int nd_outfile_openat(int dirfd, const char *dir, const char *name, struct nd_outfile **out, struct nd_error *err)
+{
+    *out = NULL;
+    char *path = nd_output_join(dir, name);
+    int rc = 0;
+    mode_t mode;
+    int fd = -1;
+    if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        rc = nd_error_set(err, -EINVAL, "%s: not a plain file name", path);
+    else if ((fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0)) < 0)
+        rc = nd_error_set(err, -errno, "%s: cannot write: %s", path, strerror(errno));
+    else if ((rc = nd_output_target_at(fd, name, path, &mode, err)) == 0)
+        rc = nd_outfile_open_in(fd, nd_xstrdup(name), mode, path, out, err);
+    else
+        close(fd);
+    free(path);
+    return rc;
+}
+
+int nd_write_file_at(int dirfd, const char *dir, const char *name, const void *data, size_t len, struct nd_error *err)
+{
+    struct nd_outfile *o;
+    int rc = nd_outfile_openat(dirfd, dir, name, &o, err);
+    if (rc < 0)
+        return rc;
+    if (len && fwrite(data, 1, len, o->fp) != len) {
+        int e = errno ? errno : EIO;
+        rc = nd_error_set(err, -e, "%s: write failed: %s", o->path, strerror(e));
+        nd_outfile_discard(o);
+        return rc;
     }
     return nd_outfile_commit(o, err);
 }

@@ -65,6 +65,23 @@ int nd_output_check(const char *path, struct nd_error *err);
 /* open + write + commit in one call. */
 int nd_write_file_atomic(const char *path, const void *data, size_t len, struct nd_error *err);
 
+/* A folder that several outputs go in (--report DIR), opened for writing in
+ * it: walked one component at a time as output folders are (no link of
+ * another user followed as root), each missing component made with
+ * mkdirat in its opened parent and then opened O_NOFOLLOW|O_DIRECTORY and
+ * checked, so a link swapped in between cannot take the writes elsewhere.
+ * The folder must belong to us or root; as root, also not be writable by
+ * others without the sticky bit. Returns a descriptor to pass to the *_at
+ * functions below (close it), or a negative errno with err filled as
+ * "<dir>: <reason>". */
+int nd_output_dir_make(const char *dir, struct nd_error *err);
+/* nd_output_check, nd_outfile_open and nd_write_file_atomic for the plain
+ * name inside the folder dirfd from nd_output_dir_make (dir names it in
+ * messages); every step happens in that descriptor. */
+int nd_output_check_at(int dirfd, const char *dir, const char *name, struct nd_error *err);
+int nd_outfile_openat(int dirfd, const char *dir, const char *name, struct nd_outfile **out, struct nd_error *err);
+int nd_write_file_at(int dirfd, const char *dir, const char *name, const void *data, size_t len, struct nd_error *err);
+
 /* Trims ASCII whitespace at both ends, in place; returns s. */
 char *nd_trim(char *s);
 /* True if buf[0..len) looks binary: NUL bytes or mostly non-text. */

@@ -51,7 +51,10 @@ char *nd_redact_scrub_hash_arrows(char *s);
  * token's alphabet with upper and lower case and digits. */
 bool nd_redact_secret_looking(const char *v, size_t n);
 /* "WANDB_API_KEY Qx7...", "apikey Qx7...": a secret name, one blank, and a
- * value that looks generated (nd_redact_secret_looking). */
+ * value that looks generated (nd_redact_secret_looking); after a name as
+ * code writes it (HF_TOKEN, PGPASSWORD, hf_token) also a short value with a
+ * letter and a digit or both cases ("HF_TOKEN ab12"), and "NAME := x",
+ * "NAME -> x". */
 char *nd_redact_scrub_spaced_pairs(char *s);
 /* A Kubernetes env list: "- name: API_KEY", then "value: x" on the next line. */
 char *nd_redact_scrub_env_lists(char *s);

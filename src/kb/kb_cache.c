@@ -109,12 +109,19 @@ static int nd_cache_file_newer_first(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* Removes all but the ND_KB_CACHE_KEEP most recently used databases. */
-static void nd_kb_cache_prune(const char *dir)
+/* Removes all but the ND_KB_CACHE_KEEP most recently used databases, in
+ * the cache folder judged and opened once (dfd), never in whatever its
+ * path leads to by now, and only databases of ours. */
+static void nd_kb_cache_prune(int dfd)
 {
-    DIR *d = opendir(dir);
-    if (!d)
+    int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
         return;
+    }
+    rewinddir(d);
     struct nd_cache_file *files = NULL;
     size_t n = 0, cap = 0;
     struct dirent *e;
@@ -123,7 +130,7 @@ static void nd_kb_cache_prune(const char *dir)
         if (strncmp(e->d_name, "rules-", 6) != 0 || len < 11 || strcmp(e->d_name + len - 5, ".hsdb") != 0)
             continue;
         struct stat st;
-        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
             continue;
         ND_ALLOC_GROW(files, n + 1, cap);
         files[n].name = nd_xstrdup(e->d_name);
@@ -151,14 +158,19 @@ void nd_kb_cache_store(const hs_database_t *db, const char *key)
         free(dir);
         return;
     }
+    /* Written and pruned in the folder that was judged ours (fstat of the
+     * descriptor), whatever its path leads to meanwhile. */
+    int dfd = nd_cache_dir_open(dir);
     char *bytes = NULL;
     size_t len = 0;
-    if (hs_serialize_database(db, &bytes, &len) == HS_SUCCESS) {
-        char *path = nd_xasprintf("%s/rules-%s.hsdb", dir, key);
-        if (nd_write_file_atomic(path, bytes, len, NULL) == 0)
-            nd_kb_cache_prune(dir);
-        free(path);
+    if (dfd >= 0 && hs_serialize_database(db, &bytes, &len) == HS_SUCCESS) {
+        char *name = nd_xasprintf("rules-%s.hsdb", key);
+        if (nd_write_file_at(dfd, dir, name, bytes, len, NULL) == 0)
+            nd_kb_cache_prune(dfd);
+        free(name);
         free(bytes);
     }
+    if (dfd >= 0)
+        close(dfd);
     free(dir);
 }

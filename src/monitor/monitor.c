@@ -1062,17 +1062,17 @@ static void nd_print_summary(const struct nd_monitor *m, int exit_status, double
     free(buf);
 }
 
-static int nd_write_json_file(const char *path, json_t *doc, struct nd_error *err)
+static int nd_write_json_file(int dirfd, const char *dir, const char *name, json_t *doc, struct nd_error *err)
 {
     char *text = nd_json_dumps_safe(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     if (!text)
-        return nd_error_set(err, -ENOMEM, "%s: cannot encode JSON", path);
+        return nd_error_set(err, -ENOMEM, "%s/%s: cannot encode JSON", dir, name);
     struct nd_strbuf sb = ND_STRBUF_INIT;
     nd_strbuf_init(&sb);
     nd_strbuf_adds(&sb, text);
     nd_strbuf_addc(&sb, '\n');
     free(text);
-    int rc = nd_write_file_atomic(path, sb.buf, sb.len, err);
+    int rc = nd_write_file_at(dirfd, dir, name, sb.buf, sb.len, err);
     nd_strbuf_release(&sb);
     return rc;
 }
@@ -1081,18 +1081,23 @@ static int nd_write_reports(const struct nd_monitor *m, int exit_status, double 
 {
     const char *dir = m->opt.report_dir;
     struct nd_error err = {0};
-    char path[PATH_MAX];
+    /* The folder is walked and judged again (it was made before the job
+     * started, which had the whole run to change it), and every file is
+     * written in that one descriptor. */
+    int dirfd = nd_output_dir_make(dir, &err);
+    if (dirfd < 0) {
+        nd_term_eprintf("npu-doctor: cannot write the report: --report %s\n", err.msg);
+        return dirfd;
+    }
     int rc = 0;
     json_t *doc = nd_monitor_json(m, exit_status, duration_s, true);
-    snprintf(path, sizeof path, "%s/report.json", dir);
-    if (nd_write_json_file(path, doc, &err) < 0)
+    if (nd_write_json_file(dirfd, dir, "report.json", doc, &err) < 0)
         rc = err.code;
     json_decref(doc);
 
     size_t len;
     char *csv = nd_timeline_csv(&m->series, &len);
-    snprintf(path, sizeof path, "%s/timeline.csv", dir);
-    if (rc == 0 && nd_write_file_atomic(path, csv, len, &err) < 0)
+    if (rc == 0 && nd_write_file_at(dirfd, dir, "timeline.csv", csv, len, &err) < 0)
         rc = err.code;
     free(csv);
 
@@ -1106,10 +1111,10 @@ static int nd_write_reports(const struct nd_monitor *m, int exit_status, double 
         snprintf(sub, sizeof sub, "pid %d, watched for %.0f s; %s; sampled every %g s", (int)m->opt.root, duration_s,
                  sum, m->opt.cfg.interval_s);
     char *svg = nd_timeline_svg(&m->series, &m->findings, title, sub, &len);
-    snprintf(path, sizeof path, "%s/timeline.svg", dir);
-    if (rc == 0 && nd_write_file_atomic(path, svg, len, &err) < 0)
+    if (rc == 0 && nd_write_file_at(dirfd, dir, "timeline.svg", svg, len, &err) < 0)
         rc = err.code;
     free(svg);
+    close(dirfd);
     if (rc < 0)
         nd_term_eprintf("npu-doctor: cannot write the report: %s\n", err.msg);
     return rc;
@@ -1298,46 +1303,27 @@ static void nd_whole_log_steps(struct nd_monitor *m, double duration_s)
 
 /* ---- before the start ---- */
 
-static int nd_mkdir_p(const char *dir)
-{
-    char buf[PATH_MAX];
-    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
-        return -ENAMETOOLONG;
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-            return -errno;
-        *p = '/';
-    }
-    if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-        return -errno;
-    return 0;
-}
-
 int nd_monitor_check_outputs(const char *report_dir, const char *metrics_path, struct nd_error *err)
 {
     if (report_dir) {
         struct stat st;
         if (stat(report_dir, &st) == 0 && !S_ISDIR(st.st_mode))
             return nd_error_set(err, -ENOTDIR, "--report %s: not a directory", report_dir);
+        /* Made (what is missing) and judged one component at a time, in
+         * opened folders: see nd_output_dir_make. */
         struct nd_error e1 = {0};
-        if (nd_output_path_trusted(report_dir, &e1) < 0) /* before mkdir creates folders behind a link */
+        int dirfd = nd_output_dir_make(report_dir, &e1);
+        if (dirfd < 0)
             return nd_error_set(err, e1.code, "--report %s", e1.msg);
-        int rc = nd_mkdir_p(report_dir);
-        if (rc < 0)
-            return nd_error_set(err, rc, "--report %s: cannot create the directory: %s", report_dir, strerror(-rc));
-        if (access(report_dir, W_OK | X_OK) < 0)
-            return nd_error_set(err, -errno, "--report %s: not writable: %s", report_dir, strerror(errno));
         static const char *const names[] = {"report.json", "timeline.csv", "timeline.svg"};
         for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-            char path[PATH_MAX];
             struct nd_error e2 = {0};
-            snprintf(path, sizeof path, "%s/%s", report_dir, names[i]);
-            if (nd_output_check(path, &e2) < 0)
+            if (nd_output_check_at(dirfd, report_dir, names[i], &e2) < 0) {
+                close(dirfd);
                 return nd_error_set(err, e2.code, "--report %s", e2.msg);
+            }
         }
+        close(dirfd);
     }
     if (metrics_path) {
         struct nd_prom_snapshot empty = {.cpu_cores = 0};

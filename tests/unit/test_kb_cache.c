@@ -147,6 +147,20 @@ static void test_prune_least_recently_used(void **state)
     assert_int_equal(access(other, F_OK), 0);
     unlink(other);
     free(other);
+    /* A database's name on a file of another user (only root can make one
+     * here) is not ours to remove, even when it is the least recently used. */
+    if (geteuid() == 0) {
+        char *theirs = path_of(99);
+        assert_int_equal(nd_write_file_atomic(theirs, "x", 1, NULL), 0);
+        assert_int_equal(chown(theirs, 65534, 65534), 0);
+        set_used(99, base - 500);
+        key_of(12, key);
+        nd_kb_cache_store(db, key);
+        assert_int_equal(access(theirs, F_OK), 0);
+        assert_true(cached(12));
+        unlink(theirs);
+        free(theirs);
+    }
     hs_free_database(db);
 }
 
