@@ -10,8 +10,8 @@
 #include "monitor/detect.h"
 #include "proc/sched.h"
 
-static void nd_contention_of(const struct nd_sample *a, const struct nd_sample *b,
-                             const struct nd_detect_context *ctx, struct nd_contention *c)
+static void nd_contention_of(const struct nd_sample *a, const struct nd_sample *b, const struct nd_detect_context *ctx,
+                             struct nd_contention *c)
 {
     struct nd_contention_in in = {0};
     if (!nd_series_sched(a, b, &in.run_s, &in.wait_s, &in.span_s)) {
@@ -47,7 +47,19 @@ void nd_detect_contention(const struct nd_series *s, const struct nd_detect_conf
     if (!c.starved)
         return;
 
-    struct nd_finding *f = nd_findings_add(out, "host.cpu-contention", ND_CAT_CONFIG, ND_SEV_WARNING,
+    /* A warning where the waiting is what leaves a device idle: the one the
+     * job holds waits with it. Elsewhere (a busy device, a job on the CPU
+     * alone, one that prints less than it would) the job is slowed, not
+     * misdirected: a note, so a crowded host does not make a healthy job's
+     * run a warning. */
+    double util = 0;
+    bool held = nd_series_held_frac(a, b) >= 0.9;
+    bool util_known = held && (nd_series_avg_job_util(a, b, &util) || nd_series_avg_dev_util(a, b, &util));
+    bool dev_idle = util_known && util < ND_INPUT_BOUND_UTIL;
+    bool silent = b->out_valid && b->out_lines == a->out_lines && b->out_bytes == a->out_bytes;
+    bool hurts = dev_idle;
+    struct nd_finding *f = nd_findings_add(out, "host.cpu-contention", ND_CAT_CONFIG,
+                                           hurts ? ND_SEV_WARNING : ND_SEV_INFO,
                                            "The job is starved by other processes on the host: its threads waited "
                                            "for a CPU %.0f%% of the time they wanted one",
                                            c.wait_share * 100);
@@ -67,6 +79,16 @@ void nd_detect_contention(const struct nd_series *s, const struct nd_detect_conf
                                 "CPU pressure: some task waited for a CPU %.0f%% of the last 10 s "
                                 "(/proc/pressure/cpu)",
                                 ctx->psi_cpu10);
+    if (dev_idle)
+        nd_finding_add_evidence(f, NULL, 0, "device: %.0f%% utilisation over the same window: it waits with the job",
+                                util);
+    else if (util_known)
+        nd_finding_add_evidence(f, NULL, 0,
+                                "device: %.0f%% utilisation over the same window: the job is slowed, not "
+                                "stalled",
+                                util);
+    if (silent)
+        nd_finding_add_evidence(f, NULL, 0, "output: nothing new over the window");
     nd_finding_set_cause(f, "Other processes use the host's cores: the job is runnable but waits its turn, so it "
                             "runs slower than it could whatever it does (the device, if it holds one, waits "
                             "with it). Its other findings in this window, or their absence, say little.");

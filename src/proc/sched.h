@@ -44,12 +44,12 @@ struct nd_contention_in {
 };
 
 struct nd_contention {
-    bool known;         /* schedstat was readable: wait_cores means something */
-    double wait_cores;  /* threads' worth of waiting for a CPU, on average */
-    double run_cores;   /* threads' worth of running */
-    double wait_share;  /* wait / (run + wait): of the time it wanted a CPU, the share it waited */
-    bool host_crowded;  /* the host's run queue is longer than its CPUs, or PSI says tasks wait */
-    bool starved;       /* the job is starved by host contention */
+    bool known;        /* schedstat was readable: wait_cores means something */
+    double wait_cores; /* threads' worth of waiting for a CPU, on average */
+    double run_cores;  /* threads' worth of running */
+    double wait_share; /* wait / (run + wait): of the time it wanted a CPU, the share it waited */
+    bool host_crowded; /* the host's run queue is longer than its CPUs, or PSI says tasks wait */
+    bool starved;      /* the job is starved by host contention */
 };
 
 /* A job is starved by host contention when, over the window, its threads

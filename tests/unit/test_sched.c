@@ -31,8 +31,8 @@ static void test_parse_schedstat(void **state)
     /* Not terminated inside the buffer: the length bounds it. */
     assert_int_equal(nd_sched_parse_schedstat("12 34 56789", 5, &st), 0);
     assert_true(st.run_ns == 12 && st.wait_ns == 34);
-    const char *bad[] = {"", "\n", "abc def 1\n", "12\n", "12 x\n", "-1 2 3\n", "99999999999999999999999 1 1\n",
-                         "12,5 3 1\n"};
+    const char *bad[] = {
+        "", "\n", "abc def 1\n", "12\n", "12 x\n", "-1 2 3\n", "99999999999999999999999 1 1\n", "12,5 3 1\n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         assert_int_equal(nd_sched_parse_schedstat(bad[i], strlen(bad[i]), &st), -EINVAL);
         assert_true(st.run_ns == 0 && st.wait_ns == 0);
@@ -76,8 +76,8 @@ static void test_parse_psi(void **state)
     const char *full = "full avg10=50.00 avg60=0.00 avg300=0.00 total=0\nsome avg10=3.10 avg60=0 avg300=0 total=1\n";
     assert_int_equal(nd_sched_parse_psi_some_avg10(full, strlen(full), &v), 0);
     assert_true(v > 3.09 && v < 3.11);
-    const char *bad[] = {"", "full avg10=50.00\n", "some avg60=1.00\n", "some avg10=\n", "some avg10=101.5\n",
-                         "some xavg10=5.00\n"};
+    const char *bad[] = {
+        "", "full avg10=50.00\n", "some avg60=1.00\n", "some avg10=\n", "some avg10=101.5\n", "some xavg10=5.00\n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         assert_int_equal(nd_sched_parse_psi_some_avg10(bad[i], strlen(bad[i]), &v), -EINVAL);
         assert_true(v < 0);
@@ -89,8 +89,8 @@ static void test_judge(void **state)
     (void)state;
     struct nd_contention c;
     /* Runs 0.1 s, waits 1.6 s of a 2 s window on a 2-CPU host with 6 runnable tasks. */
-    struct nd_contention_in in = {.span_s = 2, .run_s = 0.1, .wait_s = 1.6, .host_cpus = 2, .loadavg1 = 1.0,
-                                  .procs_running = 6, .psi_avg10 = -1};
+    struct nd_contention_in in = {
+        .span_s = 2, .run_s = 0.1, .wait_s = 1.6, .host_cpus = 2, .loadavg1 = 1.0, .procs_running = 6, .psi_avg10 = -1};
     nd_contention_judge(&in, &c);
     assert_true(c.known && c.host_crowded && c.starved);
     assert_true(c.wait_cores > 0.79 && c.wait_cores < 0.81);
