@@ -47,6 +47,10 @@ void nd_sample_merge(struct nd_sample *a, const struct nd_sample *b)
     a->runnable = (float)nd_wmean(a->runnable, wa, b->runnable, wb);
     a->iowait = (float)nd_wmean(a->iowait, wa, b->iowait, wb);
     a->stopped = (float)nd_wmean(a->stopped, wa, b->stopped, wb);
+    a->cpu_run = (float)nd_wmean(a->cpu_run, wa, b->cpu_run, wb);
+    a->cpu_wait = (float)nd_wmean(a->cpu_wait, wa, b->cpu_wait, wb);
+    a->sched_valid = a->sched_valid || b->sched_valid;
+    a->dstate = (float)nd_wmean(a->dstate, wa, b->dstate, wb);
     a->io_valid = a->io_valid || b->io_valid;
     if (b->rss_bytes > a->rss_bytes)
         a->rss_bytes = b->rss_bytes;
@@ -85,6 +89,10 @@ void nd_sample_merge(struct nd_sample *a, const struct nd_sample *b)
     a->runnable_s = b->runnable_s;
     a->iowait_s = b->iowait_s;
     a->stopped_s = b->stopped_s;
+    a->cpu_run_s = b->cpu_run_s;
+    a->cpu_wait_s = b->cpu_wait_s;
+    a->sched_s = b->sched_s;
+    a->dstate_s = b->dstate_s;
     a->read_bytes = b->read_bytes;
     a->write_bytes = b->write_bytes;
     a->held_s = b->held_s;
@@ -138,6 +146,10 @@ void nd_series_push(struct nd_series *s, const struct nd_sample *in)
     x.runnable_s = (prev ? prev->runnable_s : 0) + x.runnable * dt;
     x.iowait_s = (prev ? prev->iowait_s : 0) + x.iowait * dt;
     x.stopped_s = (prev ? prev->stopped_s : 0) + x.stopped * dt;
+    x.cpu_run_s = (prev ? prev->cpu_run_s : 0) + (x.sched_valid ? x.cpu_run * dt : 0);
+    x.cpu_wait_s = (prev ? prev->cpu_wait_s : 0) + (x.sched_valid ? x.cpu_wait * dt : 0);
+    x.sched_s = (prev ? prev->sched_s : 0) + (x.sched_valid ? dt : 0);
+    x.dstate_s = (prev ? prev->dstate_s : 0) + x.dstate * dt;
     x.held_s = (prev ? prev->held_s : 0) + (x.on_device ? dt : 0);
     x.job_util_s = prev ? prev->job_util_s : 0;
     x.job_util_valid_s = prev ? prev->job_util_valid_s : 0;
@@ -256,6 +268,54 @@ double nd_series_iowait_frac(const struct nd_sample *a, const struct nd_sample *
 {
     double dt = nd_span(a, b);
     return dt > 0 ? (b->iowait_s - a->iowait_s) / dt : 0;
+}
+
+bool nd_series_sched(const struct nd_sample *a, const struct nd_sample *b, double *run_s, double *wait_s, double *span_s)
+{
+    double dt = nd_span(a, b);
+    double known = b->sched_s - a->sched_s;
+    *run_s = b->cpu_run_s - a->cpu_run_s;
+    *wait_s = b->cpu_wait_s - a->cpu_wait_s;
+    *span_s = known;
+    if (!(dt > 0) || !(known >= 0.5 * dt) || !(*run_s >= 0) || !(*wait_s >= 0)) {
+        *run_s = *wait_s = *span_s = 0;
+        return false;
+    }
+    return true;
+}
+
+double nd_series_cpu_wait_frac(const struct nd_sample *a, const struct nd_sample *b)
+{
+    double run, wait, span;
+    if (!nd_series_sched(a, b, &run, &wait, &span) || span <= 0)
+        return 0;
+    double f = wait / span;
+    return f > 0.95 ? 0.95 : f;
+}
+
+double nd_series_dstate_frac(const struct nd_sample *a, const struct nd_sample *b)
+{
+    double dt = nd_span(a, b);
+    return dt > 0 ? (b->dstate_s - a->dstate_s) / dt : 0;
+}
+
+double nd_series_runnable_own(const struct nd_sample *a, const struct nd_sample *b)
+{
+    double run, wait, span;
+    if (!nd_series_sched(a, b, &run, &wait, &span) || span <= 0 || wait < 0.1 * span)
+        return nd_series_runnable_frac(a, b);
+    /* Of the time it did not wait for a CPU, the share it ran: threads'
+     * worth over one thread's time, so a job of many threads that runs
+     * more than the time left counts as running all of it. */
+    double q = wait / span > 0.95 ? 0.95 : wait / span, r = run / span;
+    double rest = 1 - q;
+    return r >= rest ? 1 : r / rest;
+}
+
+double nd_series_iowait_own(const struct nd_sample *a, const struct nd_sample *b)
+{
+    double q = nd_series_cpu_wait_frac(a, b), w = nd_series_iowait_frac(a, b) / (1 - q);
+    return w > 1 ? 1 : w;
 }
 
 static uint64_t nd_counter_delta(uint64_t from, uint64_t to)

@@ -51,12 +51,21 @@ struct nd_sample {
     uint8_t io_valid;              /* read_bytes and iowait were looked at for this tick */
     uint8_t out_valid;             /* 1 when the job's output is observed (run; watch on files) */
     uint64_t out_bytes, out_lines; /* cumulative output so far */
+    /* From the job's threads' /proc/PID/task/TID/schedstat over the last
+     * interval: threads' worth of time on a CPU and of time runnable but
+     * waiting on a run queue (host contention). sched_valid: read. */
+    float cpu_run, cpu_wait;
+    float dstate; /* 1 when a process of the job was in the disk's wait (state D) */
+    uint8_t sched_valid;
 
     /* Running integrals since start, filled by nd_series_push. */
     double cpu_s;                        /* CPU seconds */
     double runnable_s;                   /* seconds with a runnable process */
     double iowait_s;                     /* seconds with a process waiting on input */
     double stopped_s;                    /* seconds with the whole job stopped */
+    double cpu_run_s, cpu_wait_s;        /* thread-seconds on a CPU, and waiting for one (schedstat) */
+    double sched_s;                      /* seconds with schedstat read */
+    double dstate_s;                     /* seconds with a process in state D */
     double held_s;                       /* seconds holding a device */
     double job_util_s, job_util_valid_s; /* sum(util% x dt) over known job_util */
     double dev_util_s, dev_util_valid_s; /* same, mean over all devices */
@@ -106,6 +115,22 @@ double nd_series_iowait_frac(const struct nd_sample *a, const struct nd_sample *
 double nd_series_read_rate(const struct nd_sample *a, const struct nd_sample *b);
 double nd_series_write_rate(const struct nd_sample *a, const struct nd_sample *b);
 double nd_series_stopped_frac(const struct nd_sample *a, const struct nd_sample *b);
+/* The job's threads' time on a CPU and waiting on a run queue between a
+ * and b, in thread-seconds (schedstat), and the span they cover: false
+ * when schedstat was read for less than half of it. */
+bool nd_series_sched(const struct nd_sample *a, const struct nd_sample *b, double *run_s, double *wait_s, double *span_s);
+/* The share of a..b the job spent waiting for a CPU, as seen by its
+ * threads' run-queue wait (at most 0.95; 0 when unknown). Time spent so is
+ * neither CPU work nor idling: the detectors judge the rest. */
+double nd_series_cpu_wait_frac(const struct nd_sample *a, const struct nd_sample *b);
+double nd_series_dstate_frac(const struct nd_sample *a, const struct nd_sample *b);
+/* The share of the time the job did not spend waiting for a CPU in which
+ * it ran (from schedstat), and in which it waited on input: the run-queue
+ * wait taken out of both, as neither CPU work nor idling. Where the job
+ * waited for a CPU under a tenth of the time, or without schedstat, the
+ * plain runnable fraction. */
+double nd_series_runnable_own(const struct nd_sample *a, const struct nd_sample *b);
+double nd_series_iowait_own(const struct nd_sample *a, const struct nd_sample *b);
 /* Mean utilisation % over the span; returns false when never known. */
 bool nd_series_avg_job_util(const struct nd_sample *a, const struct nd_sample *b, double *pct);
 bool nd_series_avg_dev_util(const struct nd_sample *a, const struct nd_sample *b, double *pct);

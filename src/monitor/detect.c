@@ -94,6 +94,7 @@ void nd_detect_all(const struct nd_series *s, const struct nd_detect_config *cfg
     nd_detect_inproc_fallback(s, cfg, ctx, out);
     nd_detect_input_bound(s, cfg, ctx, out);
     nd_detect_storage_bound(s, cfg, ctx, out);
+    nd_detect_contention(s, cfg, ctx, out);
     nd_detect_starved(s, cfg, ctx, out);
     nd_detect_hang(s, cfg, ctx, out);
     nd_detect_stopped(s, cfg, ctx, out);

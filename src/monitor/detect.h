@@ -124,6 +124,8 @@ struct nd_detect_context {
     uint64_t peak_rss;          /* the job's largest RSS so far */
     bool have_py_spy, have_gdb; /* on PATH: the hang fix uses what is there */
     double loadavg1;            /* 1-minute load average (-1 unknown) */
+    long procs_running;         /* runnable tasks on the host (/proc/loadavg; -1 unknown) */
+    double psi_cpu10;           /* /proc/pressure/cpu some avg10, percent (-1 unknown) */
     /* Job pids that vanished since the previous sample (OOM victims?). */
     const pid_t *vanished;
     size_t nvanished;
@@ -220,6 +222,14 @@ void nd_detect_limited_view(const struct nd_detect_context *ctx, double at_s, st
 /* A process of the job failed while its main process runs on (childexit.c). */
 void nd_detect_child_exit(const struct nd_series *s, const struct nd_detect_config *cfg,
                           const struct nd_detect_context *ctx, struct nd_findings *out);
+/* The job's threads wait on the run queue most of the time they want a CPU
+ * while other processes crowd the host (contention.c): host.cpu-contention. */
+void nd_detect_contention(const struct nd_series *s, const struct nd_detect_config *cfg,
+                          const struct nd_detect_context *ctx, struct nd_findings *out);
+/* True when over a..b the job's threads waited on a run queue at least
+ * ND_CONTENTION_WAIT_SHARE of the time they wanted a CPU, on a crowded host
+ * (see proc/sched.h): the window's time is the host's, not the job's. */
+bool nd_detect_contended(const struct nd_sample *a, const struct nd_sample *b, const struct nd_detect_context *ctx);
 /* The device waits on storage: low utilisation, the job asleep in reads (storage.c). */
 void nd_detect_storage_bound(const struct nd_series *s, const struct nd_detect_config *cfg,
                              const struct nd_detect_context *ctx, struct nd_findings *out);

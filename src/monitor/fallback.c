@@ -41,7 +41,8 @@ void nd_detect_fallback(const struct nd_series *s, const struct nd_detect_config
     if (!a || b->on_device || b->held_s - a->held_s > 0)
         return;
     double cores = nd_series_avg_cores(a, b);
-    double runnable = nd_series_runnable_frac(a, b);
+    /* Runnable only while waiting its turn for a CPU is not computing. */
+    double runnable = nd_series_runnable_own(a, b);
     if (cores < ND_BUSY_CORES && runnable < ND_BUSY_RUNNABLE)
         return;
 

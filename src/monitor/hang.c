@@ -26,6 +26,10 @@ void nd_detect_hang(const struct nd_series *s, const struct nd_detect_config *cf
         return;
     if (nd_series_stopped_frac(a, b) >= 0.5)
         return; /* stopped by a signal: nd_detect_stopped says so */
+    /* Runnable and waiting for a CPU most of the time is not stuck: the
+     * host's other processes hold the cores (contention.c). */
+    if (nd_detect_contended(a, b, ctx))
+        return;
     double util = 0;
     bool held = b->held_s - a->held_s > 0 || b->on_device;
     if (held && nd_series_avg_job_util(a, b, &util) && util >= 0.5)

@@ -29,11 +29,13 @@ void nd_detect_input_bound(const struct nd_series *s, const struct nd_detect_con
     if (!nd_input_window(s, cfg, &a, &b, &util, &job_util))
         return;
     double cores = nd_series_avg_cores(a, b);
-    double runnable = nd_series_runnable_frac(a, b);
+    /* Runnable while waiting for a CPU on a contended host is not busy:
+     * judged on the time it did not wait (contention.c tells the rest). */
+    double runnable = nd_series_runnable_own(a, b);
     if (cores < ND_BUSY_CORES && runnable < ND_BUSY_RUNNABLE)
         return;
     /* Mostly asleep in reads: the storage form (storage.c) tells that story. */
-    if (nd_series_iowait_frac(a, b) >= 0.5)
+    if (nd_series_iowait_own(a, b) >= 0.5)
         return;
     /* The device holder itself computes and reads little: inproc.c. */
     struct nd_inproc w;

@@ -64,8 +64,13 @@ bool nd_inproc_window(const struct nd_series *s, const struct nd_detect_config *
      * host): the holder's own CPU below decides. */
     out->cores = nd_series_avg_cores(a, b);
     bool job_busy = out->cores >= ND_BUSY_CORES || nd_series_runnable_frac(a, b) >= ND_BUSY_RUNNABLE;
-    if (nd_series_iowait_frac(a, b) >= 0.5)
+    if (nd_series_iowait_own(a, b) >= 0.5)
         return false; /* asleep in reads: storage.c */
+    /* Runnable on a crowded host, yet mostly not running when its turn
+     * comes (asleep in writes, fsync): the host's contention, not a model
+     * on the CPU. A holder that computes runs whenever it is not waiting. */
+    if (out->cores < ND_BUSY_CORES && nd_series_cpu_wait_frac(a, b) >= 0.2 && nd_series_runnable_own(a, b) < 0.5)
+        return false;
     /* Where /proc/PID/io cannot be read (another user's job, a container
      * that hides it) the reads are unknown, not zero: the finding says so. */
     out->io_known = b->io_valid;

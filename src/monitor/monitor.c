@@ -368,6 +368,8 @@ int nd_monitor_new(const struct nd_monitor_opts *opt, struct nd_monitor **out, s
     m->ctx.have_py_spy = nd_on_path("py-spy");
     m->ctx.have_gdb = nd_on_path("gdb");
     m->ctx.loadavg1 = -1;
+    m->ctx.procs_running = -1;
+    m->ctx.psi_cpu10 = -1;
     struct nd_strbuf sb = ND_STRBUF_INIT;
     nd_strbuf_init(&sb);
     for (size_t i = 0; opt->argv && opt->argv[i]; i++) {
@@ -434,6 +436,7 @@ static void nd_update_ctx(struct nd_monitor *m)
     m->ctx.frameworks_known = nd_sampler_frameworks_known(m->sampler);
     nd_sampler_denied(m->sampler, &m->ctx.fds_denied, &m->ctx.io_denied);
     m->ctx.loadavg1 = nd_sampler_loadavg(m->sampler);
+    nd_sampler_host_cpu(m->sampler, &m->ctx.procs_running, &m->ctx.psi_cpu10);
     m->ctx.rlimit_as = nd_sampler_rlimit_as(m->sampler);
     m->ctx.cgroup_v1 = nd_sampler_cgroup_v1(m->sampler);
     m->ctx.peak_rss = m->peak_rss;

@@ -30,6 +30,7 @@
 #include "proc/footprint.h"
 #include "proc/pidsig.h"
 #include "proc/proc.h"
+#include "proc/sched.h"
 #include "proc/taskstats.h"
 
 #define ND_FP_REFRESH_S 5.0
@@ -91,6 +92,10 @@ struct nd_track {
     bool io_looked;
     bool io_seen;
     char wchan[32];
+    /* Its threads' schedstat summed at the last look: time on a CPU and
+     * runnable but waiting for one (ns). */
+    uint64_t sched_run, sched_wait;
+    bool sched_seen;
 };
 
 struct nd_cand {
@@ -132,7 +137,10 @@ struct nd_sampler {
     bool fds_denied; /* /proc/PID/fd of a process of the job could not be read */
     bool io_denied;  /* nor its /proc/PID/io */
     size_t kept_stat;
-    int loadavg_fd; /* /proc/loadavg kept open, -1 until needed */
+    int loadavg_fd;     /* /proc/loadavg kept open, -1 until needed */
+    int psi_fd;         /* /proc/pressure/cpu kept open, -1 until needed, -2 absent */
+    long procs_running; /* runnable tasks on the host at the last tick (-1 unknown) */
+    double psi_cpu10;   /* CPU pressure, some avg10 % (-1 unknown) */
     double idle_rescan_s;
     long long last_pid; /* its last-pid field at the previous tick */
     bool have_cgroup;
@@ -289,8 +297,11 @@ int nd_sampler_new(const struct nd_sampler_opts *opt, struct nd_sampler **out, s
     if (s->opt.device_timeout_s <= 0)
         s->opt.device_timeout_s = ND_DEVICE_DEFAULT_TIMEOUT;
     s->loadavg_fd = -1;
+    s->psi_fd = -1;
     s->last_pid = -1;
     s->loadavg1 = -1;
+    s->procs_running = -1;
+    s->psi_cpu10 = -1;
     s->clk = nd_proc_clock_ticks();
     s->page = nd_proc_page_size();
     s->idle_rescan_s = opt->maps_refresh_s > 0 ? opt->maps_refresh_s : ND_FP_REFRESH_S;
@@ -318,6 +329,8 @@ void nd_sampler_free(struct nd_sampler *s)
         nd_drop_stat(s, &s->tr[i]);
     if (s->loadavg_fd >= 0)
         close(s->loadavg_fd);
+    if (s->psi_fd >= 0)
+        close(s->psi_fd);
     free(s->tr);
     free(s->nonjob);
     free(s->procs);
@@ -821,14 +834,102 @@ static long long nd_last_pid(struct nd_sampler *s)
     ssize_t n = pread(s->loadavg_fd, buf, sizeof buf - 1, 0);
     if (n <= 0)
         return -1;
-    buf[n] = '\0';
-    char *e1;
-    double l1 = strtod(buf, &e1);
-    s->loadavg1 = e1 != buf ? l1 : -1;
-    const char *sp = strrchr(buf, ' ');
-    if (!sp || !isdigit((unsigned char)sp[1]))
+    struct nd_loadavg la;
+    if (nd_sched_parse_loadavg(buf, (size_t)n, &la) < 0) {
+        s->loadavg1 = -1;
+        s->procs_running = -1;
         return -1;
-    return strtoll(sp + 1, NULL, 10);
+    }
+    s->loadavg1 = la.avg1;
+    s->procs_running = la.running;
+    return la.last_pid;
+}
+
+/* /proc/pressure/cpu's some avg10, kept open; -1 where the kernel has no PSI. */
+static void nd_read_psi(struct nd_sampler *s)
+{
+    s->psi_cpu10 = -1;
+    if (s->psi_fd == -2)
+        return;
+    if (s->psi_fd < 0) {
+        int fd = open("/proc/pressure/cpu", O_RDONLY | O_CLOEXEC);
+        if (fd >= 0 && fd < 3) {
+            int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+            close(fd);
+            fd = hi;
+        }
+        if (fd < 0) {
+            s->psi_fd = -2;
+            return;
+        }
+        s->psi_fd = fd;
+    }
+    char buf[256];
+    ssize_t n = pread(s->psi_fd, buf, sizeof buf - 1, 0);
+    double v;
+    if (n > 0 && nd_sched_parse_psi_some_avg10(buf, (size_t)n, &v) == 0)
+        s->psi_cpu10 = v;
+}
+
+/* Threads of a process whose schedstat is read, at most: past that only
+ * those first ones count (a huge pool's waiting is seen in part). */
+#define ND_SCHED_THREADS_MAX 64
+
+/* Its threads' schedstat summed; false when none could be read (no
+ * schedstat in this kernel, another user's process). */
+static bool nd_read_sched(pid_t pid, uint64_t *run, uint64_t *wait)
+{
+    *run = *wait = 0;
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    bool any = false;
+    size_t seen = 0;
+    struct dirent *e;
+    while (seen < ND_SCHED_THREADS_MAX && (e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        seen++;
+        char path[sizeof dir + 272], buf[128];
+        snprintf(path, sizeof path, "%s/%s/schedstat", dir, e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        struct nd_schedstat st;
+        if (n > 0 && nd_sched_parse_schedstat(buf, (size_t)n, &st) == 0) {
+            *run += st.run_ns;
+            *wait += st.wait_ns;
+            any = true;
+        }
+    }
+    closedir(d);
+    return any;
+}
+
+/* The job's threads' run and run-queue wait over the last interval, into
+ * the sample (threads' worth of each). A thread that ended takes its sums
+ * with it: a total that went back counts nothing for that process. */
+static void nd_sample_sched(struct nd_track *t, double dt, struct nd_sample *out, bool *any)
+{
+    uint64_t run, wait;
+    if (t->state == 'Z' || !nd_read_sched(t->pid, &run, &wait)) {
+        t->sched_seen = false;
+        return;
+    }
+    *any = true;
+    if (t->sched_seen && dt > 0) {
+        if (run >= t->sched_run)
+            out->cpu_run += (float)((double)(run - t->sched_run) / 1e9 / dt);
+        if (wait >= t->sched_wait)
+            out->cpu_wait += (float)((double)(wait - t->sched_wait) / 1e9 / dt);
+    }
+    t->sched_run = run;
+    t->sched_wait = wait;
+    t->sched_seen = true;
 }
 
 /* No process was created anywhere since the last tick: the job's set can
@@ -1022,7 +1123,8 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
         if (s->state_ok[v])
             states[nstates++] = s->state[v];
 
-    bool all_stopped = true;
+    bool all_stopped = true, sched_any = false;
+    nd_read_psi(s);
     if (s->ntr > s->nprocs || !s->procs)
         s->procs = nd_xrealloc(s->procs, (s->ntr ? s->ntr : 1) * sizeof *s->procs);
     s->nprocs = 0;
@@ -1066,6 +1168,9 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
             nd_read_io(s, t, out);
         if (t->state != 'T' && t->state != 't')
             all_stopped = false;
+        nd_sample_sched(t, dt, out, &sched_any);
+        if (t->state == 'D')
+            out->dstate = 1;
         out->cpu_cores += (float)t->cores;
         out->runnable = t->runnable ? 1.0f : out->runnable;
         out->rss_bytes += t->rss;
@@ -1095,6 +1200,7 @@ int nd_sampler_tick(struct nd_sampler *s, struct nd_sample *out, struct nd_findi
         nd_copy(p->wchan, sizeof p->wchan, t->wchan);
     }
     out->nprocs = (uint32_t)s->ntr;
+    out->sched_valid = sched_any && dt > 0 ? 1 : 0;
     out->stopped = s->ntr > 0 && all_stopped ? 1.0f : 0.0f;
     out->read_bytes = s->read_total;
     out->write_bytes = s->write_total;
@@ -1173,6 +1279,12 @@ void nd_sampler_denied(const struct nd_sampler *s, bool *fds, bool *io)
 double nd_sampler_loadavg(const struct nd_sampler *s)
 {
     return s->loadavg1;
+}
+
+void nd_sampler_host_cpu(const struct nd_sampler *s, long *procs_running, double *psi_avg10)
+{
+    *procs_running = s->procs_running;
+    *psi_avg10 = s->psi_cpu10;
 }
 
 bool nd_sampler_root_exit(struct nd_sampler *s, int *wait_status)

@@ -63,6 +63,9 @@ bool nd_sampler_cgroup_v1(const struct nd_sampler *s);
 const struct nd_child_exit *nd_sampler_child_exits(const struct nd_sampler *s, size_t *n, bool *heard);
 /* The 1-minute load average at the last tick (-1 unknown). */
 double nd_sampler_loadavg(const struct nd_sampler *s);
+/* The host's runnable tasks (/proc/loadavg) and CPU pressure (PSI some
+ * avg10, percent) at the last tick; -1 each when unknown. */
+void nd_sampler_host_cpu(const struct nd_sampler *s, long *procs_running, double *psi_avg10);
 /* The wait status the kernel keeps for the job's main process while it is a
  * zombie (its parent has not reaped it yet): true when seen. watch uses it,
  * since it cannot wait() for a process it did not start. */

@@ -36,10 +36,12 @@ void nd_detect_starved(const struct nd_series *s, const struct nd_detect_config 
      * a loaded host) or waits on the disk part of the time is the CPU or
      * storage forms' story, not this one's. */
     double cores = nd_series_avg_cores(a, b);
-    if (cores >= ND_STARVED_MAX_CORES || nd_series_runnable_frac(a, b) >= 0.5)
+    if (cores >= ND_STARVED_MAX_CORES || nd_series_runnable_own(a, b) >= 0.5)
         return; /* the CPU-bound forms: idle.c, inproc.c */
-    if (nd_series_iowait_frac(a, b) >= ND_STARVED_MAX_IOWAIT || nd_series_stopped_frac(a, b) >= 0.5)
+    if (nd_series_iowait_own(a, b) >= ND_STARVED_MAX_IOWAIT || nd_series_stopped_frac(a, b) >= 0.5)
         return; /* storage.c, hang.c */
+    if (nd_detect_contended(a, b, ctx))
+        return; /* waiting for a CPU, not sleeping: contention.c */
     for (size_t i = 0; i < ctx->nprocs; i++)
         if (ctx->procs[i].state == 'D')
             return;

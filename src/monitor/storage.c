@@ -76,18 +76,24 @@ void nd_detect_storage_bound(const struct nd_series *s, const struct nd_detect_c
     if (!nd_input_window(s, cfg, &a, &b, &util, &job_util))
         return;
     double cores = nd_series_avg_cores(a, b);
-    double runnable = nd_series_runnable_frac(a, b);
+    /* On a contended host the job is runnable while it waits its turn for a
+     * CPU: that time is neither CPU work nor sleep, and both shares are of
+     * the rest (nd_series_runnable_own). */
+    double runnable = nd_series_runnable_own(a, b);
     if (cores >= ND_BUSY_CORES || runnable >= ND_BUSY_RUNNABLE)
         return; /* the CPU-bound form, idle.c */
     /* Waiting on reads for most of the window: without this it is a hang, or a pause. */
-    double wait = nd_series_iowait_frac(a, b);
+    double wait = nd_series_iowait_own(a, b);
     if (wait < 0.5)
         return;
     double rate = nd_series_read_rate(a, b);
-    /* Nothing read, and nobody in the disk's I/O wait (state D): a read from
-     * a pipe or socket that nothing feeds (a dead worker's queue, stdin, a
-     * store that never answers) is a hang's picture, not slow storage. */
-    bool in_d = false;
+    /* Nothing read, and nobody in the disk's I/O wait (state D) over the
+     * window: a read from a pipe or socket that nothing feeds (a dead
+     * worker's queue, stdin, a store that never answers) is a hang's
+     * picture, not slow storage. Judged over the window's samples, not the
+     * last one: a job that writes and fsyncs may be runnable, waiting for a
+     * CPU, at the very tick that ends it. */
+    bool in_d = nd_series_dstate_frac(a, b) > 0;
     for (size_t i = 0; i < ctx->nprocs; i++)
         in_d = in_d || ctx->procs[i].state == 'D';
     if (rate <= 0 && !in_d)

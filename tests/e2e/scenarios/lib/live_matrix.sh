@@ -57,6 +57,26 @@ live_trim() { # VAR...: strips the blanks around each variable's value
   done
 }
 
+# contended: busy loops, three per online CPU, hold the host's cores while
+# the job runs (itself at nice 5, so that it gets a small share of a core
+# whatever else runs); stopped by their pids once the run is over.
+LIVE_HOGS=()
+live_hog_start() {
+  local i n
+  n=$(($(getconf _NPROCESSORS_ONLN) * 3))
+  for ((i = 0; i < n; i++)); do
+    sh -c 'while :; do :; done' &
+    LIVE_HOGS+=($!)
+  done
+  ND_BG_PIDS="${ND_BG_PIDS:-} ${LIVE_HOGS[*]}"
+}
+live_hog_stop() {
+  [ ${#LIVE_HOGS[@]} -gt 0 ] || return 0
+  kill "${LIVE_HOGS[@]}" 2>/dev/null
+  wait "${LIVE_HOGS[@]}" 2>/dev/null
+  LIVE_HOGS=()
+}
+
 live_matrix() {
   local name host wrap opts want n=0 right=0
   while IFS='|' read -r name host wrap opts want; do
@@ -90,6 +110,7 @@ hbm_used_mb = 20000'
       ulimit) cmd=(bash -c 'ulimit -v 4194304 && exec "$@"' job "${cmd[@]}") ;;
       userns) pre=(unshare --user --map-root-user) ;;
       tee) cmd=(bash -c '"$@" 2>&1 | tee "$LIVE_LOG"' job "${cmd[@]}") env+=(LIVE_LOG="$T/job.log") ;;
+      contended) cmd=(nice -n 5 "${cmd[@]}") live_hog_start ;;
     esac
     rm -f "$T/sum.json"
     # shellcheck disable=SC2086 # opts are words
@@ -103,6 +124,7 @@ hbm_used_mb = 20000'
         --json-summary="$T/sum.json" -- "${cmd[@]}" >"$T/out" 2>"$T/err" </dev/null
       rc=$?
     fi
+    [ "$wrap" = contended ] && live_hog_stop
     local got verdict=MISS
     # shellcheck disable=SC2086 # want is a list of tokens
     if got=$(live_judge "$T/sum.json" "$rc" $want); then verdict=ok; right=$((right + 1)); fi
