@@ -81,4 +81,16 @@ assert_json "$T/held2.json" "sorted(f['id'] for f in d['findings'] if f['id'].st
   "held2: a generic line of its own stays beside the held one"
 assert_json "$T/held2.ej" "sorted(f['id'] for f in d['findings'] if f['id'].startswith('e2e.')) == ['e2e.zq-generic', 'e2e.zq-specific']" \
   "held2: as in explain"
+# --- the same with built-in rules: a CUDA library missing on an Ascend host
+# (the torch_npu line comes after it) is the CUDA build of a package there,
+# not a CUDA toolkit off the library path ---
+printf '%s\n' 'OSError: libcudart.so.12: cannot open shared object file: No such file or directory' \
+  'step 0' '>>> import torch_npu' >"$T/npu.log"
+"$ND" explain --json "$T/npu.log" >"$T/npu.ej" 2>/dev/null
+run_nd "$T/npu.out" "$T/npu.err" run --quiet --json-summary="$T/npu.json" -- python3 -u -c "$SLOW" "$T/npu.log"
+for j in npu.ej npu.json; do
+  assert_json "$T/$j" "d['findings'][0]['id'] == 'version.cuda-library-on-npu-host'" "$j: the NPU-host reading first"
+  assert_json "$T/$j" "not any(f['id'] == 'env.cuda-runtime-library-missing' for f in d['findings'])" \
+    "$j: not the CUDA-host reading of the same line"
+done
 finish
