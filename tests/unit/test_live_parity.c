@@ -158,11 +158,43 @@ static void test_held_line_hides_generic(void **state)
     nd_kb_free(kb);
 }
 
+/* One line, one category: the error reading hides a warning one whose
+ * literal is longer (vendor-specific rules still come first), in explain
+ * and live alike. */
+static void test_severity_before_literal(void **state)
+{
+    (void)state;
+    struct nd_kb *kb = nd_test_kb(
+        "[t.warnlong]\ncategory = device-oom\nseverity = warning\npattern = KV cache memory: -1 left over here\n"
+        "title = w\nfix = f\nexample = KV cache memory: -1 left over here\n"
+        "[t.errshort]\ncategory = device-oom\nseverity = error\npattern = memory: -1\ntitle = e\nfix = f\n"
+        "example = memory: -1\n"
+        "[t.vendwarn]\ncategory = config\nvendor = ascend\nseverity = warning\npattern = QQ config ZZ\n"
+        "title = v\nfix = f\nexample = QQ config ZZ\n"
+        "[t.anyerr]\ncategory = config\nseverity = error\npattern = config ZZ\ntitle = a\nfix = f\n"
+        "example = config ZZ\n");
+    const char *l = "INFO KV cache memory: -1 left over here";
+    struct nd_findings f = explain(kb, "INFO KV cache memory: -1 left over here\nQQ config ZZ\n");
+    assert_true(has(&f, "t.errshort"));
+    assert_false(has(&f, "t.warnlong"));
+    assert_true(has(&f, "t.vendwarn"));
+    assert_false(has(&f, "t.anyerr"));
+    nd_findings_release(&f);
+    struct nd_findings live = ND_FINDINGS_INIT;
+    assert_int_equal(nd_kb_match_line(kb, l, strlen(l), "stderr", 1, &live), 1);
+    assert_string_equal(live.v[0]->id, "t.errshort");
+    assert_int_equal(nd_kb_match_line(kb, "QQ config ZZ", 12, "stderr", 2, &live), 1);
+    assert_string_equal(live.v[1]->id, "t.vendwarn");
+    nd_findings_release(&live);
+    nd_kb_free(kb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cross_line_window),
         cmocka_unit_test(test_held_line_hides_generic),
+        cmocka_unit_test(test_severity_before_literal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
