@@ -51,6 +51,13 @@ void nd_kb_live_touch(struct nd_kb *kb, const unsigned *keys, size_t n);
  * it. After nd_kb_live_touch the caller takes those the touched keys
  * completed with this call. Returns the number appended. */
 int nd_kb_live_resolve(struct nd_kb *kb, struct nd_findings *out);
+/* After nd_kb_match_line or nd_kb_live_resolve: the ids of the rules whose
+ * finding on a held line's own line the line resolved just now hides (a
+ * generic reading of the line that a specific context rule explains, as
+ * explain keeps one finding per line): the caller takes one line's count
+ * off each. Fills ids (valid while kb lives), returns how many. */
+#define ND_KB_LIVE_WITHDRAWN_MAX 64
+size_t nd_kb_live_withdrawn(const struct nd_kb *kb, const char **ids, size_t max);
 
 /* run's summary: reorders the findings of list that rules of kb made (the
  * id is a rule's) as explain ranks them (severity, tier, wrappers last,
@@ -78,6 +85,29 @@ bool nd_kb_has_rule(struct nd_kb *kb, const char *id);
  * Returns the number of lines passed to fn. Same scratch rule as above. */
 typedef void (*nd_kb_block_fn)(void *arg, const char *line, size_t len, size_t index);
 size_t nd_kb_block_lines(struct nd_kb *kb, const char *buf, size_t len, nd_kb_block_fn fn, void *arg);
+
+/* The last lines a stream's blocks ended with, as the database read them
+ * (logical lines, prefixes stripped): a pattern that crosses a line end
+ * ("...used to compile\n      PyTorch (12.1)") matches in explain's scan of
+ * the whole log whether or not the job wrote the two lines in one write.
+ * Zeroed is empty; one per stream. */
+#define ND_KB_WINDOW_MAX 1024
+#define ND_KB_WINDOW_LINES 4
+struct nd_kb_window {
+    char buf[ND_KB_WINDOW_MAX];
+    size_t len; /* '\n'-separated lines, no '\n' at the end; 0: none */
+};
+/* nd_kb_block_lines for a stream whose earlier lines w holds (NULL: none):
+ * the block is scanned after them, so a match that began there counts on
+ * the line of the block it ends on (as explain counts it), and w then holds
+ * the block's last lines. */
+size_t nd_kb_block_lines_after(struct nd_kb *kb, struct nd_kb_window *w, const char *buf, size_t len, nd_kb_block_fn fn,
+                               void *arg);
+/* Inside fn: whether the line may hold a match that began on an earlier
+ * line (a pattern that crosses a line end matched on it), so its result
+ * depends on the lines before it: a cached result for its text is not its
+ * result (nd_kb_match_line then reads the earlier lines too). */
+bool nd_kb_live_crossed(const struct nd_kb *kb);
 
 /* Whether line (no newline) may continue prev as one logical line (an
  * indented line under a message, a width-wrapped tail, NCCL's detail after

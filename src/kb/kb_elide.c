@@ -157,6 +157,11 @@ static bool nd_kb_elide_ready(struct nd_kb *kb)
     return ok;
 }
 
+bool nd_kb_cross_ready(struct nd_kb *kb)
+{
+    return nd_kb_elide_ready(kb);
+}
+
 static bool nd_kb_elide_blank(const char *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)

@@ -206,6 +206,10 @@ struct nd_kb_held {
     char *source; /* owned */
     char *text;   /* the trimmed line, owned */
     int rank, chain;
+    /* Rules whose finding on the same line it hides once it counts (one
+     * finding per line, as explain's shadowed count). */
+    unsigned hides[4];
+    size_t nhides;
 };
 
 /* Keys: what a database pattern reports. [0, nrules) are rules; then the
@@ -230,9 +234,19 @@ struct nd_kb {
     size_t live_nkeys;                   /* how many; more than fit: ND_KB_LIVE_KEYS + 1 */
     bool live_dependent;                 /* its result looked at earlier lines */
     int live_chain;                      /* exception-chain markers matched live so far */
+    /* The candidate nd_kb_block_lines_after hands to its fn: the lines
+     * before it (the stream's window, then the block's own), and whether a
+     * cross-line pattern matched on it. */
+    const char *live_prev;
+    size_t live_prev_len;
+    bool live_cross;
     /* Context rules' lines waiting for what they require, oldest first. */
     struct nd_kb_held live_held[ND_KB_LIVE_HELD];
     size_t live_nheld;
+    /* What the last nd_kb_live_resolve withdrew: rules whose finding on a
+     * held line the resolved rule hides (nd_kb_live_withdrawn). */
+    unsigned live_withdrawn[ND_KB_LIVE_WITHDRAWN_MAX];
+    size_t live_nwithdrawn;
     /* Leaving repeated lines out of explain's scan (kb_elide.c). */
     const char **pat_expr;   /* pattern id -> its expression (owned by the rules, or pat_own) */
     char **pat_own;          /* pattern id -> its one-line form when it differs (nd_kb_pattern_one_line) */
@@ -240,6 +254,11 @@ struct nd_kb {
     hs_database_t *db_cross; /* the patterns that do not, or NULL */
     int cross_state;         /* 0 not tried, 1 ready, -1 unavailable */
 };
+
+/* Makes db_cross and pat_local on first use (kb_elide.c); false when the
+ * cross-line database cannot be had (then no pattern is known to stay
+ * within a line). */
+bool nd_kb_cross_ready(struct nd_kb *kb);
 
 /* Frees the pending context matches of live use (nd_kb_free). */
 void nd_kb_live_held_release(struct nd_kb *kb);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/redact.h"
 #include "core/strbuf.h"
 #include "kb/kb_internal.h"
@@ -15,7 +16,8 @@ struct nd_kb_line_ctx {
     struct nd_kb *kb;
     unsigned rules[ND_KB_LINE_HITS];
     size_t n;
-    bool chain; /* the line is a "During handling of the above exception" marker */
+    bool chain;  /* the line is a "During handling of the above exception" marker */
+    size_t skip; /* cross-line scan: matches ending at or before this offset are the earlier lines' */
 };
 
 /* A key seen on the current line, remembered for nd_kb_live_keys. */
@@ -95,9 +97,42 @@ static void nd_kb_match_rules(struct nd_kb *kb, const char *line, size_t len, st
     c->kb = kb;
     c->n = 0;
     c->chain = false;
+    c->skip = 0;
     if (len > 0xffffffffu)
         len = 0xffffffffu;
     hs_scan(kb->db, line ? line : "", (unsigned)len, 0, kb->scratch, nd_kb_line_cb, c);
+}
+
+/* A match of the cross-line database over the lines before and the line:
+ * it counts when it ends on the line (not on the '\n' before it). */
+static int nd_kb_cross_cb(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags, void *ctx)
+{
+    struct nd_kb_line_ctx *c = ctx;
+    if (to <= c->skip)
+        return 0;
+    return nd_kb_line_cb(id, from, to, flags, ctx);
+}
+
+/* The line's matches that began on the lines before it (the block's, or
+ * the stream's window: nd_kb_block_lines_after), as explain's scan of the
+ * whole text finds them. True when there was one it did not have. */
+static bool nd_kb_match_cross(struct nd_kb *kb, const char *line, size_t len, struct nd_kb_line_ctx *c)
+{
+    if (!kb->live_cross || !kb->live_prev_len || !kb->db_cross || kb->cross_state <= 0)
+        return false;
+    size_t before = c->n, total = kb->live_prev_len + 1 + len;
+    if (total > 0xffffffffu)
+        return false;
+    char *j = nd_xmalloc(total + 1);
+    memcpy(j, kb->live_prev, kb->live_prev_len);
+    j[kb->live_prev_len] = '\n';
+    memcpy(j + kb->live_prev_len + 1, line ? line : "", len);
+    j[total] = '\0';
+    c->skip = kb->live_prev_len + 1;
+    hs_scan(kb->db_cross, j, (unsigned)total, 0, kb->scratch, nd_kb_cross_cb, c);
+    c->skip = 0;
+    free(j);
+    return c->n > before;
 }
 
 /* Live context: a job's output arrives line by line, so `requires` and
@@ -148,7 +183,7 @@ static void nd_kb_held_drop(struct nd_kb *kb, size_t i)
  * complete the older one is as near to the newer. When all are taken the
  * oldest goes. */
 static void nd_kb_hold(struct nd_kb *kb, unsigned ri, const char *text, const char *source, long lineno, int rank,
-                       int chain)
+                       int chain, const size_t *kept, size_t nkept)
 {
     for (size_t i = 0; i < kb->live_nheld; i++)
         if (kb->live_held[i].rule == ri) {
@@ -165,6 +200,18 @@ static void nd_kb_hold(struct nd_kb *kb, unsigned ri, const char *text, const ch
     p->text = nd_xstrdup(text);
     p->rank = rank;
     p->chain = chain;
+    p->nhides = 0;
+    for (size_t k = 0; k < nkept && p->nhides < ND_ARRAY_SIZE(p->hides); k++)
+        if (nd_kb_rule_hides(&kb->rules.v[ri], kept[k], &kb->rules.v[kept[k]]))
+            p->hides[p->nhides++] = (unsigned)kept[k];
+}
+
+size_t nd_kb_live_withdrawn(const struct nd_kb *kb, const char **ids, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; kb && i < kb->live_nwithdrawn && n < max; i++)
+        ids[n++] = kb->rules.v[kb->live_withdrawn[i]].id;
+    return n;
 }
 
 static struct nd_finding *nd_kb_live_finding(struct nd_findings *out, const struct nd_kb_rule *r, const char *text,
@@ -185,6 +232,7 @@ int nd_kb_live_resolve(struct nd_kb *kb, struct nd_findings *out)
     if (!kb || !out)
         return 0;
     int added = 0;
+    kb->live_nwithdrawn = 0;
     for (size_t i = 0; i < kb->live_nheld;) {
         struct nd_kb_held *p = &kb->live_held[i];
         const struct nd_kb_rule *r = &kb->rules.v[p->rule];
@@ -193,6 +241,8 @@ int nd_kb_live_resolve(struct nd_kb *kb, struct nd_findings *out)
             nd_kb_live_finding(out, r, p->text, p->source, p->lineno, p->rank, p->chain);
             kb->live_dependent = true;
             added++;
+            for (size_t k = 0; k < p->nhides && kb->live_nwithdrawn < ND_ARRAY_SIZE(kb->live_withdrawn); k++)
+                kb->live_withdrawn[kb->live_nwithdrawn++] = p->hides[k];
         } else if (v == ND_KB_LIVE_MISSING && (r->within == 0 || kb->live_line - p->line < r->within)) {
             i++;
             continue;
@@ -217,6 +267,10 @@ int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char 
      * ("[rank3]: ") is not part of the message. */
     size_t pre = line ? nd_kb_line_prefix(line, len) : 0;
     nd_kb_match_rules(kb, line ? line + pre : line, len - pre, &c);
+    /* A match that began on an earlier line: this line's result depends
+     * on those lines, a repeat of it must be matched again. */
+    if (nd_kb_match_cross(kb, line ? line + pre : line, len - pre, &c))
+        kb->live_dependent = true;
     /* Findings below a chain marker read the re-raise (ranking, as in
      * explain): count the markers the output has shown so far. */
     int chain = kb->live_chain;
@@ -227,7 +281,7 @@ int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char 
     char *text = nd_kb_trim_line(line, len);
     /* One finding per line: the require filter and context first, then the
      * most specific rules hide the others. */
-    size_t rules[ND_KB_LINE_HITS], n = 0;
+    size_t rules[ND_KB_LINE_HITS], n = 0, held[ND_KB_LINE_HITS], nheld = 0;
     int rank = nd_kb_line_rank(line, len);
     for (size_t i = 0; i < c.n; i++) {
         const struct nd_kb_rule *r = &kb->rules.v[c.rules[i]];
@@ -237,12 +291,16 @@ int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char 
             continue;
         enum nd_kb_live_verdict v = nd_kb_live_context(kb, r, kb->live_line);
         if (v == ND_KB_LIVE_MISSING)
-            nd_kb_hold(kb, c.rules[i], text, source, lineno, rank, chain);
+            held[nheld++] = c.rules[i];
         if (v != ND_KB_LIVE_OK)
             continue;
         rules[n++] = c.rules[i];
     }
     n = nd_kb_line_dedup(kb, rules, n);
+    /* A held rule that counts later hides what this line gives now, as
+     * explain's pending line shadows the rules kept on it. */
+    for (size_t i = 0; i < nheld; i++)
+        nd_kb_hold(kb, (unsigned)held[i], text, source, lineno, rank, chain, rules, n);
     int added = 0;
     for (size_t i = 0; i < n; i++)
         if (nd_kb_live_finding(out, &kb->rules.v[rules[i]], text, source, lineno, rank, chain))

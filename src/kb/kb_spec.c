@@ -85,8 +85,15 @@ bool nd_kb_rule_hides(const struct nd_kb_rule *a, size_t bi, const struct nd_kb_
             return false;
     if (b->generic != a->generic)
         return b->generic;
-    if (a->category && b->category && strcmp(a->category, b->category) == 0)
+    if (a->category && b->category && strcmp(a->category, b->category) == 0) {
+        /* Vendor-specific first, then the more severe reading of the line,
+         * then the longer literal. */
+        if ((a->spec >= 10000) != (b->spec >= 10000))
+            return a->spec > b->spec;
+        if (a->severity != b->severity && a->severity >= 0 && b->severity >= 0)
+            return a->severity > b->severity;
         return a->spec > b->spec;
+    }
     return false;
 }
 

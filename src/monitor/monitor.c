@@ -111,12 +111,13 @@ struct nd_monitor {
     double max_lag_s;            /* the most a line waited to be matched */
     size_t alerts_late;          /* findings first seen from the backlog */
     double max_alert_lag_s;
-    double final_drain_s;        /* matching left when the job had ended */
-    struct nd_exit_tail tail;    /* the output's last error line, from the matched blocks */
-    struct nd_outtail outtail;   /* the output's end, for explain's whole-log steps at the end */
-    size_t noted_early;          /* bytes noted on arrival while the kb loaded */
-    long lines_matched;          /* output lines matched so far, both streams, in order */
-    struct nd_msgcarry carry[2]; /* per stream: the last message, for its continuation */
+    double final_drain_s;          /* matching left when the job had ended */
+    struct nd_exit_tail tail;      /* the output's last error line, from the matched blocks */
+    struct nd_outtail outtail;     /* the output's end, for explain's whole-log steps at the end */
+    size_t noted_early;            /* bytes noted on arrival while the kb loaded */
+    long lines_matched;            /* output lines matched so far, both streams, in order */
+    struct nd_msgcarry carry[2];   /* per stream: the last message, for its continuation */
+    struct nd_kb_window window[2]; /* per stream: the last lines matched, for what crosses into the next */
 };
 
 static void nd_drain(struct nd_monitor *m, bool all);
@@ -693,6 +694,26 @@ static void nd_place_held(struct nd_monitor *m, const struct nd_finding *f)
     m->findings.v[to] = nf;
 }
 
+/* A held line that counted just now hides what its own line gave before
+ * (a generic reading of it): one line fewer for each such finding, and
+ * gone when that was its only line, as explain keeps one finding per line. */
+static void nd_withdraw_hidden(struct nd_monitor *m)
+{
+    const char *ids[ND_KB_LIVE_WITHDRAWN_MAX];
+    size_t n = nd_kb_live_withdrawn(m->kb, ids, ND_ARRAY_SIZE(ids));
+    for (size_t i = 0; i < n; i++)
+        for (size_t at = 0; at < m->findings.n; at++) {
+            struct nd_finding *f = m->findings.v[at];
+            if (strcmp(f->id, ids[i]) != 0 || nd_from_detector(m, f->id))
+                continue;
+            if (f->count > 1)
+                f->count--;
+            else
+                nd_findings_remove(&m->findings, at);
+            break;
+        }
+}
+
 /* One line on which some pattern matched: a repeat costs a lookup. */
 static void nd_match_candidate(void *arg, const char *line, size_t len, size_t index)
 {
@@ -700,7 +721,9 @@ static void nd_match_candidate(void *arg, const char *line, size_t len, size_t i
     struct nd_monitor *m = b->m;
     /* Context rules' `within` counts output lines, not candidates. */
     nd_kb_live_line(m->kb, b->line_base + (long)index + 1);
-    const struct nd_linecache_entry *e = nd_linecache_get(m->seen, line, len);
+    /* A line a match crossed into from the lines before it is not its
+     * text alone: no cached result. */
+    const struct nd_linecache_entry *e = nd_kb_live_crossed(m->kb) ? NULL : nd_linecache_get(m->seen, line, len);
     if (e) {
         nd_kb_live_touch(m->kb, e->keys, e->nkeys);
         if (!b->noted)
@@ -713,6 +736,7 @@ static void nd_match_candidate(void *arg, const char *line, size_t len, size_t i
         /* A repeat can still complete a context rule's earlier line. */
         struct nd_findings held = ND_FINDINGS_INIT;
         nd_kb_live_resolve(m->kb, &held);
+        nd_withdraw_hidden(m);
         for (size_t i = 0; i < held.n; i++) {
             held.v[i]->at_s = b->at_s;
             if (nd_consider(m, held.v[i], false))
@@ -727,6 +751,7 @@ static void nd_match_candidate(void *arg, const char *line, size_t len, size_t i
     struct nd_findings found = ND_FINDINGS_INIT;
     long lineno = b->first_lineno + (long)index;
     nd_kb_match_line(m->kb, line, len, b->source, lineno, &found);
+    nd_withdraw_hidden(m);
     const char *ids[ND_LINECACHE_IDS];
     for (size_t i = 0; i < found.n; i++) {
         found.v[i]->at_s = b->at_s;
@@ -772,7 +797,7 @@ static void nd_kb_match_lines(struct nd_monitor *m, int stream, const char *data
             m->max_lag_s = b.matched_at - at_s;
         m->lines_late += nlines;
     }
-    nd_kb_block_lines(m->kb, data, len, nd_match_candidate, &b);
+    nd_kb_block_lines_after(m->kb, &m->window[stream == 1 ? 0 : 1], data, len, nd_match_candidate, &b);
     m->lines_matched += (long)nlines;
 }
 

@@ -20,10 +20,8 @@ SAMPLE=${ND_PARITY_SAMPLE:-10}
 # path, or a known difference not yet fixed (KNOWN), each to be removed when
 # fixed so that the test then guards it.
 declare -A ALLOW=(
-  # KNOWN: a pattern that spans two physical lines ("...used to compile" /
-  # "PyTorch (12.1)": compile\s*PyTorch) is found by explain's cross-line
-  # scan; run matches its output a line at a time.
-  [792]="KNOWN: cuda extension version-mismatch spans two lines, matched by explain only"
+  # (none at present: 792, a pattern across two physical lines, matches live
+  # too since run scans each block after its stream's last lines)
 )
 
 top() { # top JSONFILE: "category id" of the first finding, or none
