@@ -255,9 +255,12 @@ enum nd_kb_elide_result nd_kb_elide_scan(struct nd_kb_elide *e, struct nd_kb *kb
     /* The first line has no line end before it (a leading class could not
      * take one), the last may lack its own: both are always scanned. */
     const char *p = memchr(text, '\n', len);
+    /* The end of the line after a remembered one, found by its blank test. */
+    size_t ahead_off = 0;
+    const char *ahead_nl = NULL;
     while (p && (size_t)(p - text) + 1 < len) {
         size_t off = (size_t)(p - text) + 1;
-        const char *nl = memchr(text + off, '\n', len - off);
+        const char *nl = ahead_off == off ? ahead_nl : memchr(text + off, '\n', len - off);
         if (!nl)
             break;
         size_t n = (size_t)(nl - (text + off));
@@ -267,6 +270,8 @@ enum nd_kb_elide_result nd_kb_elide_scan(struct nd_kb_elide *e, struct nd_kb *kb
         if (k >= 0 && (size_t)(nl - text) + 1 < len) {
             size_t next = (size_t)(nl - text) + 1;
             const char *ne = memchr(text + next, '\n', len - next);
+            ahead_off = next;
+            ahead_nl = ne;
             if (nd_kb_elide_blank(text + next, ne ? (size_t)(ne - (text + next)) : len - next))
                 k = -1;
         } else {

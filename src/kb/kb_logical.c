@@ -275,6 +275,17 @@ size_t nd_kb_logical_build(const char *buf, size_t len, struct nd_kb_logical *lg
     size_t cur_start = 0, cur_lines = 0; /* current logical line: first physical index, count */
     size_t prev_len = 0;                 /* content length of the previous physical line */
     bool have_prev = false, prev_last_error = false;
+    /* Lines copied as they are, each with its '\n', are one run of the
+     * original: copied in one go when the run ends (a prefix, a joint, the
+     * end), not line by line. w counts the run's bytes as written. */
+    const char *run = NULL;
+    size_t run_w = 0, run_n = 0;
+#define ND_KB_RUN_FLUSH()                                                                                              \
+    do {                                                                                                               \
+        if (run_n)                                                                                                     \
+            memcpy(lg->buf + run_w, run, run_n);                                                                       \
+        run_n = 0;                                                                                                     \
+    } while (0)
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *le = nl ? nl : end;
@@ -302,6 +313,7 @@ size_t nd_kb_logical_build(const char *buf, size_t len, struct nd_kb_logical *lg
         struct nd_kb_pline *pl = &lg->lines[lg->nlines];
         if (join) {
             /* The '\n' written after the previous line becomes the joint. */
+            ND_KB_RUN_FLUSH();
             w--;
             if (!tight) {
                 lg->buf[w++] = ' ';
@@ -318,15 +330,30 @@ size_t nd_kb_logical_build(const char *buf, size_t len, struct nd_kb_logical *lg
         pl->o_end = (size_t)(le - buf);
         pl->n_off = w;
         pl->logical = cur_start;
-        memcpy(lg->buf + w, c, (size_t)(le - c));
-        w += (size_t)(le - c);
-        lg->buf[w++] = '\n';
+        if (join || !nl) {
+            ND_KB_RUN_FLUSH();
+            memcpy(lg->buf + w, c, (size_t)(le - c));
+            w += (size_t)(le - c);
+            lg->buf[w++] = '\n';
+        } else {
+            /* The content and its '\n' read the same in both texts. */
+            size_t k = (size_t)(nl + 1 - c);
+            if (!(run_n && run + run_n == c)) {
+                ND_KB_RUN_FLUSH();
+                run = c;
+                run_w = w;
+            }
+            run_n += k;
+            w += k;
+        }
         lg->nlines++;
         prev_len = cn;
         have_prev = n > 0;
         prev_last_error = nd_kb_ends_last_error(c, le);
         p = nl ? nl + 1 : end;
     }
+    ND_KB_RUN_FLUSH();
+#undef ND_KB_RUN_FLUSH
     /* A chunk that did not end in '\n' keeps its last line open. */
     if (len && buf[len - 1] != '\n' && w)
         w--;

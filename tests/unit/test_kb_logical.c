@@ -108,6 +108,19 @@ static void test_logical_lines(void **state)
     assert_int_equal(lg.lines[3].logical, 1);
     assert_int_equal(lg.lines[5].logical, 5);
     free(text);
+    /* Prefixed and plain lines, a joint and an open last line: the runs
+     * copied as they are end where a prefix, a joint or the end starts. */
+    const char *mixed = "[rank0]:x1\nplain2\n[rank1]: y3\n    cont4\nplain5\nlast6";
+    n = nd_kb_logical_build(mixed, strlen(mixed), &lg);
+    text = nd_xstrndup(lg.buf, n);
+    assert_string_equal(text, "x1\nplain2\ny3 cont4\nplain5\nlast6");
+    assert_int_equal(lg.nlines, 6);
+    const size_t n_off[] = {0, 3, 10, 13, 19, 26};
+    for (size_t i = 0; i < 6; i++)
+        assert_int_equal(lg.lines[i].n_off, n_off[i]);
+    assert_int_equal(lg.lines[3].logical, 2);
+    assert_int_equal(lg.lines[2].o_content, 27);
+    free(text);
     /* Quiet logs are scanned as they are. */
     const char *quiet = "[INFO] RUNTIME started\n2024-05-01 10:00:00,123 - INFO - step 1\n";
     assert_false(nd_kb_logical_needed(quiet, strlen(quiet)));
