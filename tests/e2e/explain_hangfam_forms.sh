@@ -47,7 +47,7 @@ expect_first "$T/sync.log" "ascend.hangfam.stream-sync-timeout-forms hang" "the 
 printf '%s\n' '[WARNING] OP(1,python):2024-01-01-00:00:00.000.000 Load op tiling so failed, so path: /usr/local/Ascend/ascend-toolkit/latest/opp/built-in/op_impl/ai_core/tbe/op_tiling/liboptiling.so' \
   'RuntimeError: call aclnnAdd failed, detail:EZ9999: Inner Error!' \
   'RuntimeError: The Inner error is reported as above. The process exits for this inner error' >"$T/tiling.log"
-expect_first "$T/tiling.log" "ascend.hangfam.op-tiling-so-load-failed env-not-loaded" "a tiling library that would not load leads the inner error after it"
+expect_first "$T/tiling.log" "env.cann-opp-package-missing env-not-loaded" "a tiling library that would not load leads the inner error after it"
 
 printf '%s\n' 'Get device count: 8' 'DCMI initialized, 8 devices found' 'stream synchronize done in 3 ms' >"$T/quiet.log"
 expect_first "$T/quiet.log" "none" "healthy device and stream lines stay quiet"
