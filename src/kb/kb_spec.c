@@ -57,6 +57,9 @@ static int nd_kb_longest_literal(const char *p)
     return best;
 }
 
+/* A rule that names a vendor outranks any literal length. */
+#define ND_KB_SPEC_VENDOR 10000
+
 void nd_kb_rule_specificity(struct nd_kb_rule *r)
 {
     if (r->role == ND_ROLE_WRAPPER)
@@ -67,9 +70,9 @@ void nd_kb_rule_specificity(struct nd_kb_rule *r)
         if (l > lit)
             lit = l;
     }
-    if (lit > 9999)
-        lit = 9999;
-    r->spec = (r->vendor ? 10000 : 0) + lit;
+    if (lit > ND_KB_SPEC_VENDOR - 1)
+        lit = ND_KB_SPEC_VENDOR - 1;
+    r->spec = (r->vendor ? ND_KB_SPEC_VENDOR : 0) + lit;
 }
 
 bool nd_kb_rule_hides(const struct nd_kb_rule *a, size_t bi, const struct nd_kb_rule *b)
@@ -88,7 +91,7 @@ bool nd_kb_rule_hides(const struct nd_kb_rule *a, size_t bi, const struct nd_kb_
     if (a->category && b->category && strcmp(a->category, b->category) == 0) {
         /* Vendor-specific first, then the more severe reading of the line,
          * then the longer literal. */
-        if ((a->spec >= 10000) != (b->spec >= 10000))
+        if ((a->spec >= ND_KB_SPEC_VENDOR) != (b->spec >= ND_KB_SPEC_VENDOR))
             return a->spec > b->spec;
         if (a->severity != b->severity && a->severity >= 0 && b->severity >= 0)
             return a->severity > b->severity;

@@ -57,9 +57,8 @@ void nd_detect_contention(const struct nd_series *s, const struct nd_detect_conf
     bool util_known = held && (nd_series_avg_job_util(a, b, &util) || nd_series_avg_dev_util(a, b, &util));
     bool dev_idle = util_known && util < ND_INPUT_BOUND_UTIL;
     bool silent = b->out_valid && b->out_lines == a->out_lines && b->out_bytes == a->out_bytes;
-    bool hurts = dev_idle;
     struct nd_finding *f = nd_findings_add(out, "host.cpu-contention", ND_CAT_CONFIG,
-                                           hurts ? ND_SEV_WARNING : ND_SEV_INFO,
+                                           dev_idle ? ND_SEV_WARNING : ND_SEV_INFO,
                                            "The job is starved by other processes on the host: its threads waited "
                                            "for a CPU %.0f%% of the time they wanted one",
                                            c.wait_share * 100);
