@@ -314,7 +314,14 @@ double nd_series_runnable_own(const struct nd_sample *a, const struct nd_sample 
 
 double nd_series_iowait_own(const struct nd_sample *a, const struct nd_sample *b)
 {
-    double q = nd_series_cpu_wait_frac(a, b), w = nd_series_iowait_frac(a, b) / (1 - q);
+    double q = nd_series_cpu_wait_frac(a, b), io = nd_series_iowait_frac(a, b), w = io / (1 - q);
+    /* The I/O wait is sampled at our ticks, and on a crowded host those
+     * fall while the job is runnable more often than its share (it wakes
+     * from an fsync into the run queue): judged also against the samples
+     * in which it was not runnable, the same measure's own basis. */
+    double r = nd_series_runnable_frac(a, b);
+    if (q >= 0.1 && r < 0.95 && io / (1 - r) > w)
+        w = io / (1 - r);
     return w > 1 ? 1 : w;
 }
 
