@@ -39,6 +39,7 @@ struct nd_snapshot_opts {
     const char *env_file;
     long env_pid;
     const char *python;
+    double timeout_s; /* level 2's Python probe and the package probe */
 };
 
 static int nd_snapshot_add_redact(const char *cmd, const char *arg, void *ctx)
@@ -53,6 +54,7 @@ static int nd_snapshot_parse_args(int argc, char **argv, struct nd_snapshot_opts
     memset(o, 0, sizeof *o);
     o->level = 1;
     o->env_pid = -1;
+    o->timeout_s = 30;
     static const struct nd_opt_choice levels[] = {{"1", 1, false}, {"2", 2, false}, {NULL, 0, false}};
     const struct nd_option opts[] = {
         {.name = "output",
@@ -100,6 +102,13 @@ static int nd_snapshot_parse_args(int argc, char **argv, struct nd_snapshot_opts
          .cb = nd_snapshot_add_redact,
          .arg_name = "REGEX",
          .help = "also redact variables whose name matches REGEX"},
+        {.name = "timeout",
+         .kind = ND_ARG_SECONDS,
+         .out = &o->timeout_s,
+         .min = 0.1,
+         .max = 3600,
+         .arg_name = "SEC",
+         .help = "deadline of each Python probe (default 30; a loaded host may need more)"},
         {.name = "quiet", .short_name = 'q', .kind = ND_ARG_NONE, .out = &o->quiet, .help = "with -o: print nothing on success"},
         {0},
     };
@@ -114,7 +123,7 @@ static int nd_snapshot_parse_args(int argc, char **argv, struct nd_snapshot_opts
     const struct nd_cmd_spec spec = {"snapshot",
                                      "npu-doctor snapshot [--json | --text] [-o FILE] [--level 1|2]\n"
                                      "                    [--root DIR] [--env-file FILE | --env-from PID]\n"
-                                     "                    [--python PATH] [--redact REGEX]...",
+                                     "                    [--python PATH] [--timeout SEC] [--redact REGEX]...",
                                      about,
                                      opts,
                                      nd_snapshot_footer,
@@ -160,7 +169,7 @@ static json_t *nd_snapshot_build(const struct nd_snapshot_opts *o, const struct 
         .level = o->level,
         .python = o->python,
         .env = env,
-        .probe_timeout_s = 30,
+        .probe_timeout_s = o->timeout_s,
         .device_timeout_s = 5,
         .job_note = job_note[0] ? job_note : NULL,
     };
@@ -178,7 +187,7 @@ static json_t *nd_snapshot_build(const struct nd_snapshot_opts *o, const struct 
     nd_report_set_extra(&rep, "devices", nd_snapshot_devices_json(ND_DEVICE_DEFAULT_TIMEOUT, &layer));
     nd_report_set_extra(&rep, "device_layer", layer);
     nd_report_set_extra(&rep, "device_files", nd_snapshot_device_files_json());
-    nd_report_set_extra(&rep, "python", nd_python_packages_json(o->python, env, 30));
+    nd_report_set_extra(&rep, "python", nd_python_packages_json(o->python, env, o->timeout_s));
     nd_report_set_extra(&rep, "limits", nd_snapshot_limits_json());
     nd_report_set_extra(&rep, "env", nd_snapshot_env_json(env, NULL));
     /* Which key made the markers: diff compares markers only under one key. */

@@ -89,11 +89,13 @@ expect_rc 0 "snapshot without python"
 assert_json "$T/np.json" 'd["python"]["error"] == "python3 not found on the job'"'"'s PATH"' "missing python recorded"
 
 # --level 2: the same document, with check's import probe (Debian's torch).
-run_nd "$T/l2.json" "$T/err" snapshot --json --level 2 --env-file "$T/job.env" --python /usr/bin/python3
+# Two snapshots must agree: a generous deadline, so that a loaded CI host
+# importing torch slowly does not make one of them a timeout.
+run_nd "$T/l2.json" "$T/err" snapshot --json --level 2 --timeout 600 --env-file "$T/job.env" --python /usr/bin/python3
 expect_rc 0 "snapshot --level 2"
 assert_json "$T/l2.json" 'd["level"] == 2 and "python" in d["facts"]' "level 2 recorded"
 # Level 2 measures import times: a second run differs only in noise.
-run_nd "$T/l2b.json" "$T/err" snapshot --json --level 2 --env-file "$T/job.env" --python /usr/bin/python3
+run_nd "$T/l2b.json" "$T/err" snapshot --json --level 2 --timeout 600 --env-file "$T/job.env" --python /usr/bin/python3
 run_nd "$T/d2" "$T/err" diff "$T/l2.json" "$T/l2b.json"
 expect_rc 0 "two level-2 snapshots of one node are equal"
 assert_contains "$T/d2" "no differences"
