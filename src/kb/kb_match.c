@@ -135,6 +135,58 @@ static bool nd_kb_match_cross(struct nd_kb *kb, const char *line, size_t len, st
     return c->n > before;
 }
 
+/* The rules a line gives on its own, for a look back: no live context is
+ * touched (the line was counted when it came). */
+static int nd_kb_plain_cb(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags, void *ctx)
+{
+    (void)from;
+    (void)to;
+    (void)flags;
+    struct nd_kb_line_ctx *c = ctx;
+    unsigned ri = c->kb->pat_rule[id];
+    if (ri >= c->kb->rules.n)
+        return 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->rules[i] == ri)
+            return 0;
+    if (c->n < ND_KB_LINE_HITS)
+        c->rules[c->n++] = ri;
+    return 0;
+}
+
+/* A match that crossed into this line from the window's lines makes them
+ * one message with it, as explain's logical line does: what those lines
+ * gave alone and the crossing rule hides is withdrawn (once per line). */
+static size_t nd_kb_cross_hides(struct nd_kb *kb, const size_t *kept, size_t nkept, const bool *crossed, unsigned *out,
+                                size_t max)
+{
+    size_t n = 0;
+    const char *p = kb->live_prev, *end = kb->live_prev + kb->live_prev_len;
+    while (p && p < end && n < max) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        size_t pre = nd_kb_line_prefix(p, len);
+        struct nd_kb_line_ctx c = {.kb = kb};
+        hs_scan(kb->db, p + pre, (unsigned)(len - pre), 0, kb->scratch, nd_kb_plain_cb, &c);
+        char *text = nd_kb_trim_line(p, len);
+        size_t gave[ND_KB_LINE_HITS], ngave = 0;
+        for (size_t i = 0; i < c.n; i++)
+            if (kb->rules.v[c.rules[i]].nconds == 0 && nd_kb_rule_accepts(&kb->rules.v[c.rules[i]], text))
+                gave[ngave++] = c.rules[i];
+        free(text);
+        ngave = nd_kb_line_dedup(kb, gave, ngave);
+        for (size_t g = 0; g < ngave && n < max; g++)
+            for (size_t k = 0; k < nkept; k++)
+                if (crossed[k] && kept[k] != gave[g] &&
+                    nd_kb_rule_hides(&kb->rules.v[kept[k]], gave[g], &kb->rules.v[gave[g]])) {
+                    out[n++] = (unsigned)gave[g];
+                    break;
+                }
+        p = nl ? nl + 1 : end;
+    }
+    return n;
+}
+
 /* Live context: a job's output arrives line by line, so `requires` and
  * `unless` look back only (a key seen on an earlier line, or this one,
  * within `within` lines), as seen from the line at `line`. */
@@ -267,6 +319,7 @@ int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char 
      * ("[rank3]: ") is not part of the message. */
     size_t pre = line ? nd_kb_line_prefix(line, len) : 0;
     nd_kb_match_rules(kb, line ? line + pre : line, len - pre, &c);
+    size_t local = c.n;
     /* A match that began on an earlier line: this line's result depends
      * on those lines, a repeat of it must be matched again. */
     if (nd_kb_match_cross(kb, line ? line + pre : line, len - pre, &c))
@@ -297,6 +350,15 @@ int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char 
         rules[n++] = c.rules[i];
     }
     n = nd_kb_line_dedup(kb, rules, n);
+    bool crossed[ND_KB_LINE_HITS], any_crossed = false;
+    for (size_t i = 0; i < n; i++) {
+        crossed[i] = false;
+        for (size_t j = local; j < c.n && !crossed[i]; j++)
+            crossed[i] = c.rules[j] == rules[i];
+        any_crossed |= crossed[i];
+    }
+    unsigned gone[ND_KB_LIVE_WITHDRAWN_MAX];
+    size_t ngone = any_crossed ? nd_kb_cross_hides(kb, rules, n, crossed, gone, ND_ARRAY_SIZE(gone)) : 0;
     /* A held rule that counts later hides what this line gives now, as
      * explain's pending line shadows the rules kept on it. */
     for (size_t i = 0; i < nheld; i++)
@@ -307,7 +369,10 @@ int nd_kb_match_line(struct nd_kb *kb, const char *line, size_t len, const char 
             added++;
     free(text);
     /* What this line completes of the lines held before it. */
-    return added + nd_kb_live_resolve(kb, out);
+    added += nd_kb_live_resolve(kb, out);
+    for (size_t i = 0; i < ngone && kb->live_nwithdrawn < ND_ARRAY_SIZE(kb->live_withdrawn); i++)
+        kb->live_withdrawn[kb->live_nwithdrawn++] = gone[i];
+    return added;
 }
 
 int nd_kb_explain_buffer(struct nd_kb *kb, const char *name, const char *buf, size_t len, struct nd_findings *out,

@@ -3,7 +3,8 @@
 # (issue #9 §4), when a job writes it a line at a time:
 #  - a message whose pattern crosses a line end ("...used to compile" then
 #    "PyTorch (12.1)" on the next line) matches although its two lines come
-#    in different reads: run scans each read after the stream's last lines;
+#    in different reads: run scans each read after the stream's last lines,
+#    and withdraws what the message's first lines gave alone;
 #  - a context rule's line held until what it requires comes, once it
 #    counts, hides the generic reading of that line, as explain keeps one
 #    finding per line: run's summary no longer lists the generic one.
@@ -36,6 +37,11 @@ for c in cross cross-indented; do
     "$c: run, a line per write, reads the CUDA mismatch too"
   assert_json "$T/$c.json" "[e['line'] for f in d['findings'] if f['id'] == 'cuda.version-mismatch.extension' for e in f['evidence'] if e.get('line')][:1] == [3]" \
     "$c: on the line the message ends on, as explain"
+  # Its first line alone reads as a generic version clash; once the message
+  # is whole that reading is withdrawn, as explain keeps one per message.
+  assert_json "$T/$c.ej" "not any(f['id'] == 'generic.version' for f in d['findings'])" "$c: explain, no generic reading"
+  assert_json "$T/$c.json" "not any(f['id'] == 'generic.version' for f in d['findings'])" \
+    "$c: run withdraws the generic reading of the message's first line"
 done
 # The two lines on different streams are not one message.
 run_nd "$T/split.out" "$T/split.err" run --quiet --json-summary="$T/split.json" -- sh -c '
