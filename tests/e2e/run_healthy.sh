@@ -14,7 +14,10 @@ run_nd "$T/out" "$T/err" run --root "$ROOT" --interval 0.5 --window 3 --warmup 1
   -- "$ND_FIXTURES/jobs/holds_device.sh" "$ROOT" 8
 expect_rc 0 "healthy job: exit 0"
 assert_contains "$T/out" "job done"
-assert_json "$T/sum.json" "d['findings'] == []" "no finding at all"
+# Nothing about the job; on a crowded CI host the host's own load may be
+# noted (host.cpu-contention, info), never more.
+assert_json "$T/sum.json" "all(f['id'] == 'host.cpu-contention' and f['severity'] == 'info' for f in d['findings'])" \
+  "no finding about the job"
 assert_json "$T/sum.json" "d['job']['exit_status'] == 0"
 assert_not_contains "$T/err" "npu-doctor: error"
 assert_not_contains "$T/err" "npu-doctor: warning"
