@@ -38,6 +38,15 @@ expect_first "$T/bus.log" "host.bus-error host-oom error" "a bare bus error stay
 printf '%s\n' 'train: DataLoader with num_workers=8' 'Bus error (core dumped)' >"$T/bus-shm.log"
 expect_first "$T/bus-shm.log" "host.bus-error-shm config error" "a bus error beside DataLoader workers is the shm-size setting"
 
+# A bare native crash, nothing beside it, is a build for another version;
+# a device's own fault line beside it still names the device.
+printf '%s\n' 'Epoch 1/3: loading model' 'step 0 loss 2.31' 'Segmentation fault (core dumped)' >"$T/segv.log"
+expect_first "$T/segv.log" "generic.process-crashed version-mismatch error" "a bare segmentation fault is filed as a version mismatch"
+printf '%s\n' 'RuntimeError: CUDA error: an illegal memory access was encountered' 'Segmentation fault (core dumped)' >"$T/segv-dev.log"
+run_nd "$T/out" "$T/err" explain --json "$T/segv-dev.log"
+case "$(first "$T/out")" in *" version-mismatch "*|generic.process-crashed*) fail "a device error beside the crash lost to the bare-crash rule: $(first "$T/out")" ;;
+  *) pass "a device error beside the crash is not the bare-crash rule" ;; esac
+
 # cuDNN/cuBLAS not initialised: memory only with exhaustion near it.
 printf '%s\n' 'RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED' >"$T/cudnn.log"
 expect_first "$T/cudnn.log" "cuda.cudnn-not-initialized version-mismatch error" "cuDNN's NOT_INITIALIZED alone is a library mismatch"
