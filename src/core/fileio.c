@@ -291,6 +291,42 @@ static int nd_output_dir_open(const char *path, const char *dir, bool make, stru
     return fd;
 }
 
+/* The folder outputs go in: who owns it and who else may write in it. As
+ * root, a folder of another user, or one that others may write in without
+ * the sticky bit, is theirs to rearrange under the files root writes (they
+ * may rename root's file away and put theirs, or a link, in its place); a
+ * folder of several outputs (--report DIR, file NULL) is refused so for
+ * anyone when another user (but root) owns it. file names the output in
+ * messages when the folder is that of a single file (-o, --metrics-file,
+ * --json-summary=FILE). */
+static int nd_output_dir_vet(int fd, const char *dir, const char *file, struct nd_error *err)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return nd_error_set(err, -errno, "%s: %s", file ? file : dir, strerror(errno));
+    uid_t me = geteuid();
+    if (file && me != 0)
+        return 0;
+    /* "DIR: belongs ..." for a folder of outputs, "FILE: its folder DIR
+     * belongs ..." for a file's. */
+    char *who = file ? nd_xasprintf("%s: its folder %s", file, dir) : nd_xasprintf("%s:", dir);
+    char *where = file ? nd_xasprintf("%s: others may write in its folder %s", file, dir)
+                       : nd_xasprintf("%s: others may write in it", dir);
+    int rc = 0;
+    if (st.st_uid != me && st.st_uid != 0)
+        rc = nd_error_set(err, -EPERM,
+                          "%s belongs to another user (uid %u); refusing to write in it%s (name a folder of your own)",
+                          who, (unsigned)st.st_uid, me == 0 ? " as root" : "");
+    else if (me == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+        rc = nd_error_set(err, -EPERM,
+                          "%s (mode %04o, no sticky bit); refusing to write in it as root (chmod go-w it or name a "
+                          "folder of your own)",
+                          where, (unsigned)(st.st_mode & 07777));
+    free(where);
+    free(who);
+    return rc;
+}
+
 /* What is at name in the folder dirfd now: 0 when absent or a regular file
  * (*mode its permissions, or 0), else the refusal with err filled. */
 static int nd_output_target_at(int dirfd, const char *name, const char *path, mode_t *mode, struct nd_error *err)
@@ -356,10 +392,16 @@ static int nd_output_open_target(const char *path, char **base, mode_t *mode, st
                             "%s: is a directory; refusing to replace it (name a regular file or a new path)", path);
     char *dir = nd_output_dir(path);
     int dirfd = nd_output_dir_open(path, dir, false, err);
-    free(dir);
-    if (dirfd < 0)
+    if (dirfd < 0) {
+        free(dir);
         return dirfd;
-    rc = nd_output_target_at(dirfd, b, path, mode, err);
+    }
+    /* The folder opened is the one judged, and every later step happens in
+     * it: as root, one that others may rearrange is refused. */
+    rc = nd_output_dir_vet(dirfd, dir, path, err);
+    free(dir);
+    if (rc == 0)
+        rc = nd_output_target_at(dirfd, b, path, mode, err);
     if (rc < 0) {
         close(dirfd);
         return rc;
@@ -616,28 +658,6 @@ int nd_write_file_atomic(const char *path, const void *data, size_t len, struct 
     return nd_outfile_commit(o, err);
 }
 
-/* The folder a set of outputs goes in (--report DIR): who owns it and who
- * else may write in it. As root, a folder of another user, or one that
- * others may write in without the sticky bit, is theirs to rearrange under
- * the files root writes; as anyone, a folder of another user (but root). */
-static int nd_output_dir_vet(int fd, const char *dir, struct nd_error *err)
-{
-    struct stat st;
-    if (fstat(fd, &st) < 0)
-        return nd_error_set(err, -errno, "%s: %s", dir, strerror(errno));
-    uid_t me = geteuid();
-    if (st.st_uid != me && st.st_uid != 0)
-        return nd_error_set(
-            err, -EPERM, "%s: belongs to another user (uid %u); refusing to write in it%s (name a folder of your own)",
-            dir, (unsigned)st.st_uid, me == 0 ? " as root" : "");
-    if (me == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
-        return nd_error_set(err, -EPERM,
-                            "%s: others may write in it (mode %04o, no sticky bit); refusing to write in it as root "
-                            "(chmod go-w it or name a folder of your own)",
-                            dir, (unsigned)(st.st_mode & 07777));
-    return 0;
-}
-
 int nd_output_dir_make(const char *dir, struct nd_error *err)
 {
     if (!dir || !*dir)
@@ -648,7 +668,7 @@ int nd_output_dir_make(const char *dir, struct nd_error *err)
     int fd = nd_output_dir_open(dir, dir, true, err);
     if (fd < 0)
         return fd;
-    rc = nd_output_dir_vet(fd, dir, err);
+    rc = nd_output_dir_vet(fd, dir, NULL, err);
     if (rc == 0 && faccessat(fd, ".", W_OK | X_OK, 0) < 0)
         rc = nd_error_set(err, -errno, "%s: not writable: %s", dir, strerror(errno));
     if (rc < 0) {

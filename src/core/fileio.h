@@ -33,7 +33,9 @@ int nd_read_file_prefix(const char *path, size_t max, char **buf, size_t *len, s
  * a file of another user, a file with other hard links, or a path through
  * another user's link in /tmp (nd_output_path_trusted) is refused, never
  * replaced or written through, also when it is put there while the file is
- * written. A regular file is replaced atomically, with its permissions but
+ * written. As root, so is a folder that another user could rearrange under
+ * the file: one of another user's, or one others may write in without the
+ * sticky bit (as --report DIR is judged; /tmp is fine). A regular file is replaced atomically, with its permissions but
  * not its set-id bits. The new
  * file has no name until commit (O_TMPFILE, so a kill leaves nothing), else
  * a fresh temp file in the same folder (O_EXCL|O_NOFOLLOW, so a planted name

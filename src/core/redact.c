@@ -1198,6 +1198,7 @@ static char *nd_redact_text_folded(const char *text)
     s = nd_redact_scrub_tool_options(s);
     s = nd_redact_scrub_table_rows(s);
     s = nd_redact_scrub_spaced_pairs(s);
+    s = nd_redact_scrub_prose_pairs(s);
     s = nd_redact_scrub_env_lists(s);
     s = nd_scrub_b64_lines(s);
     return nd_scrub_cut_tail(nd_scrub_tokens(nd_scrub_bearer(s)));

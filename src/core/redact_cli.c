@@ -360,40 +360,6 @@ char *nd_redact_scrub_table_rows(char *s)
     return nd_strbuf_detach(&out, NULL);
 }
 
-/* A variable's name as code writes it (HF_TOKEN, PGPASSWORD, hf_token):
- * no lower-case letter, or words joined by '_'. In prose a lone word
- * ("token", "password") is too often followed by an ordinary word. */
-static bool nd_code_name(const char *name)
-{
-    bool lower = false;
-    for (const char *p = name; *p; p++)
-        lower |= islower((unsigned char)*p) != 0;
-    return !lower || strchr(name, '_') != NULL;
-}
-
-/* The value after a code name and one blank ("HF_TOKEN Qx7a", "GITHUB_TOKEN
- * ab12"): 4 to 1024 characters of a credential's alphabet with a letter and
- * a digit or both cases; not prose ("HF_TOKEN not set") and not another
- * variable's name (no lower case with a '_'). */
-static bool nd_credential_word(const char *v, size_t n)
-{
-    if (n < 4 || n > 1024)
-        return false;
-    bool up = false, low = false, dig = false, under = false;
-    for (size_t i = 0; i < n; i++) {
-        char c = v[i];
-        if (!isalnum((unsigned char)c) && !strchr("+/=_-.~", c))
-            return false;
-        up |= isupper((unsigned char)c) != 0;
-        low |= islower((unsigned char)c) != 0;
-        dig |= isdigit((unsigned char)c) != 0;
-        under |= c == '_';
-    }
-    if (!low && under)
-        return false;
-    return (up || low) && (dig || (up && low));
-}
-
 char *nd_redact_scrub_spaced_pairs(char *s)
 {
     if (!strchr(s, ' '))
@@ -425,7 +391,8 @@ char *nd_redact_scrub_spaced_pairs(char *s)
         if (joined)
             v += 3;
         size_t vlen = strcspn(v, " \t\n,;'\")]");
-        bool value = nd_redact_secret_looking(v, vlen) || (nd_code_name(nbuf) && nd_credential_word(v, vlen));
+        bool value = nd_redact_secret_looking(v, vlen) ||
+                     (nd_redact_code_name(nbuf) && nd_redact_code_value(nbuf, v, vlen));
         if (!nd_redact_prose_name(nbuf) || !value || nd_redact_is_marker(v)) {
             nd_strbuf_add(&out, p, nlen);
             p = e;

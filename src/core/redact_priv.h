@@ -56,6 +56,19 @@ bool nd_redact_secret_looking(const char *v, size_t n);
  * letter and a digit or both cases ("HF_TOKEN ab12"), and "NAME := x",
  * "NAME -> x". */
 char *nd_redact_scrub_spaced_pairs(char *s);
+/* A variable's name as code writes it (HF_TOKEN, PGPASSWORD, hf_token): no
+ * lower-case letter, or words joined by '_'. In prose a lone word ("token",
+ * "password") is too often followed by an ordinary word (redact_prose.c). */
+bool nd_redact_code_name(const char *name);
+/* 4 to 1024 characters of a credential's alphabet with a letter and a digit
+ * or both cases; not another variable's name (upper case with a '_'). */
+bool nd_redact_credential_word(const char *v, size_t n);
+/* What counts as the value after the code name name and a blank: a
+ * credential word, or after an upper-case name a plain lower-case word
+ * that is not prose ("abcdefghij", not "missing" or "not"). */
+bool nd_redact_code_value(const char *name, const char *v, size_t n);
+/* "set HF_TOKEN to x", "HF_TOKEN is x", "HF_TOKEN was set to x", "token : x". */
+char *nd_redact_scrub_prose_pairs(char *s);
 /* A Kubernetes env list: "- name: API_KEY", then "value: x" on the next line. */
 char *nd_redact_scrub_env_lists(char *s);
 /* Table rows of env dumps and secret listings: "PASSWORD<TAB>x",

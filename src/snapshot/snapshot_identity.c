@@ -121,9 +121,17 @@ json_t *nd_snapshot_identity(const struct nd_environ *env, const char *hostname,
 }
 
 /* Appends v with characters that would change the folder ('/') or confuse
- * a shell glob made safe. */
+ * a shell glob made safe. A value of dots only ("..", from the environment
+ * of a job another user runs) becomes underscores: it would otherwise name
+ * the folder above, and a value with any other character cannot make a
+ * component of dots alone. */
 static void nd_add_safe(struct nd_strbuf *sb, const char *v)
 {
+    if (*v && strspn(v, ".") == strlen(v)) {
+        for (; *v; v++)
+            nd_strbuf_addc(sb, '_');
+        return;
+    }
     for (; *v; v++)
         nd_strbuf_addc(sb, (*v == '/' || *v == '\n') ? '_' : *v);
 }
