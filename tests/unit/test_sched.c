@@ -184,7 +184,8 @@ static bool g_no_sched; /* the next pushed samples have no schedstat */
  * when dstate, the others runnable. */
 /* One sample in g_dperiod in state D (when dstate), the others runnable. */
 static int g_dperiod = 2;
-static bool g_released; /* the next pushed samples: the job holds no device */
+static bool g_released;     /* the next pushed samples: the job holds no device */
+static uint64_t g_out_rate; /* bytes of output a sample (0: output not observed) */
 
 static void push(struct synth *x, int n, float run, float wait, bool dstate, uint64_t write_rate)
 {
@@ -208,6 +209,8 @@ static void push(struct synth *x, int n, float run, float wait, bool dstate, uin
         sm.io_valid = 1;
         sm.read_bytes = 0;
         sm.write_bytes = (prev ? prev->write_bytes : 0) + write_rate;
+        sm.out_valid = g_out_rate ? 1 : 0;
+        sm.out_bytes = (prev ? prev->out_bytes : 0) + g_out_rate;
         sm.cpu_run = run;
         sm.cpu_wait = wait;
         sm.sched_valid = g_no_sched ? 0 : 1;
@@ -350,6 +353,24 @@ static void test_teardown_after_release(void **state)
     struct nd_findings out = ND_FINDINGS_INIT;
     nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
     assert_null(find_cat(&out, ND_CAT_CPU_FALLBACK));
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
+
+    /* The same starved job, but its output goes on after the release (it
+     * says "step N" as it trains on the CPU, fb_close_device under load)
+     * a window after it: computing on, not ending. */
+    g_released = false;
+    synth_init(&x);
+    g_out_rate = 20;
+    push(&x, 20, 0.1f, 0.9f, false, 0);
+    g_released = true;
+    x.procs[0].holds_device = false;
+    x.procs[0].held_mask = 0;
+    x.procs[0].cores = x.procs[0].win_cores = 0.15;
+    push(&x, 15, 0.15f, 0.85f, false, 0);
+    g_out_rate = 0;
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_non_null(find(&out, "fallback.cpu-fallback"));
     nd_findings_release(&out);
     nd_series_release(&x.s);
 
