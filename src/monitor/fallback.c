@@ -30,6 +30,31 @@ static bool nd_device_memory(const struct nd_series *s, const struct nd_sample *
     return any;
 }
 
+/* True when the job let its device go in the recent samples and has had
+ * less CPU since than a busy core gets in `need` seconds: a runtime releases
+ * its device as the job ends, and the process then tears down (frees its
+ * tensors, unloads libraries), CPU work that on a crowded host, a fraction
+ * of a core at a time, stretches past a window. Judged by CPU time, not the
+ * clock, so a job that computes on silently after it closed the device is
+ * still caught once it has had a window's worth of a core, as on a quiet
+ * host; one whose output goes on a window after the release is not ending. */
+static bool nd_fallback_releasing(const struct nd_series *s, const struct nd_sample *b, double need, double window_s)
+{
+    if (b->held_s <= 0)
+        return false;
+    for (size_t i = 1;; i++) {
+        const struct nd_sample *p = nd_series_recent(s, i);
+        if (!p || b->cpu_s - p->cpu_s >= need)
+            return false;
+        if (!p->on_device)
+            continue;
+        /* Output a window after the release (what it printed before is read
+         * late on a crowded host): it computes on, it is not ending. */
+        const struct nd_sample *q = nd_series_at(s, p->t + window_s);
+        return !(q && q != b && b->out_valid && q->out_valid && b->out_bytes > q->out_bytes);
+    }
+}
+
 void nd_detect_fallback(const struct nd_series *s, const struct nd_detect_config *cfg,
                         const struct nd_detect_context *ctx, struct nd_findings *out)
 {
@@ -44,6 +69,8 @@ void nd_detect_fallback(const struct nd_series *s, const struct nd_detect_config
     /* Runnable only while waiting its turn for a CPU is not computing. */
     double runnable = nd_series_runnable_own(a, b);
     if (cores < ND_BUSY_CORES && runnable < ND_BUSY_RUNNABLE)
+        return;
+    if (nd_fallback_releasing(s, b, cfg->window_s * ND_BUSY_CORES, cfg->window_s))
         return;
 
     const struct nd_vendor *v = nd_fallback_vendor(ctx);

@@ -184,6 +184,8 @@ static bool g_no_sched; /* the next pushed samples have no schedstat */
  * when dstate, the others runnable. */
 /* One sample in g_dperiod in state D (when dstate), the others runnable. */
 static int g_dperiod = 2;
+static bool g_released;     /* the next pushed samples: the job holds no device */
+static uint64_t g_out_rate; /* bytes of output a sample (0: output not observed) */
 
 static void push(struct synth *x, int n, float run, float wait, bool dstate, uint64_t write_rate)
 {
@@ -197,8 +199,8 @@ static void push(struct synth *x, int n, float run, float wait, bool dstate, uin
         sm.runnable = d ? 0 : 1;
         sm.iowait = d ? 1 : 0;
         sm.dstate = d ? 1 : 0;
-        sm.on_device = 1;
-        sm.held_mask = 1;
+        sm.on_device = g_released ? 0 : 1;
+        sm.held_mask = g_released ? 0 : 1;
         sm.ndev = NDEV;
         sm.util[0] = 3;
         sm.mem_mib[0] = 1000;
@@ -207,6 +209,8 @@ static void push(struct synth *x, int n, float run, float wait, bool dstate, uin
         sm.io_valid = 1;
         sm.read_bytes = 0;
         sm.write_bytes = (prev ? prev->write_bytes : 0) + write_rate;
+        sm.out_valid = g_out_rate ? 1 : 0;
+        sm.out_bytes = (prev ? prev->out_bytes : 0) + g_out_rate;
         sm.cpu_run = run;
         sm.cpu_wait = wait;
         sm.sched_valid = g_no_sched ? 0 : 1;
@@ -328,6 +332,68 @@ static void test_real_fallback_under_contention(void **state)
     nd_series_release(&x.s);
 }
 
+/* The job ends on a crowded host: its runtime closed the device, and the
+ * interpreter's teardown (0.8 s of CPU on a quiet host) gets 0.15 of a core
+ * while it waits for one the rest of the time, for more than a window. Not
+ * a CPU fallback: since the release it had less CPU than a busy core gets
+ * in a window (scenario_partial_fallback's twin under 4 extra busy loops).
+ * A job that computes on at a full core after closing its device is still
+ * one once it has had that much (fb_close_device). */
+static void test_teardown_after_release(void **state)
+{
+    (void)state;
+    struct synth x;
+    synth_init(&x);
+    push(&x, 20, 0.1f, 0.9f, false, 0);
+    g_released = true;
+    x.procs[0].holds_device = false;
+    x.procs[0].held_mask = 0;
+    x.procs[0].cores = x.procs[0].win_cores = 0.15;
+    push(&x, 15, 0.15f, 0.85f, false, 0);
+    struct nd_findings out = ND_FINDINGS_INIT;
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_null(find_cat(&out, ND_CAT_CPU_FALLBACK));
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
+
+    /* The same starved job, but its output goes on after the release (it
+     * says "step N" as it trains on the CPU, fb_close_device under load)
+     * a window after it: computing on, not ending. */
+    g_released = false;
+    synth_init(&x);
+    g_out_rate = 20;
+    push(&x, 20, 0.1f, 0.9f, false, 0);
+    g_released = true;
+    x.procs[0].holds_device = false;
+    x.procs[0].held_mask = 0;
+    x.procs[0].cores = x.procs[0].win_cores = 0.15;
+    push(&x, 15, 0.15f, 0.85f, false, 0);
+    g_out_rate = 0;
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_non_null(find(&out, "fallback.cpu-fallback"));
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
+
+    /* The device closed, then training goes on on the CPU at a full core
+     * on a quiet host: a window later, the CPU fallback. */
+    g_released = false;
+    synth_init(&x);
+    x.ctx.loadavg1 = 0.5;
+    x.ctx.procs_running = 1;
+    x.ctx.psi_cpu10 = 0;
+    push(&x, 20, 0.1f, 0, false, 0);
+    g_released = true;
+    x.procs[0].holds_device = false;
+    x.procs[0].held_mask = 0;
+    x.procs[0].cores = x.procs[0].win_cores = 1;
+    push(&x, 15, 1, 0, false, 0);
+    g_released = false;
+    nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+    assert_non_null(find(&out, "fallback.cpu-fallback"));
+    nd_findings_release(&out);
+    nd_series_release(&x.s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -338,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_fsync_under_contention),
         cmocka_unit_test(test_starved_not_hang),
         cmocka_unit_test(test_real_fallback_under_contention),
+        cmocka_unit_test(test_teardown_after_release),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
