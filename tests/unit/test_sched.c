@@ -394,6 +394,36 @@ static void test_teardown_after_release(void **state)
     nd_series_release(&x.s);
 }
 
+/* A job that has held nothing yet, starved on a crowded host (0.15 of a
+ * core while it waits for one the rest): importing its framework, as the
+ * twins of the scenarios do under CI load, takes a window's worth of CPU
+ * whatever the clock says. Not a fallback until it has had that CPU, or
+ * prints on (its steps) a window after it started. */
+static void test_slow_start_under_contention(void **state)
+{
+    (void)state;
+    struct synth x;
+    struct nd_findings out = ND_FINDINGS_INIT;
+    for (int form = 0; form < 3; form++) {
+        synth_init(&x);
+        g_released = true;
+        g_out_rate = form == 1 ? 20 : 0;
+        x.procs[0].holds_device = false;
+        x.procs[0].held_mask = 0;
+        x.procs[0].cores = x.procs[0].win_cores = 0.15;
+        push(&x, form == 2 ? 60 : 20, 0.15f, 0.85f, false, 0);
+        g_released = false;
+        g_out_rate = 0;
+        nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
+        if (form == 0)
+            assert_null(find_cat(&out, ND_CAT_CPU_FALLBACK)); /* 3 core-seconds of 8, silent */
+        else
+            assert_non_null(find(&out, "fallback.cpu-fallback")); /* printing on; or 9 core-seconds */
+        nd_findings_release(&out);
+        nd_series_release(&x.s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -405,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_starved_not_hang),
         cmocka_unit_test(test_real_fallback_under_contention),
         cmocka_unit_test(test_teardown_after_release),
+        cmocka_unit_test(test_slow_start_under_contention),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

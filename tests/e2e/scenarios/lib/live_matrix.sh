@@ -23,6 +23,10 @@ except Exception as e:
     sys.exit(1)
 loud = [f for f in d["findings"] if f["severity"] in ("warning", "error")]
 got = sorted(f"{f['id']}({f['severity'][0]})" for f in loud)
+# The test host's own load (host.cpu-contention) is a fact of the host, not
+# of the job: shown, and seen by id=, but no category token counts it (a
+# crowded CI host would otherwise make every clean row fail).
+loud = [f for f in loud if f["id"] != "host.cpu-contention"]
 print(" ".join(got + [f"rc={rc}"]) if got else f"clean rc={rc}")
 ok = True
 for w in want:

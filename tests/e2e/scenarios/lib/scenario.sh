@@ -25,11 +25,17 @@ finding_is() { # FILE ID CATEGORY SEVERITY
     "finding $2 ($3, $4)"
 }
 
+# The test host's own load (host.cpu-contention) is a fact of the host, not
+# of the twin: a crowded CI host may add it; nothing else may be said.
 twin_clean() { # FILE ERR
-  assert_json "$1" "[f['id'] for f in d['findings'] if f['severity'] in ('error', 'warning')] == []" \
+  assert_json "$1" "[f['id'] for f in d['findings'] if f['severity'] in ('error', 'warning') and f['id'] != 'host.cpu-contention'] == []" \
     "the twin: no error or warning"
   assert_not_contains "$2" "npu-doctor: error" "the twin: no live error"
-  assert_not_contains "$2" "npu-doctor: warning" "the twin: no live warning"
+  if grep "npu-doctor: warning" "$2" | grep -qv "\[host.cpu-contention\]"; then
+    fail "the twin: a live warning other than the host's load"
+  else
+    pass "the twin: no live warning"
+  fi
 }
 
 wait_file() { # FILE
