@@ -35,9 +35,9 @@ int nd_read_file_prefix(const char *path, size_t max, char **buf, size_t *len, s
  * replaced or written through, also when it is put there while the file is
  * written. As root, so is a folder that another user could rearrange under
  * the file: one of another user's, or one others may write in without the
- * sticky bit (as --report DIR is judged; /tmp is fine). A regular file is replaced atomically, with its permissions but
- * not its set-id bits. The new
- * file has no name until commit (O_TMPFILE, so a kill leaves nothing), else
+ * sticky bit (as --report DIR is judged; /tmp is fine). A regular file is
+ * replaced atomically, with its permissions but not its set-id bits. The
+ * new file has no name until commit (O_TMPFILE, so a kill leaves nothing), else
  * a fresh temp file in the same folder (O_EXCL|O_NOFOLLOW, so a planted name
  * cannot redirect it); see nd_outfile_place in fileio.c. The folder is
  * opened once, one component at a time, and every later step happens in
