@@ -368,14 +368,11 @@ char *nd_redact_scrub_spaced_pairs(char *s)
     nd_strbuf_grow(&out, strlen(s));
     const char *p = s;
     while (*p) {
-        bool start = p == s || strchr(" \t\n\"'[(,;", p[-1]);
-        if (!start || !isalpha((unsigned char)*p)) {
+        const char *e = nd_redact_name_at(s, p, " \t\n\"'[(,;");
+        if (!e) {
             nd_strbuf_addc(&out, *p++);
             continue;
         }
-        const char *e = p;
-        while (isalnum((unsigned char)*e) || *e == '_' || *e == '-')
-            e++;
         size_t nlen = (size_t)(e - p);
         if (nlen >= 128 || *e != ' ' || e[1] == ' ' || e[1] == '<') {
             nd_strbuf_add(&out, p, nlen);

@@ -67,6 +67,10 @@ bool nd_redact_credential_word(const char *v, size_t n);
  * credential word, or after an upper-case name a plain lower-case word
  * that is not prose ("abcdefghij", not "missing" or "not"). */
 bool nd_redact_code_value(const char *name, const char *v, size_t n);
+/* At p (within s): the end of the name (letters, digits, '_', '-') that
+ * starts there, after the start of s or one of the characters of starts;
+ * NULL when no name starts at p. */
+const char *nd_redact_name_at(const char *s, const char *p, const char *starts);
 /* "set HF_TOKEN to x", "HF_TOKEN is x", "HF_TOKEN was set to x", "token : x". */
 char *nd_redact_scrub_prose_pairs(char *s);
 /* A Kubernetes env list: "- name: API_KEY", then "value: x" on the next line. */

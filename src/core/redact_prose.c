@@ -41,6 +41,16 @@ bool nd_redact_credential_word(const char *v, size_t n)
     return (up || low) && (dig || (up && low));
 }
 
+const char *nd_redact_name_at(const char *s, const char *p, const char *starts)
+{
+    if ((p != s && !strchr(starts, p[-1])) || !isalpha((unsigned char)*p))
+        return NULL;
+    const char *e = p;
+    while (isalnum((unsigned char)*e) || *e == '_' || *e == '-')
+        e++;
+    return e;
+}
+
 /* Words that follow a secret's name in sentences about it. */
 static const char *const nd_prose_words[] = {
     "about",       "absent",   "accepted",    "access",  "account",   "again",   "all",     "allow",     "already",
@@ -142,14 +152,11 @@ char *nd_redact_scrub_prose_pairs(char *s)
     nd_strbuf_grow(&out, strlen(s));
     const char *p = s;
     while (*p) {
-        bool start = p == s || strchr(" \t\n\"'[(,;`", p[-1]);
-        if (!start || !isalpha((unsigned char)*p)) {
+        const char *e = nd_redact_name_at(s, p, " \t\n\"'[(,;`");
+        if (!e) {
             nd_strbuf_addc(&out, *p++);
             continue;
         }
-        const char *e = p;
-        while (isalnum((unsigned char)*e) || *e == '_' || *e == '-')
-            e++;
         size_t nlen = (size_t)(e - p);
         /* The name may stand in quotes of its own: "set `HF_TOKEN` to x". */
         const char *after = e;

@@ -69,6 +69,16 @@ void nd_kb_live_touch(struct nd_kb *kb, const unsigned *keys, size_t n)
         }
 }
 
+/* Rule ri matched the line: once per rule, as many as the line holds. */
+static void nd_kb_line_add(struct nd_kb_line_ctx *c, unsigned ri)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (c->rules[i] == ri)
+            return;
+    if (c->n < ND_KB_LINE_HITS)
+        c->rules[c->n++] = ri;
+}
+
 static int nd_kb_line_cb(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags, void *ctx)
 {
     (void)from;
@@ -84,11 +94,7 @@ static int nd_kb_line_cb(unsigned int id, unsigned long long from, unsigned long
     }
     if (c->kb->has_conds)
         nd_kb_live_set(c->kb, ri);
-    for (size_t i = 0; i < c->n; i++)
-        if (c->rules[i] == ri)
-            return 0;
-    if (c->n < ND_KB_LINE_HITS)
-        c->rules[c->n++] = ri;
+    nd_kb_line_add(c, ri);
     return 0;
 }
 
@@ -144,13 +150,8 @@ static int nd_kb_plain_cb(unsigned int id, unsigned long long from, unsigned lon
     (void)flags;
     struct nd_kb_line_ctx *c = ctx;
     unsigned ri = c->kb->pat_rule[id];
-    if (ri >= c->kb->rules.n)
-        return 0;
-    for (size_t i = 0; i < c->n; i++)
-        if (c->rules[i] == ri)
-            return 0;
-    if (c->n < ND_KB_LINE_HITS)
-        c->rules[c->n++] = ri;
+    if (ri < c->kb->rules.n)
+        nd_kb_line_add(c, ri);
     return 0;
 }
 

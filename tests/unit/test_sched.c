@@ -220,6 +220,17 @@ static void push(struct synth *x, int n, float run, float wait, bool dstate, uin
     }
 }
 
+/* n samples of a job that holds no device (any more), its process at
+ * `cores` and waiting for a CPU `wait` of the time. */
+static void push_released(struct synth *x, int n, float cores, float wait)
+{
+    g_released = true;
+    x->procs[0].holds_device = false;
+    x->procs[0].held_mask = 0;
+    x->procs[0].cores = x->procs[0].win_cores = cores;
+    push(x, n, cores, wait, false, 0);
+}
+
 static const struct nd_finding *find_cat(const struct nd_findings *f, const char *cat)
 {
     for (size_t i = 0; i < f->n; i++)
@@ -345,11 +356,7 @@ static void test_teardown_after_release(void **state)
     struct synth x;
     synth_init(&x);
     push(&x, 20, 0.1f, 0.9f, false, 0);
-    g_released = true;
-    x.procs[0].holds_device = false;
-    x.procs[0].held_mask = 0;
-    x.procs[0].cores = x.procs[0].win_cores = 0.15;
-    push(&x, 15, 0.15f, 0.85f, false, 0);
+    push_released(&x, 15, 0.15f, 0.85f);
     struct nd_findings out = ND_FINDINGS_INIT;
     nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
     assert_null(find_cat(&out, ND_CAT_CPU_FALLBACK));
@@ -363,11 +370,7 @@ static void test_teardown_after_release(void **state)
     synth_init(&x);
     g_out_rate = 20;
     push(&x, 20, 0.1f, 0.9f, false, 0);
-    g_released = true;
-    x.procs[0].holds_device = false;
-    x.procs[0].held_mask = 0;
-    x.procs[0].cores = x.procs[0].win_cores = 0.15;
-    push(&x, 15, 0.15f, 0.85f, false, 0);
+    push_released(&x, 15, 0.15f, 0.85f);
     g_out_rate = 0;
     nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
     assert_non_null(find(&out, "fallback.cpu-fallback"));
@@ -382,11 +385,7 @@ static void test_teardown_after_release(void **state)
     x.ctx.procs_running = 1;
     x.ctx.psi_cpu10 = 0;
     push(&x, 20, 0.1f, 0, false, 0);
-    g_released = true;
-    x.procs[0].holds_device = false;
-    x.procs[0].held_mask = 0;
-    x.procs[0].cores = x.procs[0].win_cores = 1;
-    push(&x, 15, 1, 0, false, 0);
+    push_released(&x, 15, 1, 0);
     g_released = false;
     nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
     assert_non_null(find(&out, "fallback.cpu-fallback"));
@@ -406,12 +405,8 @@ static void test_slow_start_under_contention(void **state)
     struct nd_findings out = ND_FINDINGS_INIT;
     for (int form = 0; form < 3; form++) {
         synth_init(&x);
-        g_released = true;
         g_out_rate = form == 1 ? 20 : 0;
-        x.procs[0].holds_device = false;
-        x.procs[0].held_mask = 0;
-        x.procs[0].cores = x.procs[0].win_cores = 0.15;
-        push(&x, form == 2 ? 60 : 20, 0.15f, 0.85f, false, 0);
+        push_released(&x, form == 2 ? 60 : 20, 0.15f, 0.85f);
         g_released = false;
         g_out_rate = 0;
         nd_detect_all(&x.s, &x.cfg, &x.ctx, &out);
