@@ -32,8 +32,8 @@ expect_rc 2 "the readable log decides the exit code"
 assert_contains "$T/o" "GPU out of memory" "the readable log is explained"
 if [ "$unreadable" = 1 ]; then
   assert_contains "$T/e" "b.log: Permission denied" "the unreadable file is named"
-  [ "$(grep -c 'b.log' "$T/e")" -eq 1 ] && pass "one line for it" ||
-    fail "$(grep -c 'b.log' "$T/e") lines for it: $(sed 's/^/    | /' "$T/e")"
+  [ "$(grep -cF 'logs/b.log' "$T/e")" -eq 1 ] && pass "one line for it" ||
+    fail "$(grep -cF 'logs/b.log' "$T/e") lines for it: $(sed 's/^/    | /' "$T/e")"
 else
   pass "unreadable file: this user reads every file (not here)"
 fi
