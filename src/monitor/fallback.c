@@ -58,16 +58,15 @@ static bool nd_fallback_releasing(const struct nd_series *s, const struct nd_sam
 /* The start's twin: a job that has held nothing yet and is runnable only a
  * fraction of a core at a time (a crowded host: it waits in the run queue)
  * may still be importing its framework, which takes the same CPU whatever
- * the clock says. It is judged once it has had a window's worth of a core
- * since it started, or when it prints on a window after the first (its
- * steps: it computes). */
-static bool nd_fallback_starting(const struct nd_series *s, const struct nd_sample *b, double need, double window_s)
+ * the clock says, and prints nothing meanwhile. It is judged once it has
+ * had a window's worth of a core since it started, or as soon as it has
+ * printed (past its imports: "training on cpu", its steps). */
+static bool nd_fallback_starting(const struct nd_series *s, const struct nd_sample *b, double need)
 {
     const struct nd_sample *first = nd_series_first(s);
     if (b->held_s > 0 || b->cpu_s - first->cpu_s >= need)
         return false;
-    const struct nd_sample *q = nd_series_at(s, first->t + window_s);
-    return !(q && q != b && b->out_valid && q->out_valid && b->out_bytes > q->out_bytes);
+    return !(b->out_valid && b->out_bytes > 0);
 }
 
 void nd_detect_fallback(const struct nd_series *s, const struct nd_detect_config *cfg,
@@ -90,7 +89,7 @@ void nd_detect_fallback(const struct nd_series *s, const struct nd_detect_config
     /* Only where the run queue shows the wait (schedstat): without it the
      * window's clock judges, as it always did. */
     if (cores < ND_BUSY_CORES && nd_series_cpu_wait_frac(a, b) >= 0.2 &&
-        nd_fallback_starting(s, b, cfg->window_s * ND_BUSY_CORES, cfg->window_s))
+        nd_fallback_starting(s, b, cfg->window_s * ND_BUSY_CORES))
         return;
 
     const struct nd_vendor *v = nd_fallback_vendor(ctx);

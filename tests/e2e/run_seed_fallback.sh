@@ -24,8 +24,16 @@ assert_contains "$T/err" "npu-doctor: error: The job computes on the CPU while 8
 assert_json "$T/sum.json" "d['schema'] == 'npu-doctor/2' and d['command'] == 'run'"
 assert_json "$T/sum.json" "d['job']['argv'][0] == '/usr/bin/python3' and d['job']['exit_status'] == 0 and d['job']['pid'] > 0 and d['job']['duration_s'] > 0"
 assert_json "$T/sum.json" "[f['severity'] for f in d['findings'] if f['category'] == 'cpu-fallback'] == ['error']" "one cpu-fallback error"
-# The sampler clock: reported at the first tick that covers the window, or within two more.
-assert_json "$T/sum.json" "[f for f in d['findings'] if f['category'] == 'cpu-fallback'][0]['at_s'] <= $WINDOW + 2 * $INTERVAL" "at_s <= window + 2 intervals"
+# The sampler clock: reported at the first tick that covers the window, or
+# within two more. On a host so crowded that the job is still importing torch
+# (nothing printed yet) when the window ends, the detector waits for the job
+# to get past its imports (monitor/fallback.c): then within two ticks of its
+# first output.
+FIRST_OUT=$(python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))["series"]["points"]
+print(min([x["t_s"] for x in p if x.get("out_bytes", 0) > 0] or [0]))' "$T/rep/report.json")
+assert_json "$T/sum.json" "[f for f in d['findings'] if f['category'] == 'cpu-fallback'][0]['at_s'] <= max($WINDOW, $FIRST_OUT) + 2 * $INTERVAL" \
+  "at_s <= window (or the job's first output) + 2 intervals"
 assert_json "$T/sum.json" "[f for f in d['findings'] if f['category'] == 'cpu-fallback'][0]['at_s'] >= $WINDOW" "not before the window"
 F="[f for f in d['findings'] if f['category'] == 'cpu-fallback'][0]"
 # The job's own "training on cpu" (a knowledge-base line) is evidence of the measured finding, not a second one.
@@ -39,7 +47,13 @@ assert_json "$T/sum.json" "not any(f['category'] in ('hang', 'input-bound') for 
 assert_json "$T/rep/report.json" "0 < len(d['series']['points']) <= 2000 and len(d['series']['devices']) == 8" "report.json holds the series"
 assert_json "$T/rep/report.json" "d['facts']['devices']['usable'] and d['facts']['job']['on_device_ratio'] == 0"
 assert_contains "$T/rep/timeline.csv" "t_s,cpu_cores,rss_bytes"
-assert_contains "$T/rep/timeline.svg" "cpu-fallback @ 5s" "the chart marks the finding"
+AT=$(python3 -c 'import json, sys
+print("%g" % [f for f in json.load(open(sys.argv[1]))["findings"] if f["category"] == "cpu-fallback"][0]["at_s"])' "$T/sum.json")
+if [ "$AT" = 5 ]; then
+  assert_contains "$T/rep/timeline.svg" "cpu-fallback @ 5s" "the chart marks the finding at its time"
+else
+  assert_contains "$T/rep/timeline.svg" "cpu-fallback @ " "the chart marks the finding (at ${AT} s on this crowded host)"
+fi
 
 # --fail-fast: stopped at the finding, exit 3, nothing of the job left behind.
 "$ND" run --root "$ROOT" --interval $INTERVAL --window $WINDOW --fail-fast --grace 2 --json-summary="$T/ff.json" \

@@ -397,7 +397,7 @@ static void test_teardown_after_release(void **state)
  * core while it waits for one the rest): importing its framework, as the
  * twins of the scenarios do under CI load, takes a window's worth of CPU
  * whatever the clock says. Not a fallback until it has had that CPU, or
- * prints on (its steps) a window after it started. */
+ * has printed (past its imports: its steps). */
 static void test_slow_start_under_contention(void **state)
 {
     (void)state;
@@ -413,7 +413,7 @@ static void test_slow_start_under_contention(void **state)
         if (form == 0)
             assert_null(find_cat(&out, ND_CAT_CPU_FALLBACK)); /* 3 core-seconds of 8, silent */
         else
-            assert_non_null(find(&out, "fallback.cpu-fallback")); /* printing on; or 9 core-seconds */
+            assert_non_null(find(&out, "fallback.cpu-fallback")); /* it has printed; or 9 core-seconds */
         nd_findings_release(&out);
         nd_series_release(&x.s);
     }

@@ -20,10 +20,13 @@ if [ "$(id -u)" != 0 ] || ! id nobody >/dev/null 2>&1; then
 fi
 chmod 755 "$T"
 chmod 644 "$T/state.ini"
-mkdir -p "$T/w" && chown nobody "$T/w"
+# Each watcher writes in a folder of its own: root refuses another user's
+# (fileio.c), and nobody cannot write in root's.
+mkdir -p "$T/w" "$T/wroot" && chown nobody "$T/w"
 
 # blind_watch JOB AS: starts JOB (as root, holding npu:0) and watches it as AS
-# (nobody or root) until it ends; the summary lands in $T/w/JOB.AS.json.
+# (nobody or root) until it ends; the summary lands in $T/w/JOB.nobody.json
+# or $T/wroot/JOB.root.json.
 blind_watch() {
   rm -f "$T/ready"
   PYTHONPATH=$J PYTHONDONTWRITEBYTECODE=1 HOLD=6 DEVICE=$ROOT/dev/davinci0 READY=$T/ready \
@@ -33,8 +36,10 @@ blind_watch() {
   wait_file "$T/ready" || fail "$1 never started"
   local -a as=()
   [ "$2" = nobody ] && as=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+  local dir=$T/w
+  [ "$2" = root ] && dir=$T/wroot
   "${as[@]}" "$ND" watch --pid "$job" --root "$ROOT" "${RUNOPTS[@]}" --hang-after 3 --quiet \
-    --json-summary="$T/w/$1.$2.json" >"$T/out" 2>"$T/err"
+    --json-summary="$dir/$1.$2.json" >"$T/out" 2>"$T/err"
   wait "$job" 2>/dev/null
 }
 
@@ -52,7 +57,7 @@ assert_json "$T/w/ok_short.nobody.json" 'any(f["id"] == "monitor.limited-view" f
   "a quiet job watched blind: a note, not a clean bill of health"
 
 blind_watch fb_loss_cpu root
-S=$T/w/fb_loss_cpu.root.json
+S=$T/wroot/fb_loss_cpu.root.json
 assert_json "$S" 'not any(f["id"] == "monitor.limited-view" for f in d["findings"])' "twin: its own user sees everything"
 assert_json "$S" 'any(f["id"] == "fallback.in-process" for f in d["findings"])' "twin: the holder computing on the CPU"
 finish
